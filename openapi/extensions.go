@@ -1,0 +1,84 @@
+package openapi
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Outcome is the final state a test value produces.
+type Outcome struct {
+	// Status is the final status: `success` or `failed`.
+	Status string `yaml:"status" json:"status"`
+	// FailureReason is set when Status is `failed`.
+	FailureReason string `yaml:"failure_reason,omitempty" json:"failure_reason,omitempty"`
+	// Description says what the simulated network does.
+	Description string `yaml:"description" json:"description"`
+}
+
+// PaymentTestValue is a customer number whose push prompt ends in Outcome.
+type PaymentTestValue struct {
+	PhoneNumber string `yaml:"phone_number" json:"phone_number"`
+	Outcome     `yaml:",inline"`
+}
+
+// MobilePayoutTestValue is a payout wallet number that ends in Outcome.
+type MobilePayoutTestValue struct {
+	MomoPhoneNumber string `yaml:"momo_phone_number" json:"momo_phone_number"`
+	Outcome         `yaml:",inline"`
+}
+
+// BankPayoutTestValue is a payout account number that ends in Outcome.
+type BankPayoutTestValue struct {
+	AccountNumber string `yaml:"account_number" json:"account_number"`
+	Outcome       `yaml:",inline"`
+}
+
+// TestValues is the document's `x-malipo-test-values`: the inputs that produce each outcome in test
+// mode. The sandbox simulates them and the contract suite drives every one, both read from here.
+type TestValues struct {
+	Description string             `yaml:"description" json:"description"`
+	Payments    []PaymentTestValue `yaml:"payments" json:"payments"`
+	Payouts     struct {
+		MobileNumber []MobilePayoutTestValue `yaml:"mobile_number" json:"mobile_number"`
+		Bank         []BankPayoutTestValue   `yaml:"bank" json:"bank"`
+	} `yaml:"payouts" json:"payouts"`
+}
+
+// TestValues decodes the document's `x-malipo-test-values`.
+func (s *Spec) TestValues() (TestValues, error) {
+	var tv TestValues
+	node, ok := s.model.Extensions.Get("x-malipo-test-values")
+	if !ok || node == nil {
+		return tv, fmt.Errorf("the document has no x-malipo-test-values")
+	}
+	if err := node.Decode(&tv); err != nil {
+		return tv, fmt.Errorf("decode x-malipo-test-values: %w", err)
+	}
+	return tv, nil
+}
+
+// ErrorStatuses returns the error table of the `ErrorCode` schema: envelope code → HTTP status, as its
+// `x-malipo-http-status` extension fixes it.
+func (s *Spec) ErrorStatuses() (map[int]int, error) {
+	proxy, ok := s.model.Components.Schemas.Get("ErrorCode")
+	if !ok {
+		return nil, fmt.Errorf("the document has no ErrorCode schema")
+	}
+	node, ok := proxy.Schema().Extensions.Get("x-malipo-http-status")
+	if !ok {
+		return nil, fmt.Errorf("the ErrorCode schema has no x-malipo-http-status")
+	}
+	var raw map[string]int
+	if err := node.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("decode x-malipo-http-status: %w", err)
+	}
+	out := make(map[int]int, len(raw))
+	for k, v := range raw {
+		code, err := strconv.Atoi(k)
+		if err != nil {
+			return nil, fmt.Errorf("x-malipo-http-status: code %q is not an integer", k)
+		}
+		out[code] = v
+	}
+	return out, nil
+}

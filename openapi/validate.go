@@ -1,0 +1,357 @@
+package openapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	liberrors "github.com/pb33f/libopenapi-validator/errors"
+	"github.com/pb33f/libopenapi-validator/helpers"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+)
+
+const jsonMediaType = "application/json"
+
+// ValidateRequest checks an incoming or outgoing request against the operation its method and path
+// route to: key headers, parameters, content type and body. The body stays readable afterwards.
+func (s *Spec) ValidateRequest(r *http.Request) Violations {
+	op, vs := s.route(r)
+	if op == nil {
+		return vs
+	}
+	body, err := readBody(&r.Body)
+	if err != nil {
+		return Violations{{Operation: op.ID, In: InBody, Message: err.Error()}}
+	}
+	vs = append(vs, s.checkSecurity(op, r.Header)...)
+	_, errs := s.validator.ValidateHttpRequestSyncWithPathItem(r, op.pathItem, op.Path)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return append(vs, s.convert(op, requestSchema(op.Op), op.location+"/requestBody/content/application~1json/schema", body, errs)...)
+}
+
+// ValidateResponse checks a response against the operation its request routes to: the status code is
+// documented, and the headers and body match what is documented for it. The body stays readable.
+func (s *Spec) ValidateResponse(r *http.Request, resp *http.Response) Violations {
+	op, vs := s.route(r)
+	if op == nil {
+		return vs
+	}
+	body, err := readBody(&resp.Body)
+	if err != nil {
+		return Violations{{Operation: op.ID, In: InBody, Message: err.Error()}}
+	}
+	_, errs := s.validator.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(r, resp, op.pathItem, op.Path)
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	code := strconv.Itoa(resp.StatusCode)
+	loc := op.location + "/responses/" + code + "/content/application~1json/schema"
+	return append(vs, s.convert(op, responseSchema(op.Op, code), loc, body, errs)...)
+}
+
+// ValidateWebhook checks one webhook delivery, its headers and its body, against the document's
+// `webhooks` entry for eventType. It does not verify signatures: that is the webhook package's job.
+func (s *Spec) ValidateWebhook(eventType string, header http.Header, body []byte) Violations {
+	op, ok := s.webhooks[eventType]
+	if !ok {
+		return Violations{{In: InRoute, Message: fmt.Sprintf("event type %q is not declared under webhooks (declared: %s): %v",
+			eventType, strings.Join(s.EventTypes(), ", "), errNoSuchWebhook)}}
+	}
+	// The validator works on requests; a delivery is a POST of body with header to the receiver.
+	req, err := http.NewRequest(http.MethodPost, "http://receiver.invalid/", bytes.NewReader(body))
+	if err != nil {
+		return Violations{{Operation: op.ID, In: InRoute, Message: err.Error()}}
+	}
+	req.Header = header.Clone()
+	_, errs := s.validator.ValidateHttpRequestSyncWithPathItem(req, op.pathItem, op.Path)
+	return s.convert(op, requestSchema(op.Op), op.location+"/requestBody/content/application~1json/schema", body, errs)
+}
+
+// route finds the operation of a request, or explains why there is none.
+func (s *Spec) route(r *http.Request) (*Operation, Violations) {
+	if op, ok := s.FindOperation(r); ok {
+		return op, nil
+	}
+	var allowed []string
+	for _, op := range s.operations {
+		if matchTemplate(op.Path, r.URL.Path) {
+			allowed = append(allowed, op.Method)
+		}
+	}
+	if len(allowed) > 0 {
+		return nil, Violations{{In: InRoute, Message: fmt.Sprintf("%s is not allowed on %s; allowed: %s",
+			r.Method, r.URL.Path, strings.Join(allowed, ", "))}}
+	}
+	return nil, Violations{{In: InRoute, Message: fmt.Sprintf("no operation is documented for %s %s", r.Method, r.URL.Path)}}
+}
+
+// checkSecurity reports the key headers an operation needs that the request lacks. With alternative
+// requirements, the request passes when one of them is met; otherwise the first one is reported.
+func (s *Spec) checkSecurity(op *Operation, h http.Header) Violations {
+	var first Violations
+	for i, alternative := range op.KeyHeaders {
+		var missing Violations
+		for _, name := range alternative {
+			if strings.TrimSpace(h.Get(name)) == "" {
+				missing = append(missing, Violation{
+					Operation: op.ID, In: InHeader, Pointer: "header." + name,
+					Message:      fmt.Sprintf("the %s header is required by %s", name, op.ID),
+					SpecLocation: op.location + "/security",
+				})
+			}
+		}
+		if len(missing) == 0 {
+			return nil
+		}
+		if i == 0 {
+			first = missing
+		}
+	}
+	return first
+}
+
+// convert turns libopenapi-validator errors into Violations whose pointers name the offending field.
+func (s *Spec) convert(op *Operation, schema *base.SchemaProxy, schemaLoc string, body []byte, errs []*liberrors.ValidationError) Violations {
+	var out Violations
+	for _, e := range errs {
+		switch {
+		case e.ValidationType == helpers.PathValidation:
+			out = append(out, Violation{Operation: op.ID, In: InRoute, Message: e.Message})
+		case e.ValidationType == helpers.ParameterValidation || e.ParameterName != "":
+			out = append(out, paramViolations(op, e)...)
+		case e.ValidationSubType == helpers.RequestBodyContentType || strings.Contains(e.ValidationSubType, "contentType") ||
+			strings.Contains(strings.ToLower(e.Message), "content type"):
+			out = append(out, Violation{Operation: op.ID, In: InHeader, Pointer: "header.content-type",
+				Message: firstNonEmpty(e.Reason, e.Message), SpecLocation: op.location})
+		case e.ValidationSubType == helpers.ResponseBodyResponseCode:
+			out = append(out, Violation{Operation: op.ID, In: InStatus, Message: firstNonEmpty(e.Reason, e.Message),
+				SpecLocation: op.location + "/responses"})
+		case len(e.SchemaValidationErrors) == 0:
+			out = append(out, Violation{Operation: op.ID, In: InBody, Message: firstNonEmpty(e.Reason, e.Message)})
+		default:
+			out = append(out, bodyViolations(op, schema, schemaLoc, body, e.SchemaValidationErrors)...)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
+	return out
+}
+
+func paramViolations(op *Operation, e *liberrors.ValidationError) Violations {
+	in := e.ValidationSubType
+	switch in {
+	case helpers.ParameterValidationPath, helpers.ParameterValidationQuery, helpers.ParameterValidationHeader:
+	default:
+		in = InHeader
+	}
+	name := e.ParameterName
+	if name == "" {
+		name = strings.ToLower(firstQuoted(e.Message))
+	}
+	if in == InHeader {
+		name = strings.ToLower(name)
+	}
+	v := Violation{Operation: op.ID, In: in, Pointer: in + "." + name, SpecLocation: op.location + "/parameters/" + escapePointer(name)}
+	if len(e.SchemaValidationErrors) == 0 {
+		v.Message = firstNonEmpty(e.Reason, e.Message)
+		return Violations{v}
+	}
+	out := make(Violations, 0, len(e.SchemaValidationErrors))
+	for _, f := range e.SchemaValidationErrors {
+		v.Message = f.Reason
+		out = append(out, v)
+	}
+	return out
+}
+
+// bodyViolations maps schema failures to field pointers. For a `oneOf` with a discriminator, only the
+// failures of the branch the discriminator selects are kept: the validator reports every branch's.
+func bodyViolations(op *Operation, schema *base.SchemaProxy, schemaLoc string, body []byte, failures []*liberrors.SchemaValidationFailure) Violations {
+	var branchPrefix string
+	if schema != nil {
+		if sch := schema.Schema(); sch != nil && sch.Discriminator != nil && len(sch.OneOf) > 0 {
+			prefix, v := selectBranch(sch, body)
+			if v != nil {
+				v.Operation = op.ID
+				v.SpecLocation = schemaLoc + "/discriminator"
+				return Violations{*v}
+			}
+			branchPrefix = prefix
+		}
+	}
+	var out Violations
+	for _, f := range failures {
+		if branchPrefix != "" && !strings.HasPrefix(f.KeywordLocation, branchPrefix) {
+			continue
+		}
+		loc := specLocation(schema, schemaLoc, f.KeywordLocation)
+		parent := pointerOf(f.InstancePath)
+		keyword := f.KeywordLocation[strings.LastIndex(f.KeywordLocation, "/")+1:]
+		switch keyword {
+		case "required":
+			for _, name := range allQuoted(f.Reason) {
+				out = append(out, Violation{Operation: op.ID, In: InBody, Pointer: parent + "/" + escapePointer(name),
+					Message: "required property is missing", SpecLocation: loc})
+			}
+		case "additionalProperties", "unevaluatedProperties":
+			for _, name := range allQuoted(f.Reason) {
+				out = append(out, Violation{Operation: op.ID, In: InBody, Pointer: parent + "/" + escapePointer(name),
+					Message: "property is not allowed here", SpecLocation: loc})
+			}
+		case "oneOf", "anyOf", "allOf":
+			// Summaries of nested failures, which are reported on their own.
+			if len(failures) == 1 {
+				out = append(out, Violation{Operation: op.ID, In: InBody, Pointer: parent, Message: f.Reason, SpecLocation: loc})
+			}
+		default:
+			out = append(out, Violation{Operation: op.ID, In: InBody, Pointer: parent, Message: f.Reason, SpecLocation: loc})
+		}
+	}
+	return out
+}
+
+// selectBranch returns the keyword-location prefix of the oneOf branch that the discriminator value in
+// body selects, or a Violation on the discriminator property when it is missing or unknown.
+func selectBranch(sch *base.Schema, body []byte) (string, *Violation) {
+	prop := sch.Discriminator.PropertyName
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) != nil {
+		return "", nil // not an object: the type failure is reported as it is
+	}
+	var mapped []string
+	if sch.Discriminator.Mapping != nil {
+		for k := range sch.Discriminator.Mapping.KeysFromOldest() {
+			mapped = append(mapped, k)
+		}
+	}
+	raw, ok := fields[prop]
+	if !ok {
+		return "", &Violation{In: InBody, Pointer: "/" + escapePointer(prop),
+			Message: fmt.Sprintf("required property is missing; must be one of: %s", strings.Join(mapped, ", "))}
+	}
+	var value string
+	if json.Unmarshal(raw, &value) != nil || sch.Discriminator.Mapping == nil {
+		return "", &Violation{In: InBody, Pointer: "/" + escapePointer(prop),
+			Message: fmt.Sprintf("must be a string, one of: %s", strings.Join(mapped, ", "))}
+	}
+	ref, ok := sch.Discriminator.Mapping.Get(value)
+	if !ok {
+		return "", &Violation{In: InBody, Pointer: "/" + escapePointer(prop),
+			Message: fmt.Sprintf("%q is not one of: %s", value, strings.Join(mapped, ", "))}
+	}
+	for i, branch := range sch.OneOf {
+		if branch.GetReference() == ref {
+			return "/oneOf/" + strconv.Itoa(i) + "/", nil
+		}
+	}
+	return "", nil
+}
+
+// specLocation resolves a keyword location relative to a schema (`/oneOf/0/$ref/required`) to a
+// pointer into the document (`#/components/schemas/BankPayoutRequest/required`), following $refs.
+func specLocation(root *base.SchemaProxy, rootLoc, keywordLocation string) string {
+	loc, p := rootLoc, root
+	segs := strings.Split(strings.TrimPrefix(keywordLocation, "/"), "/")
+	for i := 0; i < len(segs); i++ {
+		seg := segs[i]
+		var sch *base.Schema
+		if p != nil {
+			sch = p.Schema()
+		}
+		switch {
+		case seg == "$ref" && p != nil && p.IsReference():
+			loc = p.GetReference()
+		case (seg == "properties") && i+1 < len(segs) && sch != nil && sch.Properties != nil:
+			i++
+			p = sch.Properties.GetOrZero(unescapePointer(segs[i]))
+			loc += "/properties/" + segs[i]
+		case (seg == "oneOf" || seg == "anyOf" || seg == "allOf") && i+1 < len(segs) && sch != nil:
+			i++
+			n, _ := strconv.Atoi(segs[i])
+			p = nthProxy(sch, seg, n)
+			loc += "/" + seg + "/" + segs[i]
+		case seg == "items" && sch != nil && sch.Items != nil && sch.Items.IsA():
+			p = sch.Items.A
+			loc += "/items"
+		default:
+			loc += "/" + seg
+			p = nil
+		}
+	}
+	return loc
+}
+
+func nthProxy(sch *base.Schema, keyword string, n int) *base.SchemaProxy {
+	list := map[string][]*base.SchemaProxy{"oneOf": sch.OneOf, "anyOf": sch.AnyOf, "allOf": sch.AllOf}[keyword]
+	if n < 0 || n >= len(list) {
+		return nil
+	}
+	return list[n]
+}
+
+func requestSchema(op *v3.Operation) *base.SchemaProxy {
+	if op == nil || op.RequestBody == nil || op.RequestBody.Content == nil {
+		return nil
+	}
+	if mt, ok := op.RequestBody.Content.Get(jsonMediaType); ok && mt != nil {
+		return mt.Schema
+	}
+	return nil
+}
+
+func responseSchema(op *v3.Operation, code string) *base.SchemaProxy {
+	if op == nil || op.Responses == nil || op.Responses.Codes == nil {
+		return nil
+	}
+	resp, ok := op.Responses.Codes.Get(code)
+	if !ok || resp == nil || resp.Content == nil {
+		return nil
+	}
+	if mt, ok := resp.Content.Get(jsonMediaType); ok && mt != nil {
+		return mt.Schema
+	}
+	return nil
+}
+
+func pointerOf(segments []string) string {
+	var b strings.Builder
+	for _, s := range segments {
+		b.WriteByte('/')
+		b.WriteString(escapePointer(s))
+	}
+	return b.String()
+}
+
+func unescapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+}
+
+var quoted = regexp.MustCompile(`'([^']*)'`)
+
+func allQuoted(s string) []string {
+	var out []string
+	for _, m := range quoted.FindAllStringSubmatch(s, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+func firstQuoted(s string) string {
+	if m := quoted.FindStringSubmatch(s); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
