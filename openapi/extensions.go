@@ -47,6 +47,9 @@ type TestValues struct {
 // TestValues decodes the document's `x-malipo-test-values`.
 func (s *Spec) TestValues() (TestValues, error) {
 	var tv TestValues
+	if s.model.Extensions == nil {
+		return tv, fmt.Errorf("the document has no x-malipo-test-values")
+	}
 	node, ok := s.model.Extensions.Get("x-malipo-test-values")
 	if !ok || node == nil {
 		return tv, fmt.Errorf("the document has no x-malipo-test-values")
@@ -60,11 +63,18 @@ func (s *Spec) TestValues() (TestValues, error) {
 // ErrorStatuses returns the error table of the `ErrorCode` schema: envelope code → HTTP status, as its
 // `x-malipo-http-status` extension fixes it.
 func (s *Spec) ErrorStatuses() (map[int]int, error) {
-	proxy, ok := s.model.Components.Schemas.Get("ErrorCode")
-	if !ok {
+	if s.model.Components == nil || s.model.Components.Schemas == nil {
 		return nil, fmt.Errorf("the document has no ErrorCode schema")
 	}
-	node, ok := proxy.Schema().Extensions.Get("x-malipo-http-status")
+	proxy, ok := s.model.Components.Schemas.Get("ErrorCode")
+	if !ok || proxy.Schema() == nil {
+		return nil, fmt.Errorf("the document has no ErrorCode schema")
+	}
+	ext := proxy.Schema().Extensions
+	if ext == nil {
+		return nil, fmt.Errorf("the ErrorCode schema has no x-malipo-http-status")
+	}
+	node, ok := ext.Get("x-malipo-http-status")
 	if !ok {
 		return nil, fmt.Errorf("the ErrorCode schema has no x-malipo-http-status")
 	}
