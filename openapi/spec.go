@@ -114,7 +114,17 @@ func Load(spec []byte, opts ...Option) (*Spec, error) {
 		// Key headers are checked by checkSecurity, which names the missing header in a Violation.
 		config.WithoutSecurityValidation(),
 	)
+	s.warmWebhooks()
 	return s, nil
+}
+
+// warmWebhooks compiles each webhook's body schema once, before the Spec is shared. The validator
+// pre-compiles the schemas of `paths` but not of `webhooks`, and compiling the same schema from several
+// goroutines at once races inside libopenapi's renderer.
+func (s *Spec) warmWebhooks() {
+	for _, t := range s.EventTypes() {
+		s.ValidateWebhook(t, http.Header{"Content-Type": {jsonMediaType}}, []byte("{}"))
+	}
 }
 
 // Model returns the libopenapi model, for code that derives checks or data from the document.
