@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+)
+
+// syncBuffer is a bytes.Buffer safe for the concurrent writes of a running command and reads of a test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestSandboxCommand(t *testing.T) {
+	t.Setenv("MALIPO_PUBLIC_KEY", "")
+	t.Setenv("MALIPO_SECRET_KEY", "sk_test_from_env_123")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"sandbox", "--addr", "127.0.0.1:0", "--prompt-delay", "1ms", "--payout-delay", "1ms",
+			"--webhook-retry-schedule", "10ms,20ms", "--webhook-timeout", "1s"}, &stdout, &stderr)
+	}()
+	listening := regexp.MustCompile(`listening on\s+(http://\S+)`)
+	var base string
+	require.Eventually(t, func() bool {
+		m := listening.FindStringSubmatch(stdout.String())
+		if m != nil {
+			base = m[1]
+		}
+		return m != nil
+	}, 10*time.Second, 10*time.Millisecond, "stdout: %s\nstderr: %s", &stdout, &stderr)
+
+	banner := stdout.String()
+	assert.Contains(t, banner, sandbox.DefaultPublicKey)
+	assert.NotContains(t, banner, "sk_test_from_env_123", "a configured secret key is masked")
+	assert.Contains(t, banner, "sk_test_****")
+	assert.Contains(t, banner, "260970000002", "the test values are listed")
+	assert.Contains(t, banner, "declined_transaction")
+	assert.Contains(t, banner, "10ms,20ms")
+
+	req, err := http.NewRequest(http.MethodPost, base+"/v1/payment/payouts/process",
+		strings.NewReader(`{"amount":5,"countryId":"ctry_zm","transfer_to":"mobile_number"}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("public-key", sandbox.DefaultPublicKey)
+	req.Header.Set("secret-key", "sk_test_from_env_123")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusCreated, resp.StatusCode, "%s", body)
+
+	require.Eventually(t, func() bool { return strings.Contains(stderr.String(), "operation=processPayout") }, 5*time.Second, 10*time.Millisecond)
+	logs := stderr.String()
+	assert.Regexp(t, `msg=request method=POST path=/v1/payment/payouts/process status=201 duration=\S+ operation=processPayout`, logs)
+	assert.NotContains(t, logs, "sk_test_from_env_123", "the secret key is never logged")
+
+	cancel()
+	select {
+	case code := <-done:
+		assert.Equal(t, 0, code, "stderr: %s", &stderr)
+	case <-time.After(15 * time.Second):
+		t.Fatal("the sandbox did not stop after its context ended")
+	}
+	assert.Contains(t, stderr.String(), "msg=stopped")
+}
+
+func TestCommandLine(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		stdout   string
+		stderr   string
+	}{
+		{"no command", nil, 2, "", "Usage: malipo"},
+		{"help", []string{"--help"}, 0, "sandbox", ""},
+		{"unknown command", []string{"deploy"}, 2, "", `unknown command "deploy"`},
+		{"spec prints the document", []string{"spec"}, 0, "openapi: 3.1.0", ""},
+		{"spec check", []string{"spec", "--check"}, 0, "OK: Malipo Collections & Payouts API 1.0.0, 13 operations, 5 webhook event types", ""},
+		{"spec extra argument", []string{"spec", "x"}, 2, "", "unexpected argument"},
+		{"sandbox help", []string{"sandbox", "-h"}, 0, "", "-webhook-retry-schedule"},
+		{"bad flag", []string{"sandbox", "--nope"}, 2, "", "flag provided but not defined"},
+		{"bad schedule", []string{"sandbox", "--webhook-retry-schedule", "1s,soon"}, 2, "", `"soon" is not a duration`},
+		{"unknown fault", []string{"sandbox", "--fault", "gremlins"}, 2, "", `unknown fault "gremlins"`},
+		{"fault list", []string{"sandbox", "--fault", "list"}, 0, "", string(sandbox.FaultBadSignature)},
+		{"bad log format", []string{"sandbox", "--log-format", "xml"}, 2, "", "text or json"},
+		{"bad key", []string{"sandbox", "--public-key", "has space", "--addr", "127.0.0.1:0"}, 2, "", "printable ASCII"},
+		{"address in use", []string{"sandbox", "--addr", "256.0.0.1:1"}, 1, "", "listen on"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), tt.args, &stdout, &stderr)
+			assert.Equal(t, tt.wantCode, code, "stderr: %s", stderr.String())
+			assert.Contains(t, stdout.String(), tt.stdout)
+			assert.Contains(t, stderr.String(), tt.stderr)
+		})
+	}
+}
+
+func TestParseDurations(t *testing.T) {
+	d, err := parseDurations("1s, 500ms,2m")
+	require.NoError(t, err)
+	assert.Equal(t, []time.Duration{time.Second, 500 * time.Millisecond, 2 * time.Minute}, d)
+	d, err = parseDurations("none")
+	require.NoError(t, err)
+	assert.Empty(t, d)
+	_, err = parseDurations("-1s")
+	assert.Error(t, err)
+	assert.Equal(t, "1s,5s", formatDurations([]time.Duration{time.Second, 5 * time.Second}))
+}

@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/openapi"
+)
+
+// sandboxFlags are the settings of `malipo sandbox`.
+type sandboxFlags struct {
+	addr            string
+	publicKey       string
+	secretKey       string
+	promptDelay     time.Duration
+	payoutDelay     time.Duration
+	retrySchedule   []time.Duration
+	webhookTimeout  time.Duration
+	concurrency     int
+	logFormat       string
+	shutdownTimeout time.Duration
+	faults          []sandbox.Fault
+	listFaults      bool
+}
+
+func parseSandboxFlags(args []string, stderr io.Writer) (*sandboxFlags, int) {
+	f := &sandboxFlags{retrySchedule: append([]time.Duration(nil), sandbox.DefaultRetrySchedule...)}
+	fs := flag.NewFlagSet("malipo sandbox", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "`host:port` to listen on (port 0 picks a free one)")
+	// No flag defaults for the keys: a default would print a secret from the environment in -h.
+	fs.StringVar(&f.publicKey, "public-key", "", "the merchant's public `key` (default $MALIPO_PUBLIC_KEY, else "+sandbox.DefaultPublicKey+")")
+	fs.StringVar(&f.secretKey, "secret-key", "", "the merchant's secret `key` (default $MALIPO_SECRET_KEY, else "+sandbox.DefaultSecretKey+")")
+	fs.DurationVar(&f.promptDelay, "prompt-delay", sandbox.DefaultTimings.PromptDelay, "how long the simulated customer takes to answer a push prompt")
+	fs.DurationVar(&f.payoutDelay, "payout-delay", sandbox.DefaultTimings.PayoutDelay, "how long a payout stays processing")
+	fs.Func("webhook-retry-schedule", "comma-separated `waits` between webhook attempts, e.g. 1s,5s,30s (\"none\": one attempt only; default "+
+		formatDurations(sandbox.DefaultRetrySchedule)+")", func(s string) error {
+		d, err := parseDurations(s)
+		if err != nil {
+			return err
+		}
+		f.retrySchedule = d
+		return nil
+	})
+	fs.DurationVar(&f.webhookTimeout, "webhook-timeout", sandbox.DefaultWebhookTimeout, "how long one webhook attempt may take before it is retried")
+	fs.IntVar(&f.concurrency, "delivery-concurrency", sandbox.DefaultDeliveryConcurrency, "how many webhook attempts may be in flight at once")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log line format on stderr: text or json")
+	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, how long to wait for requests and queued webhooks")
+	fs.Func("fault", "FOR SELF-TESTS OF THE CONTRACT SUITE ONLY: break the contract rule `name`d (repeatable; \"list\" shows them)", func(s string) error {
+		if s == "list" {
+			f.listFaults = true
+			return nil
+		}
+		fault := sandbox.Fault(s)
+		if !fault.Known() {
+			return fmt.Errorf("unknown fault %q (use --fault list)", s)
+		}
+		f.faults = append(f.faults, fault)
+		return nil
+	})
+	fs.Usage = func() {
+		_, _ = fmt.Fprint(stderr, "Usage: malipo sandbox [flags]\n\nRuns the reference implementation of the Malipo v1 API on a local address, with simulated\nmobile-money outcomes (see the test values it prints) and signed webhooks.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, exitOK
+		}
+		return nil, exitUsage
+	}
+	if f.listFaults {
+		tw := tabwriter.NewWriter(stderr, 0, 0, 2, ' ', 0)
+		for _, fi := range sandbox.Faults() {
+			fmt.Fprintf(tw, "  %s\t%s\n", fi.Fault, fi.Description)
+		}
+		_ = tw.Flush()
+		return nil, exitOK
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "malipo sandbox: unexpected argument %q\n", fs.Arg(0))
+		return nil, exitUsage
+	}
+	if f.publicKey == "" {
+		f.publicKey = envOr("MALIPO_PUBLIC_KEY", sandbox.DefaultPublicKey)
+	}
+	if f.secretKey == "" {
+		f.secretKey = envOr("MALIPO_SECRET_KEY", sandbox.DefaultSecretKey)
+	}
+	if f.logFormat != "text" && f.logFormat != "json" {
+		fmt.Fprintf(stderr, "malipo sandbox: --log-format must be text or json, not %q\n", f.logFormat)
+		return nil, exitUsage
+	}
+	return f, -1
+}
+
+// runSandbox serves the sandbox until ctx ends, then stops accepting requests and drains queued
+// webhooks for up to --shutdown-timeout.
+func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	f, code := parseSandboxFlags(args, stderr)
+	if f == nil {
+		return code
+	}
+	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
+	if f.logFormat == "json" {
+		handler = slog.NewJSONHandler(stderr, nil)
+	}
+	logger := slog.New(handler)
+
+	spec, err := openapi.Default()
+	if err != nil {
+		fmt.Fprintf(stderr, "malipo sandbox: load the embedded contract: %v\n", err)
+		return exitFail
+	}
+	opts := []sandbox.Option{
+		sandbox.WithSpec(spec),
+		sandbox.WithMerchant(f.publicKey, f.secretKey),
+		sandbox.WithTimings(sandbox.Timings{PromptDelay: f.promptDelay, PayoutDelay: f.payoutDelay}),
+		sandbox.WithRetrySchedule(f.retrySchedule),
+		sandbox.WithWebhookTimeout(f.webhookTimeout),
+		sandbox.WithDeliveryConcurrency(f.concurrency),
+		sandbox.WithLogger(logger),
+	}
+	for _, fault := range f.faults {
+		opts = append(opts, sandbox.WithFault(fault))
+	}
+	srv, err := sandbox.New(opts...)
+	if err != nil {
+		fmt.Fprintf(stderr, "malipo sandbox: %v\n", err)
+		return exitUsage
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "malipo sandbox: listen on %s: %v (is another sandbox running? pick another port with --addr)\n", f.addr, err)
+		_ = srv.Close()
+		return exitFail
+	}
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(handler, slog.LevelWarn),
+	}
+	if err := printBanner(stdout, spec, f, "http://"+ln.Addr().String()); err != nil {
+		logger.Warn("cannot print the start-up banner", "error", err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+
+	select {
+	case err := <-served:
+		fmt.Fprintf(stderr, "malipo sandbox: serve: %v\n", err)
+		_ = srv.Close()
+		return exitFail
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: draining requests and queued webhooks (signal again to stop at once)",
+		"timeout", f.shutdownTimeout, "pending_webhooks", srv.PendingDeliveries())
+	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
+	defer cancel()
+	// Running out of time is not a failure of the command: the developer asked it to stop.
+	if err := hs.Shutdown(sctx); err != nil {
+		logger.Warn("requests still running at the shutdown deadline were cut off", "error", err)
+	}
+	if err := srv.Shutdown(sctx); err != nil {
+		logger.Warn("webhook deliveries still queued at the shutdown deadline were abandoned", "error", err)
+	}
+	logger.Info("stopped")
+	return exitOK
+}
+
+// printBanner tells the developer where to send requests, with which keys, and which inputs produce
+// which outcome. A secret key the developer chose is shown masked; the well-known one in full.
+func printBanner(w io.Writer, spec *openapi.Spec, f *sandboxFlags, url string) error {
+	tv, err := spec.TestValues()
+	if err != nil {
+		return err
+	}
+	secret := f.secretKey
+	if secret != sandbox.DefaultSecretKey {
+		secret = mask(secret) + "  (as configured)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Malipo sandbox — %s %s\n\n", spec.Model().Info.Title, spec.Model().Info.Version)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  listening on\t%s\n", url)
+	fmt.Fprintf(tw, "  public-key\t%s\n", f.publicKey)
+	fmt.Fprintf(tw, "  secret-key\t%s\n", secret)
+	fmt.Fprintf(tw, "  push prompt answered after\t%s\n", f.promptDelay)
+	fmt.Fprintf(tw, "  payouts settle after\t%s\n", f.payoutDelay)
+	fmt.Fprintf(tw, "  webhook retries after\t%s (time-out %s)\n", formatDurations(f.retrySchedule), f.webhookTimeout)
+	for _, fault := range f.faults {
+		fmt.Fprintf(tw, "  FAULT INJECTED\t%s: %s (this sandbox breaks the contract on purpose)\n", fault, fault.Description())
+	}
+	_ = tw.Flush()
+
+	b.WriteString("\nTest values (any other value succeeds)\n")
+	section := func(title string, rows [][4]string) {
+		fmt.Fprintf(&b, "  %s\n", title)
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		for _, r := range rows {
+			fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", r[0], r[1], r[2], r[3])
+		}
+		_ = tw.Flush()
+	}
+	var rows [][4]string
+	for _, v := range tv.Payments {
+		rows = append(rows, [4]string{v.PhoneNumber, v.Status, v.FailureReason, v.Description})
+	}
+	section("payments, by phone_number:", rows)
+	rows = nil
+	for _, v := range tv.Payouts.MobileNumber {
+		rows = append(rows, [4]string{v.MomoPhoneNumber, v.Status, v.FailureReason, v.Description})
+	}
+	section("mobile payouts, by momo_phone_number (omit it to pay your own wallet: success):", rows)
+	rows = nil
+	for _, v := range tv.Payouts.Bank {
+		rows = append(rows, [4]string{v.AccountNumber, v.Status, v.FailureReason, v.Description})
+	}
+	section("bank payouts, by account_number:", rows)
+	b.WriteString("\n")
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+func mask(s string) string {
+	if len(s) <= 8 {
+		return "****"
+	}
+	return s[:8] + "****"
+}
+
+func envOr(name, fallback string) string {
+	if v := strings.TrimSpace(os.Getenv(name)); v != "" {
+		return v
+	}
+	return fallback
+}
+
+func parseDurations(s string) ([]time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "none" {
+		return []time.Duration{}, nil
+	}
+	var out []time.Duration
+	for _, part := range strings.Split(s, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(part))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a duration like 500ms, 5s or 2m", part)
+		}
+		if d < 0 {
+			return nil, fmt.Errorf("%q is negative", part)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+func formatDurations(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = d.String()
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,211 @@
+// Package contracttests is the Malipo conformance suite: it checks any implementation of the v1 API,
+// given a base URL and keys, against openapi/malipo.yaml — request and response shapes, status codes,
+// errors, auth, idempotency, state machines and webhook behaviour (delivered, schema-valid, signed,
+// retried) — and reports in text, JSON and JUnit XML.
+//
+// Checks are data (Check); the ones that are mechanical are derived from the document (negative cases
+// from request schemas, the auth matrix from security requirements, lifecycles from the test values),
+// the behavioural ones are written by hand. A Runner runs them concurrently against a Target with a
+// webhook Receiver it starts itself, and emits events to Reporters that only format.
+package contracttests
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// Category groups checks in reports; each is explained in the README.
+type Category string
+
+// The categories of checks.
+const (
+	// CategoryReference covers reference data (countries, banks).
+	CategoryReference Category = "reference"
+	// CategoryPositive covers happy paths built from the spec's examples and test values.
+	CategoryPositive Category = "positive"
+	// CategoryNegative covers requests that break the request schema and must get a 4xx envelope naming the field.
+	CategoryNegative Category = "negative"
+	// CategoryAuth covers missing, wrong and swapped keys and cross-merchant isolation.
+	CategoryAuth Category = "auth"
+	// CategoryIdempotency covers Idempotency-Key replay and conflicts and merchant reference uniqueness.
+	CategoryIdempotency Category = "idempotency"
+	// CategoryState covers payment and payout state machines for every test value.
+	CategoryState Category = "state"
+	// CategoryWebhooks covers delivery, schema, signatures, ids, timestamps and retries of webhooks.
+	CategoryWebhooks Category = "webhooks"
+	// CategoryExtensions covers the webhook-endpoint extension (/v1/webhooks).
+	CategoryExtensions Category = "extensions"
+)
+
+// Check is one conformance check: a stable id, what it covers, and the function that runs it.
+type Check struct {
+	// ID is stable across releases (`payout.create.bank`), so CI history and --run filters keep working.
+	ID string
+	// Category groups the check in reports.
+	Category Category
+	// Covers lists the operation ids and webhook types the check exercises.
+	Covers []string
+	// Doc is a one-line description, shown by --list and in failure reports.
+	Doc string
+	// Extension marks checks of the webhook-endpoint extension: skipped when the target lacks it.
+	Extension bool
+	// NeedsSecondMerchant marks checks that need a second key pair: skipped without one.
+	NeedsSecondMerchant bool
+	// Final checks run after every other check has finished (e.g. "every webhook type was observed").
+	Final bool
+	// Run performs the check.
+	Run func(t *T)
+}
+
+// Outcome is the verdict of one check.
+type Outcome string
+
+// The outcomes.
+const (
+	Passed  Outcome = "pass"
+	Failed  Outcome = "fail"
+	Skipped Outcome = "skip"
+)
+
+// Failure is one piece of evidence that a check failed.
+type Failure struct {
+	// Message says what was expected and what happened.
+	Message string `json:"message"`
+	// Exchange is the HTTP exchange at fault, if any ("POST /v1/payment/payouts/process → 201").
+	Exchange string `json:"exchange,omitempty"`
+	// Pointer names the offending field (JSON pointer or `header.name`), if known.
+	Pointer string `json:"pointer,omitempty"`
+	// SpecLocation points into openapi/malipo.yaml at the rule that was broken, if known.
+	SpecLocation string `json:"spec_location,omitempty"`
+}
+
+// String renders a failure on one line.
+func (f Failure) String() string {
+	s := f.Message
+	if f.Pointer != "" {
+		s = f.Pointer + ": " + s
+	}
+	if f.Exchange != "" {
+		s = "[" + f.Exchange + "] " + s
+	}
+	if f.SpecLocation != "" {
+		s += " (" + f.SpecLocation + ")"
+	}
+	return s
+}
+
+// Result is the outcome of one check with its evidence.
+type Result struct {
+	Check      *Check        `json:"-"`
+	ID         string        `json:"id"`
+	Category   Category      `json:"category"`
+	Outcome    Outcome       `json:"outcome"`
+	Duration   time.Duration `json:"duration_ns"`
+	SkipReason string        `json:"skip_reason,omitempty"`
+	Failures   []Failure     `json:"failures,omitempty"`
+}
+
+// T is what a check works with: the target, the webhook receiver, assertions that record evidence, and
+// waits for asynchronous outcomes. Its methods are safe to call from several goroutines of one check.
+type T struct {
+	ctx   context.Context
+	check *Check
+	suite *suite
+
+	mu         sync.Mutex
+	failures   []Failure
+	skipReason string
+	cleanups   []func()
+}
+
+// runCleanups runs the registered cleanups, each in its own goroutine so that a failing one (which
+// ends its goroutine) cannot stop the others.
+func (t *T) runCleanups() {
+	t.mu.Lock()
+	fs := t.cleanups
+	t.cleanups = nil
+	t.mu.Unlock()
+	for i := len(fs) - 1; i >= 0; i-- {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defer func() { _ = recover() }()
+			fs[i]()
+		}()
+		<-done
+	}
+}
+
+// Context ends when the check's time-out expires or the run is cancelled.
+func (t *T) Context() context.Context { return t.ctx }
+
+// ID returns the check's id, e.g. to label the objects it creates.
+func (t *T) ID() string { return t.check.ID }
+
+// Errorf records a failure and lets the check go on.
+func (t *T) Errorf(format string, args ...any) {
+	t.fail(Failure{Message: fmt.Sprintf(format, args...)})
+}
+
+// Fatalf records a failure and ends the check.
+func (t *T) Fatalf(format string, args ...any) {
+	t.Errorf(format, args...)
+	runtime.Goexit()
+}
+
+// Skip ends the check as skipped, with the reason shown in reports.
+func (t *T) Skip(reason string) {
+	t.mu.Lock()
+	t.skipReason = reason
+	t.mu.Unlock()
+	runtime.Goexit()
+}
+
+func (t *T) fail(f Failure) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.failures = append(t.failures, f)
+}
+
+// Failed reports whether a failure has been recorded.
+func (t *T) Failed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.failures) > 0
+}
+
+// Eventually polls cond every interval until it reports done, and fails the check (with cond's last
+// explanation) when the suite's eventual-consistency time-out passes first.
+func (t *T) Eventually(what string, cond func() (done bool, state string)) {
+	deadline := time.Now().Add(t.suite.cfg.EventuallyTimeout)
+	interval := 10 * time.Millisecond
+	for {
+		done, state := cond()
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s; last seen: %s", t.suite.cfg.EventuallyTimeout, what, state)
+		}
+		select {
+		case <-t.ctx.Done():
+			t.Fatalf("cancelled while waiting for %s (%v); last seen: %s", what, t.ctx.Err(), state)
+		case <-time.After(interval):
+		}
+		if interval < 200*time.Millisecond {
+			interval *= 2
+		}
+	}
+}
+
+// Settle waits a little, so that a check can verify that something does NOT happen (a final state
+// changes, an unsubscribed endpoint gets a delivery).
+func (t *T) Settle() {
+	select {
+	case <-t.ctx.Done():
+	case <-time.After(t.suite.cfg.SettleTime):
+	}
+}

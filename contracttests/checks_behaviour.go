@@ -1,0 +1,414 @@
+package contracttests
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/internal/webhook"
+	"github.com/malipo/terraform-provider-malipo/openapi"
+)
+
+// Idempotency, webhook retries, the webhook-endpoint extension, cross-merchant isolation, and the
+// final coverage check: behaviour the schemas cannot express.
+
+func idempotencyChecks() []*Check {
+	replay := func(id, op, path string, status int, body func(t *T) map[string]any, idPointer string) *Check {
+		return &Check{ID: id, Category: CategoryIdempotency, Covers: []string{op},
+			Doc: op + ": the same Idempotency-Key and body replays the first response with Idempotent-Replayed: true",
+			Run: func(t *T) {
+				key, b := NewID("conform-key-"), body(t)
+				first := t.Do(http.MethodPost, path, b, WithIdempotencyKey(key))
+				t.RequireStatus(first, status)
+				second := t.Do(http.MethodPost, path, b, WithIdempotencyKey(key))
+				t.ExpectStatus(second, status)
+				if second.Header.Get("Idempotent-Replayed") != "true" {
+					t.Errorf("the replay must carry Idempotent-Replayed: true, got %q", second.Header.Get("Idempotent-Replayed"))
+				}
+				if first.Header.Get("Idempotent-Replayed") == "true" {
+					t.Errorf("the first response must not claim to be a replay")
+				}
+				if a, b := first.Str(idPointer), second.Str(idPointer); a == "" || a != b {
+					t.Errorf("the replay must return the same object: %s %q then %q", idPointer, a, b)
+				}
+			}}
+	}
+	conflict := func(id, op, path string, body func(t *T) map[string]any, change func(map[string]any)) *Check {
+		return &Check{ID: id, Category: CategoryIdempotency, Covers: []string{op},
+			Doc: op + ": the same Idempotency-Key with another body is rejected with 409 (code 4000)",
+			Run: func(t *T) {
+				key, b := NewID("conform-key-"), body(t)
+				first := t.Do(http.MethodPost, path, b, WithIdempotencyKey(key))
+				if first.Status/100 != 2 {
+					t.Fatalf("the first request failed: %s", first)
+				}
+				change(b)
+				t.ExpectError(t.Do(http.MethodPost, path, b, WithIdempotencyKey(key)), http.StatusConflict, 4000)
+			}}
+	}
+	payout := func(t *T) map[string]any { return t.MobilePayout("260960000001", "") }
+	payment := func(t *T) map[string]any {
+		rd := t.RefData()
+		_, hook := t.Hook()
+		return map[string]any{"currency": rd.Currency, "country": rd.CountryCode, "narration": "conform", "method": "mobilemoney",
+			"amount": 99.5, "reference": NewID("conform-"), "webhook_url": hook}
+	}
+	return []*Check{
+		replay("idempotency.processPayout.replay", "processPayout", "/v1/payment/payouts/process", http.StatusCreated, payout, "/data/payout_id"),
+		replay("idempotency.initializePayment.replay", "initializePayment", "/v1/payment/init", http.StatusCreated, payment, "/data/paymentReference"),
+		conflict("idempotency.processPayout.conflict", "processPayout", "/v1/payment/payouts/process", payout,
+			func(b map[string]any) { b["amount"] = 121 }),
+		conflict("idempotency.initializePayment.conflict", "initializePayment", "/v1/payment/init", payment,
+			func(b map[string]any) { b["amount"] = 100.25 }),
+		{ID: "idempotency.processPayout.concurrent", Category: CategoryIdempotency, Covers: []string{"processPayout"},
+			Doc: "10 concurrent payouts with one Idempotency-Key create one payout: every success names the same payout_id",
+			Run: func(t *T) {
+				key, b := NewID("conform-key-"), t.MobilePayout("260960000001", "")
+				var mu sync.Mutex
+				var ids []string
+				var wg sync.WaitGroup
+				for i := 0; i < 10; i++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						ex := t.Do(http.MethodPost, "/v1/payment/payouts/process", b, WithIdempotencyKey(key))
+						switch {
+						case ex.Status == http.StatusCreated:
+							mu.Lock()
+							ids = append(ids, ex.Str("/data/payout_id"))
+							mu.Unlock()
+						case ex.Status == http.StatusConflict && int(ex.Num("/code")) == 4001:
+						default:
+							t.Errorf("a concurrent duplicate must succeed (replay) or get 409 code 4001, got %s", ex)
+						}
+					}()
+				}
+				wg.Wait()
+				if len(ids) == 0 {
+					t.Fatalf("no request succeeded")
+				}
+				for _, id := range ids {
+					if id != ids[0] {
+						t.Errorf("concurrent requests with one key created several payouts: %v", ids)
+						break
+					}
+				}
+			}},
+		{ID: "idempotency.completePayment.replay", Category: CategoryIdempotency, Covers: []string{"completePayment"},
+			Doc: "completePayment replayed with its Idempotency-Key returns the first 202 instead of 422",
+			Run: func(t *T) {
+				_, hook := t.Hook()
+				ref := t.InitPayment("260970000001", hook, nil).Str("/data/paymentReference")
+				key := NewID("conform-key-")
+				t.RequireStatus(t.CompletePayment(ref, nil, WithIdempotencyKey(key)), http.StatusAccepted)
+				again := t.CompletePayment(ref, nil, WithIdempotencyKey(key))
+				t.ExpectStatus(again, http.StatusAccepted)
+				if again.Header.Get("Idempotent-Replayed") != "true" {
+					t.Errorf("the replay must carry Idempotent-Replayed: true")
+				}
+			}},
+		{ID: "idempotency.reference.payout-duplicate", Category: CategoryIdempotency, Covers: []string{"processPayout"},
+			Doc: "a second payout with a used merchant reference is rejected with 409 (code 4002) naming the existing payout",
+			Run: func(t *T) {
+				b := t.MobilePayout("260960000001", "")
+				first := t.CreatePayout(b)
+				second := t.Do(http.MethodPost, "/v1/payment/payouts/process", b)
+				if t.ExpectError(second, http.StatusConflict, 4002, "/reference") {
+					if got, want := second.Str("/data/existing_id"), first.Str("/data/payout_id"); got != want {
+						t.Errorf("data.existing_id must name the payout holding the reference: want %q, got %q", want, got)
+					}
+				}
+			}},
+		{ID: "idempotency.reference.payment-duplicate", Category: CategoryIdempotency, Covers: []string{"initializePayment"},
+			Doc: "a second payment with a used merchant reference is rejected with 409 (code 4002) naming the existing payment",
+			Run: func(t *T) {
+				_, hook := t.Hook()
+				first := t.InitPayment("", hook, nil)
+				second := t.Do(http.MethodPost, "/v1/payment/init", map[string]any{"currency": t.RefData().Currency,
+					"country": t.RefData().CountryCode, "narration": "conform", "method": "mobilemoney", "amount": 1,
+					"reference": first.Str("/data/reference"), "webhook_url": hook})
+				if t.ExpectError(second, http.StatusConflict, 4002, "/reference") {
+					if got, want := second.Str("/data/existing_id"), first.Str("/data/paymentReference"); got != want {
+						t.Errorf("data.existing_id must name the payment holding the reference: want %q, got %q", want, got)
+					}
+				}
+			}},
+		{ID: "idempotency.reference.shared-across-kinds", Category: CategoryIdempotency, Covers: []string{"initializePayment", "processPayout"},
+			Doc: "merchant references are unique across payments and payouts: a payout reusing a payment's reference gets 409 (code 4002)",
+			Run: func(t *T) {
+				_, hook := t.Hook()
+				ref := t.InitPayment("", hook, nil).Str("/data/reference")
+				b := t.MobilePayout("", "")
+				b["reference"] = ref
+				t.ExpectError(t.Do(http.MethodPost, "/v1/payment/payouts/process", b), http.StatusConflict, 4002, "/reference")
+			}},
+	}
+}
+
+func webhookRetryChecks() []*Check {
+	return []*Check{
+		{ID: "webhooks.retry-after-500", Category: CategoryWebhooks, Covers: []string{"payout.success"},
+			Doc: "a delivery answered with 500 is retried, with the same webhook-id and a valid signature each time",
+			Run: func(t *T) {
+				path, hook := t.Hook(Behavior{FailFirst: 2})
+				t.CreatePayout(t.MobilePayout("260960000001", hook))
+				ds := t.WaitDeliveries(path, "a delivery after two 500s", func(ds []*Delivery) bool { return len(Acknowledged(ds)) >= 1 })
+				checkRetried(t, ds, 3)
+			}},
+		{ID: "webhooks.retry-after-timeout", Category: CategoryWebhooks, Covers: []string{"payout.success"},
+			Doc: "a delivery the receiver does not answer in time is retried with the same webhook-id",
+			Run: func(t *T) {
+				path, hook := t.Hook(Behavior{StallFirst: 1, Stall: t.StallTime()})
+				t.CreatePayout(t.MobilePayout("260960000001", hook))
+				ds := t.WaitDeliveries(path, "a second attempt after a time-out", func(ds []*Delivery) bool { return len(ds) >= 2 })
+				checkRetried(t, ds, 2)
+			}},
+		{ID: "webhooks.all-types-observed", Category: CategoryWebhooks, Final: true,
+			Doc: "every event type the spec declares under webhooks was delivered during the run",
+			Run: func(t *T) {
+				seen := t.Receiver().TypesSeen()
+				for _, typ := range t.Spec().EventTypes() {
+					if !seen[typ] {
+						t.Errorf("no %s event was delivered during the run", typ)
+					}
+				}
+			}},
+	}
+}
+
+// checkRetried checks that the first attempts of one event were retried with a stable id.
+func checkRetried(t *T, ds []*Delivery, atLeast int) {
+	if len(ds) < atLeast {
+		t.Fatalf("want at least %d attempts, got %s", atLeast, describeDeliveries(ds))
+	}
+	first := ds[0]
+	for i, d := range ds[:atLeast] {
+		if d.EventID != first.EventID || d.Header.Get("webhook-id") != first.Header.Get("webhook-id") {
+			t.Errorf("attempt %d has webhook-id %q (event %q); retries must keep %q", i+1, d.Header.Get("webhook-id"), d.EventID, first.EventID)
+		}
+		t.VerifyDelivery(d, t.MerchantSecret())
+	}
+}
+
+func extensionChecks() []*Check {
+	endpointBody := func(hook string, events ...string) map[string]any {
+		list := make([]any, len(events))
+		for i, e := range events {
+			list[i] = e
+		}
+		return map[string]any{"url": hook, "events": list, "description": "malipo conform"}
+	}
+	return []*Check{
+		{ID: "extensions.webhook-endpoints.crud", Category: CategoryExtensions, Extension: true,
+			Covers: []string{"createWebhookEndpoint", "getWebhookEndpoint", "listWebhookEndpoints", "updateWebhookEndpoint", "deleteWebhookEndpoint"},
+			Doc:    "create returns a whsec_ secret once; get and list hide it; update changes only what is sent; delete makes it 404",
+			Run: func(t *T) {
+				_, hook := t.Hook()
+				created := t.Do(http.MethodPost, "/v1/webhooks", endpointBody(hook, "payout.success"))
+				t.RequireStatus(created, http.StatusCreated)
+				id := created.Str("/data/id")
+				if !strings.HasPrefix(created.Str("/data/secret"), "whsec_") {
+					t.Errorf("create must return a whsec_ secret")
+				}
+				if created.Get("/data/enabled") != true {
+					t.Errorf("enabled must default to true")
+				}
+				p := "/v1/webhooks/" + url.PathEscape(id)
+				got := t.Do(http.MethodGet, p, nil)
+				t.ExpectStatus(got, http.StatusOK)
+				if got.Get("/data/secret") != nil {
+					t.Errorf("get must not return the secret")
+				}
+				list := t.Do(http.MethodGet, "/v1/webhooks", nil)
+				found := false
+				items, _ := list.Get("/data").([]any)
+				for _, it := range items {
+					m, _ := it.(map[string]any)
+					if m["id"] == id {
+						found = true
+						if m["secret"] != nil {
+							t.Errorf("list must not return secrets")
+						}
+					}
+				}
+				if !found {
+					t.Errorf("list does not include the new endpoint %s", id)
+				}
+				upd := t.Do(http.MethodPatch, p, map[string]any{"description": "changed"})
+				t.ExpectStatus(upd, http.StatusOK)
+				if upd.Str("/data/description") != "changed" || upd.Str("/data/url") != hook {
+					t.Errorf("update must change description and keep url: %s", snippet(upd.Body))
+				}
+				t.ExpectStatus(t.Do(http.MethodDelete, p, nil), http.StatusNoContent)
+				t.ExpectError(t.Do(http.MethodGet, p, nil), http.StatusNotFound, 3000)
+			}},
+		{ID: "extensions.webhook-endpoints.delivery", Category: CategoryExtensions, Extension: true,
+			Covers: []string{"createWebhookEndpoint", "payout.success"},
+			Doc:    "a subscribed, enabled endpoint gets the event signed with its own secret; unsubscribed and disabled ones get none",
+			Run: func(t *T) {
+				subPath, subHook := t.Hook()
+				otherPath, otherHook := t.Hook()
+				offPath, offHook := t.Hook()
+				sub := t.CreateEndpoint(endpointBody(subHook, "payout.success"))
+				t.CreateEndpoint(endpointBody(otherHook, "payment.failed"))
+				off := endpointBody(offHook, "payout.success")
+				off["enabled"] = false
+				t.CreateEndpoint(off)
+				secret, err := webhook.ParseSecret(sub.Str("/data/secret"))
+				if err != nil {
+					t.Fatalf("the endpoint secret is not a whsec_ secret: %v", err)
+				}
+				id := t.CreatePayout(t.MobilePayout("260960000001", "")).Str("/data/payout_id")
+				mine := func(ds []*Delivery) []*Delivery { return forObject(ds, id) }
+				ds := t.WaitDeliveries(subPath, "payout.success at the subscribed endpoint", func(ds []*Delivery) bool {
+					return len(Acknowledged(mine(ds))) >= 1
+				})
+				for _, d := range mine(ds) {
+					t.VerifyDelivery(d, secret)
+				}
+				t.Settle()
+				if n := len(mine(t.Deliveries(otherPath))); n > 0 {
+					t.Errorf("an endpoint not subscribed to payout.success got %d deliveries", n)
+				}
+				if n := len(mine(t.Deliveries(offPath))); n > 0 {
+					t.Errorf("a disabled endpoint got %d deliveries", n)
+				}
+			}},
+		{ID: "extensions.webhook-endpoints.rotate-secret", Category: CategoryExtensions, Extension: true,
+			Covers: []string{"rotateWebhookEndpointSecret", "payout.success"},
+			Doc:    "after rotate-secret, deliveries carry two signatures: one verifies with the old secret, one with the new",
+			Run: func(t *T) {
+				path, hook := t.Hook()
+				created := t.CreateEndpoint(endpointBody(hook, "payout.success"))
+				oldSecret, err := webhook.ParseSecret(created.Str("/data/secret"))
+				if err != nil {
+					t.Fatalf("the endpoint secret is not a whsec_ secret: %v", err)
+				}
+				rot := t.Do(http.MethodPost, "/v1/webhooks/"+url.PathEscape(created.Str("/data/id"))+"/rotate-secret",
+					map[string]any{"grace_period_seconds": 3600})
+				t.RequireStatus(rot, http.StatusOK)
+				newSecret, err := webhook.ParseSecret(rot.Str("/data/secret"))
+				if err != nil || newSecret.Reveal() == oldSecret.Reveal() {
+					t.Fatalf("rotate-secret must return a new whsec_ secret")
+				}
+				if rot.Str("/data/previous_secret_expires_at") == "" {
+					t.Errorf("rotate-secret must say when the previous secret expires")
+				}
+				id := t.CreatePayout(t.MobilePayout("260960000001", "")).Str("/data/payout_id")
+				ds := t.WaitDeliveries(path, "a delivery after rotation", func(ds []*Delivery) bool { return len(forObject(ds, id)) >= 1 })
+				d := forObject(ds, id)[0]
+				if n := len(webhook.Signatures(d.Header.Get("webhook-signature"))); n != 2 {
+					t.Errorf("during the grace period a delivery must carry 2 signatures, got %d", n)
+				}
+				v := webhook.Verifier{Secrets: []webhook.Secret{oldSecret, newSecret}, Now: func() time.Time { return d.Received }}
+				matched, err := v.MatchingSecrets(d.Header, d.Body)
+				if err != nil || len(matched) != 2 {
+					t.Errorf("both the old and the new secret must verify the delivery; %d did (%v)", len(matched), err)
+				}
+			}},
+		{ID: "extensions.webhook-endpoints.rotate-without-grace", Category: CategoryExtensions, Extension: true,
+			Covers: []string{"rotateWebhookEndpointSecret"},
+			Doc:    "rotate-secret with grace_period_seconds 0 retires the old secret at once",
+			Run: func(t *T) {
+				path, hook := t.Hook()
+				created := t.CreateEndpoint(endpointBody(hook, "payout.failed"))
+				oldSecret, _ := webhook.ParseSecret(created.Str("/data/secret"))
+				rot := t.Do(http.MethodPost, "/v1/webhooks/"+url.PathEscape(created.Str("/data/id"))+"/rotate-secret",
+					map[string]any{"grace_period_seconds": 0})
+				t.RequireStatus(rot, http.StatusOK)
+				newSecret, _ := webhook.ParseSecret(rot.Str("/data/secret"))
+				id := t.CreatePayout(t.MobilePayout("260960000002", "")).Str("/data/payout_id")
+				ds := t.WaitDeliveries(path, "a payout.failed delivery", func(ds []*Delivery) bool { return len(forObject(ds, id)) >= 1 })
+				d := forObject(ds, id)[0]
+				t.VerifyDelivery(d, newSecret)
+				if err := (webhook.Verifier{Secrets: []webhook.Secret{oldSecret}, Now: func() time.Time { return d.Received }}).Verify(d.Header, d.Body); err == nil {
+					t.Errorf("the old secret still verifies deliveries after a rotation without grace")
+				}
+			}},
+		{ID: "extensions.webhook-endpoints.not-found", Category: CategoryExtensions, Extension: true,
+			Covers: []string{"getWebhookEndpoint"},
+			Doc:    "an endpoint id that does not exist answers 404 (code 3000)",
+			Run: func(t *T) {
+				t.ExpectError(t.Do(http.MethodGet, "/v1/webhooks/conform-unknown-id", nil), http.StatusNotFound, 3000)
+			}},
+	}
+}
+
+func forObject(ds []*Delivery, id string) []*Delivery {
+	var out []*Delivery
+	for _, d := range ds {
+		if d.ObjectID == id {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func isolationChecks() []*Check {
+	return []*Check{
+		{ID: "auth.isolation.payout", Category: CategoryAuth, NeedsSecondMerchant: true,
+			Covers: []string{"getPayout", "getTransactionStatus"},
+			Doc:    "another merchant's payout is not found (404), by payout_id and by the status API",
+			Run: func(t *T) {
+				created := t.CreatePayout(t.MobilePayout("260960000001", ""))
+				other := WithKeys(t.OtherMerchant())
+				t.ExpectError(t.GetPayout(created.Str("/data/payout_id"), other), http.StatusNotFound, 3000)
+				t.ExpectError(t.Transaction(created.Str("/data/payout_id"), other), http.StatusNotFound, 3000)
+			}},
+		{ID: "auth.isolation.payment", Category: CategoryAuth, NeedsSecondMerchant: true,
+			Covers: []string{"completePayment", "getTransactionStatus"},
+			Doc:    "another merchant's payment cannot be completed or read (404)",
+			Run: func(t *T) {
+				_, hook := t.Hook()
+				init := t.InitPayment("260970000001", hook, nil)
+				other := WithKeys(t.OtherMerchant())
+				t.ExpectError(t.CompletePayment(init.Str("/data/paymentReference"), nil, other), http.StatusNotFound, 3000)
+				t.ExpectError(t.Transaction(init.Str("/data/reference"), other), http.StatusNotFound, 3000)
+			}},
+		{ID: "auth.isolation.webhook-endpoint", Category: CategoryAuth, NeedsSecondMerchant: true, Extension: true,
+			Covers: []string{"getWebhookEndpoint"},
+			Doc:    "another merchant's webhook endpoint is not found (404)",
+			Run: func(t *T) {
+				_, hook := t.Hook()
+				id := t.CreateEndpoint(map[string]any{"url": hook, "events": []any{"payout.success"}, "enabled": false}).Str("/data/id")
+				t.ExpectError(t.Do(http.MethodGet, "/v1/webhooks/"+url.PathEscape(id), nil, WithKeys(t.OtherMerchant())), http.StatusNotFound, 3000)
+			}},
+	}
+}
+
+// All returns every check of the suite: derived from the embedded spec, then written by hand.
+func All() ([]*Check, error) {
+	spec, err := openapi.Default()
+	if err != nil {
+		return nil, fmt.Errorf("load the contract: %w", err)
+	}
+	tv, err := spec.TestValues()
+	if err != nil {
+		return nil, fmt.Errorf("derive state checks: %w", err)
+	}
+	negative, err := derivedNegativeChecks(spec)
+	if err != nil {
+		return nil, err
+	}
+	var all []*Check
+	all = append(all, referenceChecks()...)
+	all = append(all, negative...)
+	all = append(all, protocolChecks()...)
+	all = append(all, derivedAuthChecks(spec)...)
+	all = append(all, isolationChecks()...)
+	all = append(all, idempotencyChecks()...)
+	all = append(all, stateChecks(tv)...)
+	all = append(all, webhookRetryChecks()...)
+	all = append(all, extensionChecks()...)
+	seen := map[string]bool{}
+	for _, c := range all {
+		if seen[c.ID] {
+			return nil, fmt.Errorf("check id %s is used twice", c.ID)
+		}
+		seen[c.ID] = true
+	}
+	return all, nil
+}

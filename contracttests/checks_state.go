@@ -1,0 +1,241 @@
+package contracttests
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+)
+
+// State machines: every test value of x-malipo-test-values drives a payment or a payout to its
+// documented final status and failure_reason, with one webhook per status change, and the status APIs
+// agreeing with the webhooks. Final states must never change.
+
+func stateChecks(tv openapi.TestValues) []*Check {
+	var checks []*Check
+	for _, v := range tv.Payments {
+		checks = append(checks, &Check{
+			ID: "state.payment." + outcomeName(v.Outcome) + "." + v.PhoneNumber, Category: CategoryState,
+			Covers: []string{"initializePayment", "completePayment", "getTransactionStatus", "payment.processing", "payment." + v.Status},
+			Doc:    fmt.Sprintf("a payment to %s (%s) ends %s", v.PhoneNumber, v.Description, describe(v.Outcome)),
+			Run:    func(t *T) { paymentLifecycle(t, v.PhoneNumber, v.Outcome) },
+		})
+	}
+	for _, v := range tv.Payouts.MobileNumber {
+		checks = append(checks, &Check{
+			ID: "state.payout.mobile." + outcomeName(v.Outcome) + "." + v.MomoPhoneNumber, Category: CategoryState,
+			Covers: []string{"processPayout", "getPayout", "getTransactionStatus", "payout." + v.Status},
+			Doc:    fmt.Sprintf("a mobile payout to %s (%s) ends %s", v.MomoPhoneNumber, v.Description, describe(v.Outcome)),
+			Run: func(t *T) {
+				path, hook := t.Hook()
+				payoutLifecycle(t, t.MobilePayout(v.MomoPhoneNumber, hook), path, v.Outcome)
+			},
+		})
+	}
+	for _, v := range tv.Payouts.Bank {
+		checks = append(checks, &Check{
+			ID: "state.payout.bank." + outcomeName(v.Outcome) + "." + v.AccountNumber, Category: CategoryState,
+			Covers: []string{"processPayout", "getPayout", "getTransactionStatus", "payout." + v.Status},
+			Doc:    fmt.Sprintf("a bank payout to account %s (%s) ends %s", v.AccountNumber, v.Description, describe(v.Outcome)),
+			Run: func(t *T) {
+				path, hook := t.Hook()
+				payoutLifecycle(t, t.BankPayout(v.AccountNumber, hook), path, v.Outcome)
+			},
+		})
+	}
+	checks = append(checks,
+		&Check{ID: "state.payout.mobile.own-wallet", Category: CategoryState, Covers: []string{"processPayout", "getPayout"},
+			Doc: "a mobile payout without momo_phone_number pays the merchant's own wallet and succeeds",
+			Run: func(t *T) {
+				path, hook := t.Hook()
+				payoutLifecycle(t, t.MobilePayout("", hook), path, openapi.Outcome{Status: "success"})
+			}},
+		&Check{ID: "state.payment.complete-twice", Category: CategoryState, Covers: []string{"completePayment"},
+			Doc: "completing a payment that is no longer pending is rejected with 422 (code 5000)",
+			Run: func(t *T) {
+				_, hook := t.Hook()
+				ref := t.InitPayment("260970000001", hook, nil).Str("/data/paymentReference")
+				t.RequireStatus(t.CompletePayment(ref, nil), http.StatusAccepted)
+				t.ExpectError(t.CompletePayment(ref, nil), http.StatusUnprocessableEntity, 5000)
+			}},
+		&Check{ID: "state.payment.complete-without-phone", Category: CategoryState, Covers: []string{"completePayment"},
+			Doc: "completing a payment with no phone number at init or in the body is rejected with 400 naming /phone_number",
+			Run: func(t *T) {
+				_, hook := t.Hook()
+				ref := t.InitPayment("", hook, nil).Str("/data/paymentReference")
+				t.ExpectError(t.CompletePayment(ref, nil), http.StatusBadRequest, 1000, "/phone_number")
+			}},
+		&Check{ID: "state.payment.phone-at-complete", Category: CategoryState, Covers: []string{"initializePayment", "completePayment"},
+			Doc: "a phone number given at completion (not at init) is used: the payment moves to processing",
+			Run: func(t *T) {
+				_, hook := t.Hook()
+				ref := t.InitPayment("", hook, nil).Str("/data/paymentReference")
+				ex := t.CompletePayment(ref, map[string]any{"phone_number": "260970000001"})
+				t.RequireStatus(ex, http.StatusAccepted)
+				if s := ex.Str("/data/status"); s != "processing" {
+					t.Errorf("after completion the payment must be processing, got %q", s)
+				}
+			}},
+		&Check{ID: "state.payment.pending-after-init", Category: CategoryState, Covers: []string{"initializePayment", "getTransactionStatus"},
+			Doc: "an initialized payment is pending, by paymentReference and by merchant reference, and the customer is not contacted",
+			Run: func(t *T) {
+				path, hook := t.Hook()
+				init := t.InitPayment("260970000001", hook, nil)
+				if s := init.Str("/data/status"); s != "pending" {
+					t.Errorf("a new payment must be pending, got %q", s)
+				}
+				for _, ref := range []string{init.Str("/data/paymentReference"), init.Str("/data/reference")} {
+					ex := t.Transaction(ref)
+					if t.ExpectStatus(ex, http.StatusOK) {
+						if ex.Str("/data/type") != "payment" || ex.Str("/data/status") != "pending" {
+							t.Errorf("status check of %s: want a pending payment, got %s", ref, snippet(ex.Body))
+						}
+					}
+				}
+				t.Settle()
+				if ds := t.Deliveries(path); len(ds) > 0 {
+					t.Errorf("no webhook is due before completion, got %s", describeDeliveries(ds))
+				}
+			}},
+		&Check{ID: "positive.payment.generated-reference", Category: CategoryPositive, Covers: []string{"initializePayment", "getTransactionStatus"},
+			Doc: "a payment initialized without reference gets one generated, usable with the status API",
+			Run: func(t *T) {
+				_, hook := t.Hook()
+				ex := t.InitPayment("", hook, map[string]any{"reference": nil})
+				ref := ex.Str("/data/reference")
+				if ref == "" {
+					t.Fatalf("initialize payment without reference: data.reference must be generated")
+				}
+				t.ExpectStatus(t.Transaction(ref), http.StatusOK)
+			}},
+	)
+	return checks
+}
+
+func outcomeName(o openapi.Outcome) string {
+	if o.FailureReason != "" {
+		return o.FailureReason
+	}
+	return o.Status
+}
+
+func describe(o openapi.Outcome) string {
+	if o.FailureReason != "" {
+		return o.Status + " with " + o.FailureReason
+	}
+	return o.Status
+}
+
+// paymentLifecycle initializes and completes a payment for phone and follows it to its final state.
+func paymentLifecycle(t *T, phone string, want openapi.Outcome) {
+	path, hook := t.Hook()
+	init := t.InitPayment(phone, hook, nil)
+	ref, merchantRef := init.Str("/data/paymentReference"), init.Str("/data/reference")
+	done := t.CompletePayment(ref, nil)
+	t.RequireStatus(done, http.StatusAccepted)
+	if s := done.Str("/data/status"); s != "processing" {
+		t.Errorf("completion must move the payment to processing, got %q", s)
+	}
+	final := t.WaitFinal("payment "+ref, func() *Exchange { return t.Transaction(ref) })
+	expectOutcome(t, final, want)
+
+	ds := t.WaitDeliveries(path, "payment.processing and payment."+want.Status+" webhooks", func(ds []*Delivery) bool {
+		return len(Acknowledged(ds)) >= 2
+	})
+	acked := Acknowledged(ds)
+	wantTypes := [][3]string{{"payment.processing", "processing", "pending"}, {"payment." + want.Status, want.Status, "processing"}}
+	checkEventSequence(t, acked, ref, wantTypes, want)
+	for _, d := range ds {
+		t.VerifyDelivery(d, t.MerchantSecret())
+	}
+	byRef := t.Transaction(merchantRef)
+	if byRef.Str("/data/status") != want.Status {
+		t.Errorf("the status check by merchant reference %s says %q, the webhook said %q", merchantRef, byRef.Str("/data/status"), want.Status)
+	}
+	t.Settle()
+	again := t.Transaction(ref)
+	if again.Str("/data/status") != final.Str("/data/status") || again.Str("/data/failure_reason") != final.Str("/data/failure_reason") {
+		t.Errorf("final state changed: was %s/%s, now %s/%s", final.Str("/data/status"), final.Str("/data/failure_reason"),
+			again.Str("/data/status"), again.Str("/data/failure_reason"))
+	}
+	if n := len(Acknowledged(t.Deliveries(path))); n != 2 {
+		t.Errorf("want exactly 2 events for this payment (processing, %s), got %d: %s", want.Status, n, describeDeliveries(t.Deliveries(path)))
+	}
+}
+
+// payoutLifecycle creates a payout and follows it to its final state.
+func payoutLifecycle(t *T, body map[string]any, path string, want openapi.Outcome) {
+	created := t.CreatePayout(body)
+	id := created.Str("/data/payout_id")
+	if s := created.Str("/data/status"); s != "processing" {
+		t.Errorf("a new payout must be processing, got %q", s)
+	}
+	if amt := created.Num("/data/amount"); amt != toFloat(body["amount"]) {
+		t.Errorf("data.amount must echo the request: want %v, got %v", body["amount"], amt)
+	}
+	final := t.WaitFinal("payout "+id, func() *Exchange { return t.GetPayout(id) })
+	expectOutcome(t, final, want)
+	ds := t.WaitDeliveries(path, "payout."+want.Status+" webhook", func(ds []*Delivery) bool { return len(Acknowledged(ds)) >= 1 })
+	checkEventSequence(t, Acknowledged(ds), id, [][3]string{{"payout." + want.Status, want.Status, "processing"}}, want)
+	for _, d := range ds {
+		t.VerifyDelivery(d, t.MerchantSecret())
+	}
+	for _, ref := range []string{id, body["reference"].(string)} {
+		tx := t.Transaction(ref)
+		if tx.Str("/data/type") != "payout" || tx.Str("/data/status") != want.Status || tx.Str("/data/failure_reason") != want.FailureReason {
+			t.Errorf("the status check of %s disagrees with the webhook (%s): %s", ref, describe(want), snippet(tx.Body))
+		}
+	}
+	t.Settle()
+	again := t.GetPayout(id)
+	if again.Str("/data/status") != final.Str("/data/status") || again.Str("/data/failure_reason") != final.Str("/data/failure_reason") {
+		t.Errorf("final state changed: was %s/%s, now %s/%s", final.Str("/data/status"), final.Str("/data/failure_reason"),
+			again.Str("/data/status"), again.Str("/data/failure_reason"))
+	}
+	if n := len(Acknowledged(t.Deliveries(path))); n != 1 {
+		t.Errorf("want exactly 1 event for this payout (%s), got %d: %s", want.Status, n, describeDeliveries(t.Deliveries(path)))
+	}
+}
+
+func expectOutcome(t *T, ex *Exchange, want openapi.Outcome) {
+	if got := ex.Str("/data/status"); got != want.Status {
+		t.Errorf("want final status %q, got %q", want.Status, got)
+	}
+	if got := ex.Str("/data/failure_reason"); got != want.FailureReason {
+		t.Errorf("want failure_reason %q, got %q", want.FailureReason, got)
+	}
+}
+
+// checkEventSequence checks acknowledged events against the expected (type, object status, previous
+// status) sequence for one object.
+func checkEventSequence(t *T, acked []*Delivery, objectID string, want [][3]string, final openapi.Outcome) {
+	if len(acked) < len(want) {
+		t.Errorf("want %d events, got %s", len(want), describeDeliveries(acked))
+		return
+	}
+	for i, w := range want {
+		d := acked[i]
+		if d.Type != w[0] || d.ObjectStatus != w[1] || d.PreviousStatus != w[2] {
+			t.Errorf("event %d: want %s (object %s, previous %s), got %s (object %s, previous %s)",
+				i+1, w[0], w[1], w[2], d.Type, d.ObjectStatus, d.PreviousStatus)
+		}
+		if d.ObjectID != objectID {
+			t.Errorf("event %d is about %q, want %q", i+1, d.ObjectID, objectID)
+		}
+	}
+	if last := acked[len(want)-1]; last.FailureReason != final.FailureReason {
+		t.Errorf("the final event's failure_reason is %q, want %q", last.FailureReason, final.FailureReason)
+	}
+}
+
+func toFloat(v any) float64 {
+	switch n := v.(type) {
+	case int:
+		return float64(n)
+	case int64:
+		return float64(n)
+	case float64:
+		return n
+	}
+	return -1
+}

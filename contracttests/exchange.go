@@ -1,0 +1,290 @@
+package contracttests
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+)
+
+// Keys is one merchant's key pair.
+type Keys struct {
+	Public string
+	Secret string
+}
+
+// Exchange is one recorded HTTP request and response.
+type Exchange struct {
+	Method    string
+	Path      string
+	Status    int
+	Header    http.Header
+	Body      []byte
+	Operation string
+	Duration  time.Duration
+	// JSON is the decoded body, nil when it is not JSON.
+	JSON any
+}
+
+// String summarises the exchange for reports: `POST /v1/payment/payouts/process → 201`.
+func (e *Exchange) String() string {
+	return fmt.Sprintf("%s %s → %d", e.Method, e.Path, e.Status)
+}
+
+// Get returns the value at a JSON pointer of the body (`/data/status`), or nil.
+func (e *Exchange) Get(pointer string) any {
+	v := e.JSON
+	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
+		if pointer == "" {
+			break
+		}
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch c := v.(type) {
+		case map[string]any:
+			v = c[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil
+			}
+			v = c[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+// Str returns the string at a JSON pointer, or "".
+func (e *Exchange) Str(pointer string) string {
+	s, _ := e.Get(pointer).(string)
+	return s
+}
+
+// Num returns the number at a JSON pointer, or -1.
+func (e *Exchange) Num(pointer string) float64 {
+	f, ok := e.Get(pointer).(float64)
+	if !ok {
+		return -1
+	}
+	return f
+}
+
+// FieldErrors returns the `field` of every entry of an error envelope's `errors`.
+func (e *Exchange) FieldErrors() []string {
+	list, _ := e.Get("/errors").([]any)
+	out := make([]string, 0, len(list))
+	for _, item := range list {
+		if m, ok := item.(map[string]any); ok {
+			f, _ := m["field"].(string)
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// request is what a check asks Do to send.
+type request struct {
+	method, path string
+	body         []byte
+	contentType  string
+	header       http.Header
+	keys         *Keys
+	omitKeys     map[string]bool
+	noDefault    bool // send exactly the given headers, no key headers at all
+}
+
+// ReqOption adjusts one request.
+type ReqOption func(*request)
+
+// WithHeader sets a header.
+func WithHeader(name, value string) ReqOption {
+	return func(r *request) { r.header.Set(name, value) }
+}
+
+// WithIdempotencyKey sets the Idempotency-Key header.
+func WithIdempotencyKey(key string) ReqOption { return WithHeader("Idempotency-Key", key) }
+
+// WithKeys sends these keys instead of the target's.
+func WithKeys(k Keys) ReqOption { return func(r *request) { r.keys = &k } }
+
+// WithoutKeyHeader leaves one key header (`secret-key`) out.
+func WithoutKeyHeader(name string) ReqOption {
+	return func(r *request) { r.omitKeys[name] = true }
+}
+
+// WithoutKeys sends no key header at all.
+func WithoutKeys() ReqOption { return func(r *request) { r.noDefault = true } }
+
+// WithRawBody sends body as it is, with the given content type ("" for none).
+func WithRawBody(contentType string, body []byte) ReqOption {
+	return func(r *request) { r.body, r.contentType = body, contentType }
+}
+
+// Do sends a request to the target and returns the exchange. A JSON body is any value json.Marshal
+// accepts (nil for none). Key headers are the ones the operation's security requirement names, with
+// the target's keys. The response is validated against the spec; every violation is a failure of the
+// running check, with its pointer and spec location. A transport error ends the check.
+func (t *T) Do(method, path string, body any, opts ...ReqOption) *Exchange {
+	r := &request{method: method, path: path, header: http.Header{}, omitKeys: map[string]bool{}}
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			t.Fatalf("encode request body for %s %s: %v", method, path, err)
+		}
+		r.body, r.contentType = data, "application/json"
+	}
+	for _, o := range opts {
+		o(r)
+	}
+	return t.send(r)
+}
+
+func (t *T) send(r *request) *Exchange {
+	s := t.suite
+	var reader io.Reader
+	if r.body != nil {
+		reader = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(t.ctx, r.method, s.cfg.BaseURL+r.path, reader)
+	if err != nil {
+		t.Fatalf("build request %s %s: %v", r.method, r.path, err)
+	}
+	if r.contentType != "" {
+		req.Header.Set("Content-Type", r.contentType)
+	}
+	for k, v := range r.header {
+		req.Header[k] = v
+	}
+	op, routed := s.spec.FindOperation(req)
+	if !r.noDefault {
+		keys := s.cfg.Keys
+		if r.keys != nil {
+			keys = *r.keys
+		}
+		headers := []string{"public-key", "secret-key"}
+		if routed && len(op.KeyHeaders) > 0 {
+			headers = op.KeyHeaders[0]
+		}
+		for _, h := range headers {
+			if r.omitKeys[h] {
+				continue
+			}
+			if h == "secret-key" {
+				req.Header.Set(h, keys.Secret)
+			} else {
+				req.Header.Set(h, keys.Public)
+			}
+		}
+	}
+	start := time.Now()
+	resp, err := s.client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", r.method, r.path, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
+		t.Fatalf("%s %s: read response: %v", r.method, r.path, err)
+	}
+	ex := &Exchange{Method: r.method, Path: r.path, Status: resp.StatusCode, Header: resp.Header, Body: data,
+		Duration: time.Since(start)}
+	if len(data) > 0 {
+		var v any
+		if json.Unmarshal(data, &v) == nil {
+			ex.JSON = v
+		}
+	}
+	if routed {
+		ex.Operation = op.ID
+		s.coverage.sawStatus(op.ID, resp.StatusCode)
+	}
+	// Validate the response as the target sent it. The request is rebuilt for routing only.
+	check, _ := http.NewRequest(r.method, s.cfg.BaseURL+r.path, nil)
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	if routed {
+		for _, v := range s.spec.ValidateResponse(check, resp) {
+			t.fail(Failure{Message: "response breaks the spec: " + v.Message, Exchange: ex.String(),
+				Pointer: v.Pointer, SpecLocation: v.SpecLocation})
+		}
+	}
+	return ex
+}
+
+// ExpectStatus fails the check unless the exchange has the wanted status.
+func (t *T) ExpectStatus(ex *Exchange, want int) bool {
+	if ex.Status != want {
+		t.fail(Failure{Message: fmt.Sprintf("want HTTP %d, got %d: %s", want, ex.Status, snippet(ex.Body)), Exchange: ex.String()})
+		return false
+	}
+	return true
+}
+
+// RequireStatus is ExpectStatus that ends the check on a mismatch.
+func (t *T) RequireStatus(ex *Exchange, want int) {
+	if !t.ExpectStatus(ex, want) {
+		runtime.Goexit()
+	}
+}
+
+// ExpectError checks an error response: the HTTP status, the envelope code, and (when pointers are
+// given) that `errors[].field` names each pointer (or a field below it).
+func (t *T) ExpectError(ex *Exchange, status, code int, pointers ...string) bool {
+	ok := t.ExpectStatus(ex, status)
+	if ex.Str("/status") != "error" {
+		t.fail(Failure{Message: fmt.Sprintf("want an error envelope with status \"error\", got %s", snippet(ex.Body)),
+			Exchange: ex.String(), Pointer: "/status"})
+		ok = false
+	}
+	if code != 0 && int(ex.Num("/code")) != code {
+		t.fail(Failure{Message: fmt.Sprintf("want error code %d, got %v", code, ex.Get("/code")), Exchange: ex.String(), Pointer: "/code"})
+		ok = false
+	}
+	fields := ex.FieldErrors()
+	for _, p := range pointers {
+		if !namesField(fields, p) {
+			t.fail(Failure{Message: fmt.Sprintf("errors[] must name %q, it names %q", p, fields), Exchange: ex.String(), Pointer: "/errors"})
+			ok = false
+		}
+	}
+	return ok
+}
+
+func namesField(fields []string, pointer string) bool {
+	for _, f := range fields {
+		if f == pointer || strings.HasPrefix(f, pointer+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func snippet(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	if s == "" {
+		return "(empty body)"
+	}
+	return s
+}
+
+// NewID returns a random id for references and idempotency keys, prefixed for readability.
+func NewID(prefix string) string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+// Spec exposes the contract to checks that derive data from it.
+func (t *T) Spec() *openapi.Spec { return t.suite.spec }

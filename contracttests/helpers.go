@@ -1,0 +1,171 @@
+package contracttests
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/internal/webhook"
+)
+
+// RefData is the reference data the target offers, read once per run: checks build valid requests
+// from it instead of assuming the ids of one implementation.
+type RefData struct {
+	CountryID, CountryCode, Currency, BankID string
+	// OtherBankID is a bank of another country, when the target has one (for "bank not in country").
+	OtherBankID string
+}
+
+type refCache struct {
+	once sync.Once
+	data RefData
+	err  error
+}
+
+// RefData returns a country (Zambia when the target has it, the first otherwise) and one of its banks.
+func (t *T) RefData() RefData {
+	c := &t.suite.ref
+	c.once.Do(func() { c.data, c.err = t.loadRefData() })
+	if c.err != nil {
+		t.Fatalf("reference data: %v", c.err)
+	}
+	return c.data
+}
+
+func (t *T) loadRefData() (RefData, error) {
+	var rd RefData
+	ex := t.Do(http.MethodGet, "/v1/countries", nil)
+	if ex.Status != http.StatusOK {
+		return rd, fmt.Errorf("GET /v1/countries answered %d", ex.Status)
+	}
+	countries, _ := ex.Get("/data").([]any)
+	if len(countries) == 0 {
+		return rd, errors.New("GET /v1/countries returned no country; the suite needs at least one with a bank")
+	}
+	pick := func(c any) RefData {
+		m, _ := c.(map[string]any)
+		id, _ := m["id"].(string)
+		code, _ := m["country_code"].(string)
+		cur, _ := m["currency_code"].(string)
+		return RefData{CountryID: id, CountryCode: code, Currency: cur}
+	}
+	rd = pick(countries[0])
+	for _, c := range countries {
+		if p := pick(c); p.CountryCode == "ZM" {
+			rd = p
+		}
+	}
+	banks := t.Do(http.MethodGet, "/v1/payment/banks?country="+rd.CountryCode, nil)
+	list, _ := banks.Get("/data").([]any)
+	if len(list) == 0 {
+		return rd, fmt.Errorf("GET /v1/payment/banks?country=%s returned no bank", rd.CountryCode)
+	}
+	rd.BankID, _ = list[0].(map[string]any)["id"].(string)
+	for _, c := range countries {
+		other := pick(c)
+		if other.CountryCode == rd.CountryCode {
+			continue
+		}
+		ob := t.Do(http.MethodGet, "/v1/payment/banks?country="+other.CountryCode, nil)
+		if l, _ := ob.Get("/data").([]any); len(l) > 0 {
+			rd.OtherBankID, _ = l[0].(map[string]any)["id"].(string)
+			break
+		}
+	}
+	return rd, nil
+}
+
+// Hook returns a fresh receiver path for this check and the URL the target must deliver to.
+func (t *T) Hook(behavior ...Behavior) (path, url string) {
+	path = "/hooks/" + NewID("") + "/" + t.check.ID
+	if len(behavior) > 0 {
+		t.suite.receiver.SetBehavior(path, behavior[0])
+	}
+	return path, t.suite.receiver.URL(path)
+}
+
+// Deliveries returns what the receiver saw on path.
+func (t *T) Deliveries(path string) []*Delivery { return t.suite.receiver.Deliveries(path) }
+
+// WaitDeliveries waits until path has seen deliveries that satisfy done.
+func (t *T) WaitDeliveries(path, what string, done func([]*Delivery) bool) []*Delivery {
+	var ds []*Delivery
+	t.Eventually(what, func() (bool, string) {
+		ds = t.Deliveries(path)
+		return done(ds), describeDeliveries(ds)
+	})
+	return ds
+}
+
+func describeDeliveries(ds []*Delivery) string {
+	if len(ds) == 0 {
+		return "no delivery"
+	}
+	s := ""
+	for i, d := range ds {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s(%s, answered %d)", d.Type, d.EventID, d.Answer)
+	}
+	return s
+}
+
+// Acknowledged returns the deliveries the receiver acknowledged, one per event id, in order.
+func Acknowledged(ds []*Delivery) []*Delivery {
+	var out []*Delivery
+	seen := map[string]bool{}
+	for _, d := range ds {
+		if d.Answer >= 200 && d.Answer < 300 && !seen[d.EventID] {
+			seen[d.EventID] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// VerifyDelivery checks one delivery as any receiver would: valid against the spec's `webhooks` entry,
+// signed by one of secrets (Standard Webhooks), `webhook-id` equal to the event id, and a timestamp
+// within the 5-minute tolerance of when it arrived.
+func (t *T) VerifyDelivery(d *Delivery, secrets ...webhook.Secret) {
+	where := fmt.Sprintf("webhook %s %s to %s", d.Type, d.EventID, d.Path)
+	for _, v := range d.Violations {
+		t.fail(Failure{Message: "delivery breaks the spec: " + v.Message, Exchange: where, Pointer: v.Pointer, SpecLocation: v.SpecLocation})
+	}
+	if id := d.Header.Get("webhook-id"); id != d.EventID {
+		t.fail(Failure{Message: fmt.Sprintf("webhook-id %q must equal the event id %q", id, d.EventID), Exchange: where, Pointer: "header.webhook-id"})
+	}
+	ts, err := strconv.ParseInt(d.Header.Get("webhook-timestamp"), 10, 64)
+	if err != nil {
+		t.fail(Failure{Message: "webhook-timestamp is not unix seconds", Exchange: where, Pointer: "header.webhook-timestamp"})
+	} else if skew := d.Received.Sub(time.Unix(ts, 0)); skew > webhook.DefaultTolerance || skew < -webhook.DefaultTolerance {
+		t.fail(Failure{Message: fmt.Sprintf("webhook-timestamp is %s away from arrival, beyond the 5 minute tolerance", skew),
+			Exchange: where, Pointer: "header.webhook-timestamp"})
+	}
+	v := webhook.Verifier{Secrets: secrets, Now: func() time.Time { return d.Received }}
+	if err := v.Verify(d.Header, d.Body); err != nil {
+		t.fail(Failure{Message: "signature does not verify: " + err.Error(), Exchange: where, Pointer: "header.webhook-signature",
+			SpecLocation: "#/components/parameters/WebhookSignature"})
+	}
+}
+
+// MerchantSecret is the key that signs deliveries to an object's own webhook_url.
+func (t *T) MerchantSecret() webhook.Secret {
+	s, err := webhook.ParseSecret(t.suite.cfg.Keys.Secret)
+	if err != nil {
+		t.Fatalf("the merchant secret key cannot be used as a webhook secret: %v", err)
+	}
+	return s
+}
+
+// OtherMerchant returns the second key pair (checks that need it are skipped without one).
+func (t *T) OtherMerchant() Keys { return *t.suite.cfg.OtherMerchant }
+
+// Receiver exposes the run's webhook receiver.
+func (t *T) Receiver() *Receiver { return t.suite.receiver }
+
+// StallTime is how long the receiver stalls to make the target time out.
+func (t *T) StallTime() time.Duration { return t.suite.cfg.WebhookStall }

@@ -1,0 +1,174 @@
+package contracttests
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+)
+
+// Delivery is one webhook delivery attempt the receiver saw.
+type Delivery struct {
+	// Path is the receiver path it was sent to; each check uses its own.
+	Path     string
+	Received time.Time
+	Header   http.Header
+	Body     []byte
+	// EventID is the body's `id`; Type its `type`; ObjectID the payout_id or paymentReference.
+	EventID, Type, ObjectID, ObjectStatus, PreviousStatus, FailureReason string
+	// Answer is the status code the receiver answered with (0 when it stalled past the sender's time-out).
+	Answer int
+	// Violations are the ways the delivery breaks the spec's `webhooks` entry for its type.
+	Violations openapi.Violations
+}
+
+// Behavior tells the receiver how to answer on one path, to test the sender's retries.
+type Behavior struct {
+	// FailFirst answers the first N attempts with 500.
+	FailFirst int
+	// StallFirst holds the first N attempts for Stall before answering, so that the sender times out.
+	StallFirst int
+	Stall      time.Duration
+}
+
+// Receiver is the suite's webhook sink: it records every delivery, validates it against the spec and
+// answers as each path's Behavior says. Checks verify signatures themselves, since only they know the
+// secret.
+type Receiver struct {
+	spec    *openapi.Spec
+	baseURL string
+	srv     *http.Server
+	ln      net.Listener
+
+	mu         sync.Mutex
+	deliveries []*Delivery
+	behaviors  map[string]Behavior
+	attempts   map[string]int
+	types      map[string]bool
+}
+
+// NewReceiver listens on addr (`127.0.0.1:0` for any port). publicURL is the base URL the target uses
+// to reach it; empty means `http://<listen address>`.
+func NewReceiver(spec *openapi.Spec, addr, publicURL string) (*Receiver, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("start webhook receiver on %s: %w", addr, err)
+	}
+	if publicURL == "" {
+		publicURL = "http://" + ln.Addr().String()
+	}
+	r := &Receiver{spec: spec, baseURL: strings.TrimRight(publicURL, "/"), ln: ln,
+		behaviors: map[string]Behavior{}, attempts: map[string]int{}, types: map[string]bool{}}
+	r.srv = &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = r.srv.Serve(ln) }()
+	return r, nil
+}
+
+// Close stops the receiver.
+func (r *Receiver) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	err := r.srv.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return r.srv.Close()
+	}
+	return err
+}
+
+// URL returns the URL the target must deliver to for path.
+func (r *Receiver) URL(path string) string { return r.baseURL + path }
+
+// SetBehavior sets how the receiver answers on path.
+func (r *Receiver) SetBehavior(path string, b Behavior) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.behaviors[path] = b
+}
+
+// Deliveries returns copies of the deliveries seen on path so far, oldest first.
+func (r *Receiver) Deliveries(path string) []*Delivery {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []*Delivery
+	for _, d := range r.deliveries {
+		if d.Path == path {
+			c := *d
+			out = append(out, &c)
+		}
+	}
+	return out
+}
+
+// TypesSeen returns every event type delivered so far.
+func (r *Receiver) TypesSeen() map[string]bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[string]bool, len(r.types))
+	for k, v := range r.types {
+		out[k] = v
+	}
+	return out
+}
+
+// ServeHTTP records one delivery attempt.
+func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(req.Body, 4<<20))
+	d := &Delivery{Path: req.URL.Path, Received: time.Now(), Header: req.Header.Clone(), Body: body}
+	var env struct {
+		ID   string `json:"id"`
+		Type string `json:"type"`
+		Data struct {
+			PreviousStatus string         `json:"previous_status"`
+			Object         map[string]any `json:"object"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &env); err == nil {
+		d.EventID, d.Type, d.PreviousStatus = env.ID, env.Type, env.Data.PreviousStatus
+		d.ObjectID, _ = env.Data.Object["payout_id"].(string)
+		if d.ObjectID == "" {
+			d.ObjectID, _ = env.Data.Object["paymentReference"].(string)
+		}
+		d.ObjectStatus, _ = env.Data.Object["status"].(string)
+		d.FailureReason, _ = env.Data.Object["failure_reason"].(string)
+	}
+	d.Violations = r.spec.ValidateWebhook(d.Type, req.Header, body)
+
+	r.mu.Lock()
+	r.attempts[d.Path]++
+	n := r.attempts[d.Path]
+	b := r.behaviors[d.Path]
+	r.deliveries = append(r.deliveries, d)
+	if d.Type != "" {
+		r.types[d.Type] = true
+	}
+	r.mu.Unlock()
+
+	switch {
+	case n <= b.StallFirst:
+		select {
+		case <-time.After(b.Stall):
+			r.answer(d, w, http.StatusOK)
+		case <-req.Context().Done():
+			// The sender gave up (its time-out): Answer stays 0, nothing was acknowledged.
+		}
+	case n <= b.StallFirst+b.FailFirst:
+		r.answer(d, w, http.StatusInternalServerError)
+	default:
+		r.answer(d, w, http.StatusOK)
+	}
+}
+
+func (r *Receiver) answer(d *Delivery, w http.ResponseWriter, status int) {
+	r.mu.Lock()
+	d.Answer = status
+	r.mu.Unlock()
+	w.WriteHeader(status)
+}

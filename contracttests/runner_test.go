@@ -1,0 +1,119 @@
+package contracttests_test
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+)
+
+func TestRunRejectsAnUnreachableTarget(t *testing.T) {
+	checks, err := contracttests.All()
+	require.NoError(t, err)
+	_, err = contracttests.Run(context.Background(), contracttests.Config{BaseURL: "http://127.0.0.1:1"}, checks)
+	require.ErrorIs(t, err, contracttests.ErrUnreachable)
+	assert.Contains(t, err.Error(), "check --target")
+}
+
+// A target without the webhook-endpoint extension gets those checks skipped, or failed when
+// extensions are required.
+func TestExtensionsAreDetected(t *testing.T) {
+	srv, err := sandbox.New(sandbox.WithTimings(contracttests.EmbeddedTimings.Network))
+	require.NoError(t, err)
+	withoutExtension := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v1/webhooks") {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"status":"error","code":3000,"message":"no such path","errors":[]}`))
+			return
+		}
+		srv.ServeHTTP(w, r)
+	})
+	ts := httptest.NewServer(withoutExtension)
+	defer ts.Close()
+	checks, err := contracttests.All()
+	require.NoError(t, err)
+	cfg := contracttests.Config{BaseURL: ts.URL, Keys: contracttests.Keys{Public: sandbox.DefaultPublicKey, Secret: sandbox.DefaultSecretKey},
+		Run: regexp.MustCompile(`^(extensions\.webhook-endpoints\.crud|reference\.countries)$`)}
+
+	sum, err := contracttests.Run(context.Background(), cfg, checks)
+	require.NoError(t, err)
+	outcomes := map[string]contracttests.Outcome{}
+	for _, r := range sum.Results {
+		outcomes[r.ID] = r.Outcome
+	}
+	assert.Equal(t, map[string]contracttests.Outcome{"extensions.webhook-endpoints.crud": contracttests.Skipped,
+		"reference.countries": contracttests.Passed}, outcomes)
+
+	cfg.RequireExtensions = true
+	sum, err = contracttests.Run(context.Background(), cfg, checks)
+	require.NoError(t, err)
+	assert.Equal(t, 1, sum.Failed)
+}
+
+func TestReports(t *testing.T) {
+	cfg, stop, err := contracttests.StartEmbedded(sandbox.WithFault(sandbox.FaultAuthNotEnforced))
+	require.NoError(t, err)
+	defer stop()
+	checks, err := contracttests.All()
+	require.NoError(t, err)
+	cfg.Run = regexp.MustCompile(`^(auth\.getPayout\.|reference\.countries$)`)
+	dir := t.TempDir()
+	junitPath, jsonPath := filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.json")
+	var text strings.Builder
+	sum, err := contracttests.Run(context.Background(), cfg, checks, &contracttests.TextReporter{W: &text},
+		contracttests.JUnitReporter{Path: junitPath}, contracttests.JSONReporter{Path: jsonPath})
+	require.NoError(t, err)
+	require.Len(t, sum.Results, 6, "5 auth checks of getPayout and reference.countries")
+	assert.Equal(t, 1, sum.Passed)
+	assert.Equal(t, 5, sum.Failed, "the fault lets every auth check of getPayout through")
+
+	out := text.String()
+	assert.Contains(t, out, "FAIL auth.getPayout.no-keys")
+	assert.Contains(t, out, "auth.getPayout.no-keys — getPayout without any key header is rejected with 401 (code 2000)")
+	assert.Contains(t, out, "[GET /v1/payment/payouts/conform-unknown-id → 404] want HTTP 401, got 404")
+	assert.Contains(t, out, "1 passed, 5 failed, 0 skipped")
+	assert.Contains(t, out, "Coverage:")
+
+	var junit struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Name  string `xml:"name,attr"`
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	data, err := os.ReadFile(junitPath)
+	require.NoError(t, err)
+	require.NoError(t, xml.Unmarshal(data, &junit))
+	assert.Equal(t, 6, junit.Tests)
+	assert.Equal(t, 5, junit.Failures)
+	require.Len(t, junit.Suites, 2)
+	assert.Equal(t, "malipo.auth", junit.Suites[0].Name)
+	require.NotNil(t, junit.Suites[0].Cases[0].Failure)
+	assert.Contains(t, junit.Suites[0].Cases[0].Failure.Message, "want HTTP 401")
+
+	var report contracttests.Summary
+	data, err = os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &report))
+	assert.Equal(t, 5, report.Failed)
+	assert.NotEmpty(t, report.Coverage.Operations)
+}

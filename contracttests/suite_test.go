@@ -1,0 +1,27 @@
+package contracttests_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/contracttests"
+)
+
+func TestEmbeddedSandboxConforms(t *testing.T) {
+	cfg, stop, err := contracttests.StartEmbedded()
+	require.NoError(t, err)
+	defer stop()
+	checks, err := contracttests.All()
+	require.NoError(t, err)
+	var out bytes.Buffer
+	sum, err := contracttests.Run(context.Background(), cfg, checks, &contracttests.TextReporter{W: &out})
+	require.NoError(t, err)
+	t.Log(out.String())
+	assert.Zero(t, sum.Failed)
+	assert.Zero(t, sum.Skipped)
+	assert.GreaterOrEqual(t, sum.Passed, 60)
+}

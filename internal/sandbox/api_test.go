@@ -1,0 +1,182 @@
+package sandbox
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEveryOperationHasAHandler(t *testing.T) {
+	for _, op := range testSpec(t).Operations() {
+		assert.Contains(t, handlers, op.ID, "operation %s of the contract has no handler", op.ID)
+	}
+}
+
+func TestNewRejectsBadOptions(t *testing.T) {
+	tests := []struct {
+		name string
+		opt  Option
+	}{
+		{"empty key", WithMerchant("", "sk")},
+		{"key with space", WithMerchant("pk x", "sk")},
+		{"whsec secret key", WithMerchant("pk", "whsec_AAAA")},
+		{"negative delay", WithTimings(Timings{PromptDelay: -1})},
+		{"negative retry", WithRetrySchedule([]time.Duration{-1})},
+		{"zero timeout", WithWebhookTimeout(0)},
+		{"zero concurrency", WithDeliveryConcurrency(0)},
+		{"unknown fault", WithFault("no-such-fault")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(tt.opt)
+			assert.Error(t, err)
+		})
+	}
+	_, err := New(WithMerchant("pk", "sk1"), WithMerchant("pk", "sk2"))
+	assert.ErrorContains(t, err, "two merchants")
+}
+
+func TestReferenceData(t *testing.T) {
+	e := newEnv(t)
+	res := e.client.do(http.MethodGet, "/v1/countries", nil, withoutHeader("secret-key"))
+	require.Equal(t, http.StatusOK, res.status)
+	countries := map[string]string{}
+	ids := map[string]string{}
+	for _, c := range res.json(t)["data"].([]any) {
+		c := c.(map[string]any)
+		countries[c["country_code"].(string)] = c["currency_code"].(string)
+		ids[c["country_code"].(string)] = c["id"].(string)
+	}
+	for code, currency := range map[string]string{"ZM": "ZMW", "GH": "GHS", "KE": "KES", "UG": "UGX", "RW": "RWF"} {
+		assert.Equal(t, currency, countries[code], "country %s", code)
+	}
+	assert.Equal(t, "ctry_zm", ids["ZM"])
+
+	for code := range countries {
+		res := e.client.do(http.MethodGet, "/v1/payment/banks?country="+code, nil, withoutHeader("secret-key"))
+		require.Equal(t, http.StatusOK, res.status)
+		banks := res.json(t)["data"].([]any)
+		assert.GreaterOrEqual(t, len(banks), 3, "banks of %s", code)
+		for _, b := range banks {
+			assert.Equal(t, code, b.(map[string]any)["country_code"])
+		}
+	}
+	res = e.client.do(http.MethodGet, "/v1/payment/banks?country=ZM", nil)
+	assert.Contains(t, string(res.body), `"bank_zm_zanaco"`)
+
+	tests := []struct{ name, query string }{
+		{"unknown country", "?country=ZZ"},
+		{"malformed country", "?country=zm"},
+		{"missing country", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := e.client.do(http.MethodGet, "/v1/payment/banks"+tt.query, nil)
+			assert.Equal(t, http.StatusBadRequest, res.status)
+			assert.Equal(t, 1000, res.code(t))
+			assert.Equal(t, []string{"query.country"}, res.fields(t))
+		})
+	}
+}
+
+func TestAuthentication(t *testing.T) {
+	e := newEnv(t)
+	payout := mobilePayout("")
+	tests := []struct {
+		name       string
+		method     string
+		path       string
+		body       any
+		opts       []reqOpt
+		wantStatus int
+		wantCode   int
+		wantFields []string
+	}{
+		{"no keys", http.MethodPost, "/v1/payment/payouts/process", payout,
+			[]reqOpt{withoutHeader("public-key"), withoutHeader("secret-key")}, 401, 2000, []string{"header.public-key", "header.secret-key"}},
+		{"no keys and an invalid body: keys first", http.MethodPost, "/v1/payment/payouts/process", `{"amount":"x"}`,
+			[]reqOpt{withoutHeader("public-key"), withoutHeader("secret-key")}, 401, 2000, []string{"header.public-key", "header.secret-key"}},
+		{"no secret key", http.MethodPost, "/v1/payment/payouts/process", payout,
+			[]reqOpt{withoutHeader("secret-key")}, 401, 2000, []string{"header.secret-key"}},
+		{"no public key", http.MethodGet, "/v1/webhooks", nil,
+			[]reqOpt{withoutHeader("public-key")}, 401, 2000, []string{"header.public-key"}},
+		{"unknown public key", http.MethodPost, "/v1/payment/payouts/process", payout,
+			[]reqOpt{withHeader("public-key", "pk_test_nobody")}, 401, 2001, []string{"header.public-key"}},
+		{"wrong secret key", http.MethodPost, "/v1/payment/payouts/process", payout,
+			[]reqOpt{withHeader("secret-key", "sk_test_wrong")}, 401, 2001, []string{"header.secret-key"}},
+		{"keys of two merchants", http.MethodGet, "/v1/payment/payouts/po_1", nil,
+			[]reqOpt{withHeader("secret-key", otherSecretKey)}, 401, 2001, []string{"header.secret-key"}},
+		{"complete-payment needs only the public key", http.MethodPost, "/v1/payment/pay/pay_unknown", nil,
+			[]reqOpt{withoutHeader("secret-key")}, 404, 3000, nil},
+		{"complete-payment without public key", http.MethodPost, "/v1/payment/pay/pay_unknown", nil,
+			[]reqOpt{withoutHeader("public-key")}, 401, 2000, []string{"header.public-key"}},
+		{"countries need only the public key", http.MethodGet, "/v1/countries", nil,
+			[]reqOpt{withoutHeader("secret-key")}, 200, 0, nil},
+		{"banks with a wrong public key", http.MethodGet, "/v1/payment/banks?country=ZM", nil,
+			[]reqOpt{withHeader("public-key", "pk_nope")}, 401, 2001, []string{"header.public-key"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := e.client.do(tt.method, tt.path, tt.body, tt.opts...)
+			assert.Equal(t, tt.wantStatus, res.status, "%s", res.body)
+			assert.Equal(t, tt.wantCode, res.code(t))
+			if tt.wantStatus >= 400 {
+				assert.Equal(t, tt.wantFields, res.fields(t))
+				assert.NotEmpty(t, res.json(t)["message"])
+			}
+		})
+	}
+}
+
+func TestRequestErrors(t *testing.T) {
+	e := newEnv(t)
+	big := `{"amount":1,"countryId":"ctry_zm","transfer_to":"mobile_number","narration":"` + strings.Repeat("x", MaxBodyBytes) + `"}`
+	tests := []struct {
+		name       string
+		method     string
+		path       string
+		body       any
+		opts       []reqOpt
+		wantStatus int
+		wantCode   int
+		wantFields []string
+	}{
+		{"malformed JSON", http.MethodPost, "/v1/payment/payouts/process", `{"amount":`, nil, 400, 1001, []string{""}},
+		{"trailing garbage", http.MethodPost, "/v1/payment/payouts/process", `{"amount":1} x`, nil, 400, 1001, []string{""}},
+		{"form body", http.MethodPost, "/v1/payment/payouts/process", `amount=1`,
+			[]reqOpt{withHeader("Content-Type", "application/x-www-form-urlencoded")}, 415, 1002, []string{"header.content-type"}},
+		{"no content type", http.MethodPost, "/v1/payment/payouts/process", `{}`,
+			[]reqOpt{withoutHeader("Content-Type")}, 415, 1002, []string{"header.content-type"}},
+		{"body over 1 MiB", http.MethodPost, "/v1/payment/payouts/process", big, nil, 413, 1003, nil},
+		{"no body", http.MethodPost, "/v1/payment/payouts/process", nil, nil, 400, 1000, []string{""}},
+		{"unknown field", http.MethodPost, "/v1/payment/payouts/process", with(mobilePayout(""), "colour", "red"), nil, 400, 1000, []string{"/colour"}},
+		{"field of the other kind", http.MethodPost, "/v1/payment/payouts/process", with(mobilePayout(""), "bank_id", "bank_zm_zanaco"), nil, 400, 1000, []string{"/bank_id"}},
+		{"bank payout without bank", http.MethodPost, "/v1/payment/payouts/process",
+			map[string]any{"amount": 0, "countryId": "ctry_zm", "transfer_to": "bank"}, nil, 400, 1000, []string{"/account_number", "/amount", "/bank_id"}},
+		{"unknown transfer_to", http.MethodPost, "/v1/payment/payouts/process", with(mobilePayout(""), "transfer_to", "cash"), nil, 400, 1000, []string{"/transfer_to"}},
+		{"amount beyond int64", http.MethodPost, "/v1/payment/payouts/process", `{"amount":1e30,"countryId":"ctry_zm","transfer_to":"mobile_number"}`, nil, 400, 1000, []string{"/amount"}},
+		{"payment amount with three decimals", http.MethodPost, "/v1/payment/init", with(paymentInit("", "https://x.example/h"), "amount", 1.005), nil, 400, 1000, []string{"/amount"}},
+		{"payment without webhook_url", http.MethodPost, "/v1/payment/init", with(paymentInit("", "https://x.example/h"), "webhook_url", ""), nil, 400, 1000, []string{"/webhook_url", "/webhook_url"}},
+		{"bad path parameter", http.MethodGet, "/v1/payment/payouts/po%20x", nil, nil, 400, 1000, []string{"path.payout_id"}},
+		{"idempotency key too long", http.MethodPost, "/v1/payment/payouts/process", mobilePayout(""),
+			[]reqOpt{withIdempotencyKey(strings.Repeat("k", 256))}, 400, 1000, []string{"header.idempotency-key"}},
+		{"update with empty body object", http.MethodPatch, "/v1/webhooks/we_1", `{}`, nil, 400, 1000, []string{""}},
+		{"unknown path", http.MethodGet, "/v1/nothing", nil, nil, 404, 3000, nil},
+		{"wrong method", http.MethodDelete, "/v1/countries", nil, nil, 405, 3001, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := e.client.do(tt.method, tt.path, tt.body, tt.opts...)
+			assert.Equal(t, tt.wantStatus, res.status, "%s", res.body)
+			assert.Equal(t, tt.wantCode, res.code(t))
+			assert.Equal(t, tt.wantFields, res.fields(t))
+			assert.Equal(t, "application/json", res.header.Get("Content-Type"))
+		})
+	}
+	res := e.client.do(http.MethodPut, "/v1/webhooks/we_1", nil)
+	assert.Equal(t, "GET, PATCH, DELETE", res.header.Get("Allow"))
+}

@@ -1,0 +1,132 @@
+package sandbox
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/internal/webhook"
+)
+
+// BenchmarkPayoutCreateAndRead measures sandbox throughput over loopback HTTP with keep-alive: each
+// iteration creates a payout and reads it back (two requests). validation=off is the same handler
+// without the contract check, to show what validation costs.
+func BenchmarkPayoutCreateAndRead(b *testing.B) {
+	for _, validation := range []bool{true, false} {
+		b.Run(fmt.Sprintf("validation=%v", map[bool]string{true: "on", false: "off"}[validation]), func(b *testing.B) {
+			srv, err := New(WithValidation(validation), WithTimings(Timings{PromptDelay: time.Millisecond, PayoutDelay: time.Millisecond}))
+			if err != nil {
+				b.Fatal(err)
+			}
+			ts := httptest.NewServer(srv)
+			defer ts.Close()
+			defer func() { _ = srv.Close() }()
+			tr := &http.Transport{MaxIdleConns: 64, MaxIdleConnsPerHost: 64}
+			defer tr.CloseIdleConnections()
+			hc := &http.Client{Transport: tr}
+			body := []byte(`{"amount":2500,"countryId":"ctry_zm","transfer_to":"bank","bank_id":"bank_zm_zanaco","account_number":"0000000001","narration":"Supplier invoice 88"}`)
+			do := func(method, url string, body []byte, want int) []byte {
+				var rd io.Reader
+				if body != nil {
+					rd = bytes.NewReader(body)
+				}
+				req, _ := http.NewRequest(method, url, rd)
+				req.Header.Set("public-key", DefaultPublicKey)
+				req.Header.Set("secret-key", DefaultSecretKey)
+				if body != nil {
+					req.Header.Set("Content-Type", "application/json")
+				}
+				resp, err := hc.Do(req)
+				if err != nil {
+					b.Error(err)
+					return nil
+				}
+				data, _ := io.ReadAll(resp.Body)
+				_ = resp.Body.Close()
+				if resp.StatusCode != want {
+					b.Errorf("%s %s: %d %s", method, url, resp.StatusCode, data)
+				}
+				return data
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					data := do(http.MethodPost, ts.URL+"/v1/payment/payouts/process", body, http.StatusCreated)
+					i := bytes.Index(data, []byte(`"payout_id":"`))
+					if i < 0 {
+						b.Error("no payout_id")
+						return
+					}
+					id := data[i+13 : i+13+bytes.IndexByte(data[i+13:], '"')]
+					do(http.MethodGet, ts.URL+"/v1/payment/payouts/"+string(id), nil, http.StatusOK)
+				}
+			})
+			b.ReportMetric(float64(2*b.N)/time.Since(start).Seconds(), "req/s")
+		})
+	}
+}
+
+// BenchmarkWebhookLatency measures the time from a status change to its arrival at a loopback
+// receiver, reported as p50 and p99 in milliseconds.
+func BenchmarkWebhookLatency(b *testing.B) {
+	var mu sync.Mutex
+	arrived := map[string]time.Time{}
+	got := make(chan struct{}, 1024)
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		arrived[r.Header.Get(webhook.HeaderID)] = time.Now()
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+		got <- struct{}{}
+	}))
+	defer rc.Close()
+	srv, err := New(WithTimings(Timings{PayoutDelay: 0}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	defer func() { _ = srv.Close() }()
+	body := []byte(fmt.Sprintf(`{"amount":120,"countryId":"ctry_zm","transfer_to":"mobile_number","webhook_url":%q}`, rc.URL+"/hook"))
+	b.ResetTimer()
+	for range b.N {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/v1/payment/payouts/process", bytes.NewReader(body))
+		req.Header.Set("public-key", DefaultPublicKey)
+		req.Header.Set("secret-key", DefaultSecretKey)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		<-got
+	}
+	b.StopTimer()
+	var lat []time.Duration
+	mu.Lock()
+	for _, ev := range srv.Events(DefaultPublicKey) {
+		if at, ok := arrived[ev.ID]; ok {
+			lat = append(lat, at.Sub(ev.Emitted))
+		}
+	}
+	mu.Unlock()
+	if len(lat) == 0 {
+		b.Fatal("no deliveries")
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+}

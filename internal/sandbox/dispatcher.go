@@ -1,0 +1,306 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/internal/webhook"
+)
+
+// Attempt is one webhook delivery attempt, as Attempts reports it. Tests use it to check retries
+// (same webhook-id, growing Number), the contract suite to explain a failed webhook check.
+type Attempt struct {
+	// EventID is the event's id; WebhookID is the webhook-id header actually sent (they differ only
+	// under FaultUnstableWebhookID).
+	EventID   string
+	WebhookID string
+	EventType string
+	ObjectID  string
+	// URL is where the attempt was sent; EndpointID is the webhook endpoint, empty for a delivery to
+	// the object's own webhook_url.
+	URL        string
+	EndpointID string
+	// Number counts attempts of this delivery from 1.
+	Number int
+	// StatusCode is the receiver's HTTP status, 0 when there was none (see Error).
+	StatusCode int
+	// Error says why the attempt failed without a status: time-out, refused connection, …
+	Error string
+	// Delivered is true when the receiver acknowledged with a 2xx status.
+	Delivered bool
+	// Final is true when no further attempt follows: delivered, or the retry schedule is exhausted.
+	Final bool
+	// EventEmitted is when the status change happened; Started and Duration time the attempt.
+	EventEmitted time.Time
+	Started      time.Time
+	Duration     time.Duration
+}
+
+// delivery is one event on its way to one destination.
+type delivery struct {
+	event      Event
+	merchant   *merchant
+	endpointID string // empty: the object's own webhook_url
+	url        string
+}
+
+// queueKey is the destination and the object: deliveries with the same key are sent strictly one
+// after the other, which keeps every object's events in order at every receiver.
+func (d *delivery) queueKey() string {
+	if d.endpointID != "" {
+		return "we:" + d.endpointID + "\x00" + d.event.ObjectID
+	}
+	return "url:" + d.url + "\x00" + d.event.ObjectID
+}
+
+type queue struct {
+	key   string
+	items []*delivery
+}
+
+// dispatcher delivers events at least once: a FIFO queue per destination and object (event N+1 waits
+// until event N is acknowledged or given up), a semaphore bounding the attempts in flight, retries
+// on any non-2xx status, time-out or connection error after the configured back-off, the same
+// webhook-id on every attempt with a fresh timestamp and signature, and a drain on shutdown.
+type dispatcher struct {
+	s        *Server
+	client   *http.Client
+	sem      chan struct{}
+	ctx      context.Context
+	cancel   context.CancelFunc
+	schedule []time.Duration
+
+	mu     sync.Mutex
+	queues map[string]*queue
+	closed bool
+	wg     sync.WaitGroup
+
+	attemptsMu sync.Mutex
+	attempts   []Attempt
+}
+
+// maxAttemptLog bounds the attempts kept for inspection in a long-running sandbox.
+const maxAttemptLog = 10000
+
+func newDispatcher(s *Server) *dispatcher {
+	client := s.cfg.httpClient
+	if client == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = s.cfg.concurrency
+		client = &http.Client{
+			Transport: tr,
+			// A redirect is not an acknowledgement: report it and retry, as other webhook senders do.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	schedule := s.cfg.retrySchedule
+	if s.fault(FaultNoWebhookRetry) {
+		schedule = nil
+	}
+	return &dispatcher{s: s, client: client, sem: make(chan struct{}, s.cfg.concurrency), ctx: ctx, cancel: cancel,
+		schedule: schedule, queues: map[string]*queue{}}
+}
+
+// enqueue adds a delivery behind the earlier ones of its destination and object. It never blocks.
+func (d *dispatcher) enqueue(del *delivery) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		d.s.log.Warn("webhook not queued: the sandbox is shutting down", "event_id", del.event.ID, "type", del.event.Type)
+		return
+	}
+	key := del.queueKey()
+	q, ok := d.queues[key]
+	if !ok {
+		q = &queue{key: key}
+		d.queues[key] = q
+		d.wg.Add(1)
+		go d.run(q)
+	}
+	q.items = append(q.items, del)
+}
+
+// run works through one queue until it is empty.
+func (d *dispatcher) run(q *queue) {
+	defer d.wg.Done()
+	for {
+		d.mu.Lock()
+		if len(q.items) == 0 {
+			delete(d.queues, q.key)
+			d.mu.Unlock()
+			return
+		}
+		del := q.items[0]
+		d.mu.Unlock()
+		d.deliver(del)
+		d.mu.Lock()
+		q.items = q.items[1:]
+		d.mu.Unlock()
+	}
+}
+
+// deliver makes attempts until one is acknowledged, the schedule is exhausted, the endpoint is gone,
+// or the dispatcher is stopped.
+func (d *dispatcher) deliver(del *delivery) {
+	webhookID := del.event.ID
+	for n := 1; ; n++ {
+		if d.ctx.Err() != nil {
+			d.s.log.Warn("webhook abandoned: shutdown deadline reached", "event_id", del.event.ID, "type", del.event.Type, "url", redactURL(del.url))
+			return
+		}
+		target, secrets, ok := d.s.target(del)
+		if !ok {
+			d.s.log.Info("webhook dropped: the endpoint was deleted or disabled", "event_id", del.event.ID, "endpoint_id", del.endpointID)
+			return
+		}
+		if n > 1 && d.s.fault(FaultUnstableWebhookID) {
+			webhookID = newID(prefixEvent)
+		}
+		select {
+		case d.sem <- struct{}{}:
+		case <-d.ctx.Done():
+			continue
+		}
+		att := d.attempt(del, target, webhookID, secrets, n)
+		<-d.sem
+		att.Final = att.Delivered || n > len(d.schedule)
+		d.record(att)
+		if att.Final {
+			return
+		}
+		t := time.NewTimer(d.schedule[n-1])
+		select {
+		case <-t.C:
+		case <-d.ctx.Done():
+			t.Stop()
+		}
+	}
+}
+
+// attempt sends one signed POST and reports how it went.
+func (d *dispatcher) attempt(del *delivery, target, webhookID string, secrets []webhook.Secret, n int) (att Attempt) {
+	att = Attempt{EventID: del.event.ID, WebhookID: webhookID, EventType: del.event.Type, ObjectID: del.event.ObjectID,
+		URL: target, EndpointID: del.endpointID, Number: n, EventEmitted: del.event.Emitted, Started: time.Now()}
+	defer func() { att.Duration = time.Since(att.Started) }()
+
+	body := del.event.Body
+	if webhookID != del.event.ID {
+		body = bytes.Replace(body, []byte(`"id":"`+del.event.ID+`"`), []byte(`"id":"`+webhookID+`"`), 1)
+	}
+	ctx, cancel := context.WithTimeout(d.ctx, d.s.cfg.webhookTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+	if err != nil {
+		att.Error = "cannot build the request: " + err.Error()
+		return att
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "malipo-sandbox")
+	ts := time.Now()
+	if d.s.fault(FaultStaleWebhookTimestamp) {
+		ts = ts.Add(-time.Hour)
+	}
+	signed := body
+	if d.s.fault(FaultBadSignature) {
+		signed = append(bytes.Clone(body), ' ')
+	}
+	webhook.SetHeaders(req.Header, webhookID, ts, signed, secrets...)
+	resp, err := d.client.Do(req)
+	if err != nil {
+		att.Error = err.Error()
+		return att
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+	att.StatusCode = resp.StatusCode
+	att.Delivered = resp.StatusCode >= 200 && resp.StatusCode < 300
+	return att
+}
+
+func (d *dispatcher) record(att Attempt) {
+	d.attemptsMu.Lock()
+	if len(d.attempts) >= maxAttemptLog {
+		d.attempts = slices.Delete(d.attempts, 0, len(d.attempts)-maxAttemptLog+1)
+	}
+	d.attempts = append(d.attempts, att)
+	d.attemptsMu.Unlock()
+
+	attrs := []slog.Attr{
+		slog.String("event_id", att.EventID), slog.String("type", att.EventType), slog.String("url", redactURL(att.URL)),
+		slog.Int("attempt", att.Number), slog.Duration("duration", att.Duration),
+		slog.Bool("delivered", att.Delivered), slog.Bool("final", att.Final),
+	}
+	if att.EndpointID != "" {
+		attrs = append(attrs, slog.String("endpoint_id", att.EndpointID))
+	}
+	if att.Error != "" {
+		attrs = append(attrs, slog.String("error", att.Error))
+	} else {
+		attrs = append(attrs, slog.Int("status", att.StatusCode))
+	}
+	level := slog.LevelInfo
+	if !att.Delivered {
+		level = slog.LevelWarn
+	}
+	d.s.log.LogAttrs(context.Background(), level, "webhook attempt", attrs...)
+}
+
+// shutdown stops intake and waits for the queues to drain, or for ctx to end.
+func (d *dispatcher) shutdown(ctx context.Context) error {
+	d.mu.Lock()
+	d.closed = true
+	d.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		d.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		d.cancel()
+		return nil
+	case <-ctx.Done():
+		d.cancel()
+		<-done
+		return ctx.Err()
+	}
+}
+
+// pending counts the deliveries queued or in flight.
+func (d *dispatcher) pending() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n := 0
+	for _, q := range d.queues {
+		n += len(q.items)
+	}
+	return n
+}
+
+// Attempts returns every webhook delivery attempt so far (the most recent 10000), oldest first.
+func (s *Server) Attempts() []Attempt {
+	s.disp.attemptsMu.Lock()
+	defer s.disp.attemptsMu.Unlock()
+	return append([]Attempt(nil), s.disp.attempts...)
+}
+
+// PendingDeliveries counts the webhook deliveries queued or in flight, so that tests can wait until
+// the dispatcher is idle.
+func (s *Server) PendingDeliveries() int { return s.disp.pending() }
+
+// redactURL hides a password in a URL's user info before it is logged.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}

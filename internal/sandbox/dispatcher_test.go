@@ -1,0 +1,196 @@
+package sandbox
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestWebhookRetries covers the three ways an attempt fails: a non-2xx status, a time-out and a
+// connection error. Every attempt carries the same webhook-id and a valid signature.
+func TestWebhookRetries(t *testing.T) {
+	tests := []struct {
+		name    string
+		respond func(r received, nth int) (int, time.Duration)
+		want    int // attempts until acknowledged
+	}{
+		{"500 twice", func(_ received, nth int) (int, time.Duration) {
+			if nth <= 2 {
+				return http.StatusInternalServerError, 0
+			}
+			return http.StatusOK, 0
+		}, 3},
+		{"404 then 204", func(_ received, nth int) (int, time.Duration) {
+			if nth == 1 {
+				return http.StatusNotFound, 0
+			}
+			return http.StatusNoContent, 0
+		}, 2},
+		{"time-out once", func(_ received, nth int) (int, time.Duration) {
+			if nth == 1 {
+				return http.StatusOK, time.Second // beyond the 100ms attempt timeout
+			}
+			return http.StatusOK, 0
+		}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, WithWebhookTimeout(100*time.Millisecond))
+			rc := newReceiver(t)
+			rc.respond = tt.respond
+			id := e.client.createPayout(with(mobilePayout(""), "webhook_url", rc.url("/retry")))
+			got := rc.waitFor(tt.want, forObject(id))
+			e.idle()
+			ids := map[string]bool{}
+			for _, d := range got {
+				ids[d.header.Get("webhook-id")] = true
+				verify(t, d, DefaultSecretKey)
+			}
+			assert.Len(t, ids, 1, "the same webhook-id on every attempt")
+			var attempts []Attempt
+			for _, a := range e.srv.Attempts() {
+				if a.ObjectID == id {
+					attempts = append(attempts, a)
+				}
+			}
+			require.Len(t, attempts, tt.want)
+			for i, a := range attempts {
+				assert.Equal(t, i+1, a.Number)
+				assert.Equal(t, a.EventID, a.WebhookID)
+				assert.Equal(t, i == tt.want-1, a.Delivered)
+				assert.Equal(t, i == tt.want-1, a.Final)
+			}
+		})
+	}
+}
+
+func TestWebhookGivesUpAfterSchedule(t *testing.T) {
+	// A port with nothing listening: every attempt is a connection error.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	dead := "http://" + l.Addr().String() + "/hook"
+	require.NoError(t, l.Close())
+
+	e := newEnv(t, WithRetrySchedule([]time.Duration{time.Millisecond, 2 * time.Millisecond}))
+	id := e.client.createPayout(with(mobilePayout(""), "webhook_url", dead))
+	require.Eventually(t, func() bool {
+		for _, a := range e.srv.Attempts() {
+			if a.ObjectID == id && a.Final {
+				return true
+			}
+		}
+		return false
+	}, 5*time.Second, 2*time.Millisecond)
+	var attempts []Attempt
+	for _, a := range e.srv.Attempts() {
+		if a.ObjectID == id {
+			attempts = append(attempts, a)
+		}
+	}
+	require.Len(t, attempts, 3, "one attempt plus one per scheduled retry")
+	for _, a := range attempts {
+		assert.NotEmpty(t, a.Error)
+		assert.False(t, a.Delivered)
+	}
+}
+
+// TestWebhookOrderPerObject makes the receiver refuse payment.processing twice: payment.success,
+// which happens meanwhile, must not arrive before processing was acknowledged.
+func TestWebhookOrderPerObject(t *testing.T) {
+	e := newEnv(t, WithRetrySchedule([]time.Duration{20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond}))
+	rc := newReceiver(t)
+	rc.respond = func(r received, nth int) (int, time.Duration) {
+		if r.event.Type == "payment.processing" && nth <= 2 {
+			return http.StatusServiceUnavailable, 0
+		}
+		return http.StatusOK, 0
+	}
+	res := e.client.do(http.MethodPost, "/v1/payment/init", paymentInit("260970000001", rc.url("/ordered")))
+	ref := res.data(t)["paymentReference"].(string)
+	require.Equal(t, http.StatusAccepted, e.client.do(http.MethodPost, "/v1/payment/pay/"+ref, nil).status)
+	got := rc.waitFor(4, forObject(ref))
+	types := make([]string, len(got))
+	for i, d := range got {
+		types[i] = d.event.Type
+	}
+	assert.Equal(t, []string{"payment.processing", "payment.processing", "payment.processing", "payment.success"}, types)
+}
+
+func TestDeliveryConcurrencyIsBounded(t *testing.T) {
+	const limit = 3
+	e := newEnv(t, WithDeliveryConcurrency(limit))
+	var inFlight, peak atomic.Int32
+	release := make(chan struct{})
+	rc := newReceiver(t)
+	rc.respond = func(received, int) (int, time.Duration) {
+		n := inFlight.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		<-release
+		inFlight.Add(-1)
+		return http.StatusOK, 0
+	}
+	const payouts = 10
+	for range payouts {
+		e.client.createPayout(with(mobilePayout(""), "webhook_url", rc.url("/slow")))
+	}
+	require.Eventually(t, func() bool { return inFlight.Load() == limit }, 5*time.Second, time.Millisecond)
+	time.Sleep(20 * time.Millisecond)
+	assert.Equal(t, int32(limit), peak.Load())
+	close(release)
+	rc.waitFor(payouts, nil)
+	e.idle()
+}
+
+func TestShutdownDrains(t *testing.T) {
+	e := newEnv(t)
+	rc := newReceiver(t)
+	var mu sync.Mutex
+	slow := true
+	rc.respond = func(received, int) (int, time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		if slow {
+			return http.StatusOK, 50 * time.Millisecond
+		}
+		return http.StatusOK, 0
+	}
+	const n = 5
+	for range n {
+		e.client.createPayout(with(mobilePayout(""), "webhook_url", rc.url("/drain")))
+	}
+	require.Eventually(t, func() bool { return len(e.srv.Events(DefaultPublicKey)) == n }, 5*time.Second, time.Millisecond)
+	require.NoError(t, e.srv.Shutdown(context.Background()))
+	assert.Len(t, rc.deliveries(), n, "every queued delivery arrived before Shutdown returned")
+	assert.Zero(t, e.srv.PendingDeliveries())
+
+	// After shutdown nothing new is simulated or queued.
+	e.client.createPayout(with(mobilePayout(""), "webhook_url", rc.url("/drain")))
+	time.Sleep(30 * time.Millisecond)
+	assert.Len(t, rc.deliveries(), n)
+}
+
+func TestShutdownDeadline(t *testing.T) {
+	e := newEnv(t, WithRetrySchedule([]time.Duration{time.Hour}))
+	rc := newReceiver(t)
+	rc.respond = func(received, int) (int, time.Duration) { return http.StatusInternalServerError, 0 }
+	e.client.createPayout(with(mobilePayout(""), "webhook_url", rc.url("/never")))
+	rc.waitFor(1, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := e.srv.Shutdown(ctx)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Less(t, time.Since(start), time.Second, "a delivery waiting for its retry is abandoned at the deadline")
+}

@@ -1,0 +1,158 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+)
+
+// Error codes of the spec's ErrorCode table. The HTTP status of each comes from the document
+// (x-malipo-http-status), not from here.
+const (
+	codeValidationFailed     = 1000
+	codeMalformedJSON        = 1001
+	codeUnsupportedMediaType = 1002
+	codePayloadTooLarge      = 1003
+	codeMissingAPIKey        = 2000
+	codeInvalidAPIKey        = 2001
+	codeNotFound             = 3000
+	codeMethodNotAllowed     = 3001
+	codeIdempotencyReused    = 4000
+	codeIdempotencyInUse     = 4001
+	codeDuplicateReference   = 4002
+	codeInvalidState         = 5000
+	codeInternal             = 9000
+)
+
+// FieldError is one entry of the error envelope's `errors`: the offending field as a JSON pointer
+// (`/amount`) or parameter (`header.secret-key`), and what is wrong with it.
+type FieldError struct {
+	Field  string `json:"field"`
+	Reason string `json:"reason"`
+}
+
+type errorData struct {
+	ExistingID string `json:"existing_id,omitempty"`
+}
+
+type errorEnvelope struct {
+	Status  string       `json:"status"`
+	Code    int          `json:"code"`
+	Message string       `json:"message"`
+	Errors  []FieldError `json:"errors"`
+	Data    *errorData   `json:"data,omitempty"`
+}
+
+type successEnvelope struct {
+	Status  string `json:"status"`
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data"`
+}
+
+// response is a complete HTTP response built by a handler. Handlers return it instead of writing, so
+// that the idempotency layer can store and replay it byte for byte.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r *response) clone() *response {
+	return &response{status: r.status, header: r.header.Clone(), body: bytes.Clone(r.body)}
+}
+
+func (r *response) write(w http.ResponseWriter) {
+	for k, v := range r.header {
+		w.Header()[k] = append([]string(nil), v...)
+	}
+	w.WriteHeader(r.status)
+	if len(r.body) > 0 {
+		_, _ = w.Write(r.body)
+	}
+}
+
+// marshal encodes v as compact JSON without HTML escaping, so that URLs in objects read as sent.
+func marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// Only our own types are encoded; a failure is a bug, reported as a 500 envelope by the caller.
+		return nil
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+func jsonResponse(status int, body []byte) *response {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	return &response{status: status, header: h, body: body}
+}
+
+// success wraps data in the success envelope.
+func (s *Server) success(status int, message string, data any) *response {
+	body := marshal(successEnvelope{Status: "success", Code: 0, Message: message, Data: data})
+	if body == nil {
+		return s.internalError("encode the response")
+	}
+	return jsonResponse(status, body)
+}
+
+// fail builds the error envelope for code; the HTTP status is the one the spec's table fixes.
+func (s *Server) fail(code int, message string, fields []FieldError, data *errorData) *response {
+	status, ok := s.statuses[code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	if s.fault(FaultErrorNotEnvelope) {
+		h := http.Header{}
+		h.Set("Content-Type", "text/plain; charset=utf-8")
+		return &response{status: status, header: h, body: []byte(message + "\n")}
+	}
+	if fields == nil || s.fault(FaultErrorMissingFieldPointer) {
+		fields = []FieldError{}
+	}
+	body := marshal(errorEnvelope{Status: "error", Code: code, Message: message, Errors: fields, Data: data})
+	return jsonResponse(status, body)
+}
+
+func (s *Server) internalError(doing string) *response {
+	body := marshal(errorEnvelope{Status: "error", Code: codeInternal,
+		Message: "An internal error occurred while trying to " + doing + "; retry with the same Idempotency-Key.", Errors: []FieldError{}})
+	return jsonResponse(http.StatusInternalServerError, body)
+}
+
+func (s *Server) invalid(fields ...FieldError) *response {
+	return s.fail(codeValidationFailed, "The request is invalid; see errors for each field.", fields, nil)
+}
+
+func (s *Server) notFound(message string) *response {
+	return s.fail(codeNotFound, message, nil, nil)
+}
+
+// violationsResponse turns contract violations of a request into the error envelope: content-type
+// problems are 415, an undecodable body 400/1001, everything else 400/1000 with one entry per
+// violation.
+func (s *Server) violationsResponse(vs openapi.Violations) *response {
+	var mediaType, fields []FieldError
+	for _, v := range vs {
+		fe := FieldError{Field: v.Pointer, Reason: v.Message}
+		switch {
+		case v.In == openapi.InHeader && v.Pointer == "header.content-type":
+			mediaType = append(mediaType, fe)
+		case v.In == openapi.InBody && v.Pointer == "" && strings.Contains(v.Message, "cannot be decoded"):
+			fe.Reason = "the body cannot be decoded as the documented JSON: " + v.Message
+			fields = append(fields, fe)
+		default:
+			fields = append(fields, fe)
+		}
+	}
+	if len(mediaType) > 0 {
+		return s.fail(codeUnsupportedMediaType, "The body's Content-Type is not supported; send application/json.", mediaType, nil)
+	}
+	return s.invalid(fields...)
+}

@@ -1,0 +1,114 @@
+package sandbox
+
+import (
+	"bytes"
+	"slices"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/internal/webhook"
+)
+
+// Event is one webhook event the sandbox emitted: one per status change of a payment or payout.
+// Tests and the contract suite read them through Events to compare what was sent with what arrived.
+type Event struct {
+	// ID is the event id, also the webhook-id header of every delivery attempt.
+	ID string
+	// Type is `<object>.<new status>`, e.g. payout.failed.
+	Type string
+	// ObjectID is the paymentReference or payout_id the event is about.
+	ObjectID string
+	// PreviousStatus is the status before the change.
+	PreviousStatus string
+	// MerchantPublicKey names the merchant the object belongs to.
+	MerchantPublicKey string
+	// Emitted is when the status changed, with full precision (the body's created_at has seconds).
+	Emitted time.Time
+	// Body is the JSON envelope exactly as delivered.
+	Body []byte
+}
+
+type eventEnvelope struct {
+	ID        string    `json:"id"`
+	Type      string    `json:"type"`
+	CreatedAt time.Time `json:"created_at"`
+	Data      eventData `json:"data"`
+}
+
+type eventData struct {
+	Object         any    `json:"object"`
+	PreviousStatus string `json:"previous_status"`
+}
+
+// maxEventLog bounds the events kept for inspection in a long-running sandbox.
+const maxEventLog = 10000
+
+func (s *Server) emitPayment(m *merchant, p *Payment, previous string) {
+	s.emit(m, "payment."+p.Status, p.PaymentReference, *p, p.WebhookURL, previous)
+}
+
+func (s *Server) emitPayout(m *merchant, p *Payout, previous string) {
+	s.emit(m, "payout."+p.Status, p.PayoutID, *p, p.WebhookURL, previous)
+}
+
+// emit records a status change and queues its deliveries: to the object's own webhook_url (signed
+// with the merchant's secret key) and to every endpoint of the merchant subscribed to the type and
+// enabled (signed with the endpoint's secrets). The caller holds m.mu, which orders the events of
+// one object.
+func (s *Server) emit(m *merchant, eventType, objectID string, object any, objectURL, previous string) {
+	ev := Event{ID: newID(prefixEvent), Type: eventType, ObjectID: objectID, PreviousStatus: previous,
+		MerchantPublicKey: m.publicKey, Emitted: time.Now()}
+	ev.Body = marshal(eventEnvelope{ID: ev.ID, Type: eventType, CreatedAt: s.now(), Data: eventData{Object: object, PreviousStatus: previous}})
+	s.eventsMu.Lock()
+	if len(s.events) >= maxEventLog {
+		s.events = slices.Delete(s.events, 0, len(s.events)-maxEventLog+1)
+	}
+	s.events = append(s.events, ev)
+	s.eventsMu.Unlock()
+
+	if objectURL != "" {
+		s.disp.enqueue(&delivery{event: ev, merchant: m, url: objectURL})
+	}
+	for _, id := range m.endpointOrder {
+		e := m.endpoints[id]
+		if (!e.Enabled && !s.fault(FaultWebhookToDisabledEndpoint)) || !slices.Contains(e.Events, eventType) {
+			continue
+		}
+		s.disp.enqueue(&delivery{event: ev, merchant: m, endpointID: e.ID, url: e.URL})
+	}
+}
+
+// target resolves where and how an attempt of d is sent, at the time of the attempt: an endpoint's
+// current URL and secrets (so a rotation during retries is honoured), or the object's webhook_url and
+// the merchant's secret key. ok is false when the endpoint was deleted or disabled meanwhile.
+func (s *Server) target(d *delivery) (url string, secrets []webhook.Secret, ok bool) {
+	if d.endpointID == "" {
+		return d.url, []webhook.Secret{d.merchant.signingSecret()}, true
+	}
+	m := d.merchant
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, found := m.endpoints[d.endpointID]
+	if !found || (!e.Enabled && !s.fault(FaultWebhookToDisabledEndpoint)) {
+		return "", nil, false
+	}
+	secrets = e.validSecrets(s.cfg.clock())
+	if s.fault(FaultNoRotationDualSignature) {
+		secrets = secrets[:1]
+	}
+	return e.URL, secrets, true
+}
+
+// Events returns the events emitted so far for the merchant with publicKey (all merchants when it is
+// empty), oldest first.
+func (s *Server) Events(publicKey string) []Event {
+	s.eventsMu.Lock()
+	defer s.eventsMu.Unlock()
+	var out []Event
+	for _, ev := range s.events {
+		if publicKey == "" || ev.MerchantPublicKey == publicKey {
+			ev.Body = bytes.Clone(ev.Body)
+			out = append(out, ev)
+		}
+	}
+	return out
+}

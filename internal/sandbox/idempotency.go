@@ -1,0 +1,154 @@
+package sandbox
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"net/http"
+	"time"
+)
+
+// idemEntry is the state of one Idempotency-Key of one merchant and operation.
+type idemEntry struct {
+	fingerprint [sha256.Size]byte
+	done        chan struct{} // closed when the first request has finished
+	resp        *response     // the stored first response; nil while it runs
+	expires     time.Time
+	dropped     bool // FaultLoseFirstCreateResponse has dropped this key's first response
+}
+
+// idempotentWait bounds how long a retry waits for the first request with its key before it is told
+// 409/4001 instead.
+const idempotentWait = 30 * time.Second
+
+// idempotent runs a POST behind the Idempotency-Key layer (IETF httpapi idempotency-key draft, as the
+// spec describes it): the first request with a key runs and its response is stored for
+// IdempotencyTTL; the same key with the same body (method, path, canonical JSON) replays it with
+// `Idempotent-Replayed: true`; with another body it is 409/4000. A request that arrives while the
+// first is still running waits for it and is then replayed, so N parallel identical requests create
+// exactly one object. 5xx responses are not stored, so a retry runs again.
+func (s *Server) idempotent(req *request, h handlerFunc) *response {
+	key := req.r.Header.Get("Idempotency-Key")
+	if key == "" || s.fault(FaultIdempotencyIgnored) {
+		return h(s, req)
+	}
+	m := req.m
+	scoped := req.op.ID + "\x00" + key
+	fp := fingerprint(req.r.Method, req.r.URL.Path, req.body)
+	deadline := time.NewTimer(idempotentWait)
+	defer deadline.Stop()
+	var e *idemEntry
+	for {
+		now := time.Now()
+		m.mu.Lock()
+		cur := m.idempotency[scoped]
+		if cur != nil && cur.resp != nil && now.After(cur.expires) {
+			delete(m.idempotency, scoped)
+			cur = nil
+		}
+		if cur == nil {
+			e = &idemEntry{fingerprint: fp, done: make(chan struct{})}
+			m.idempotency[scoped] = e
+			m.sweepIdempotency(now)
+			m.mu.Unlock()
+			break
+		}
+		if cur.fingerprint != fp {
+			m.mu.Unlock()
+			if s.fault(FaultIdempotencyConflictIgnored) {
+				return h(s, req)
+			}
+			return s.fail(codeIdempotencyReused, "This Idempotency-Key was already used with a different request body. Use a new key for a new request, or resend the original body.",
+				[]FieldError{{Field: "header.idempotency-key", Reason: "already used with a different body"}}, nil)
+		}
+		if cur.resp != nil {
+			resp := cur.resp.clone()
+			m.mu.Unlock()
+			if !s.fault(FaultReplayHeaderMissing) {
+				resp.header.Set("Idempotent-Replayed", "true")
+			}
+			return resp
+		}
+		done := cur.done
+		m.mu.Unlock()
+		select {
+		case <-done:
+			continue // replay, or run ourselves if the first attempt was not stored
+		case <-req.r.Context().Done():
+			return s.inUse()
+		case <-deadline.C:
+			return s.inUse()
+		}
+	}
+
+	resp := h(s, req)
+	m.mu.Lock()
+	if resp.status >= 500 {
+		delete(m.idempotency, scoped)
+	} else {
+		e.resp = resp.clone()
+		e.expires = time.Now().Add(IdempotencyTTL)
+	}
+	drop := s.fault(FaultLoseFirstCreateResponse) && resp.status < 300 && !e.dropped
+	if drop {
+		e.dropped = true
+	}
+	close(e.done)
+	m.mu.Unlock()
+	if drop {
+		// The create happened and its response is stored; the client sees a dropped connection and
+		// must retry with the same key to learn the result.
+		panic(http.ErrAbortHandler)
+	}
+	return resp
+}
+
+func (s *Server) inUse() *response {
+	return s.fail(codeIdempotencyInUse, "The first request with this Idempotency-Key is still running; retry in a moment with the same key and body.",
+		[]FieldError{{Field: "header.idempotency-key", Reason: "first request still running"}}, nil)
+}
+
+// sweepIdempotency forgets expired keys now and then, so that a long-running sandbox does not grow
+// without bound. The caller holds m.mu.
+func (m *merchant) sweepIdempotency(now time.Time) {
+	m.idemInserts++
+	if m.idemInserts%1024 != 0 {
+		return
+	}
+	for k, e := range m.idempotency {
+		if e.resp != nil && now.After(e.expires) {
+			delete(m.idempotency, k)
+		}
+	}
+}
+
+// fingerprint identifies a request for the idempotency layer: method, path and the body in canonical
+// form (object keys sorted, insignificant whitespace removed, number literals kept as written), so
+// that a client that re-encodes the same body differently is still recognised.
+func fingerprint(method, path string, body []byte) [sha256.Size]byte {
+	h := sha256.New()
+	h.Write([]byte(method))
+	h.Write([]byte{0})
+	h.Write([]byte(path))
+	h.Write([]byte{0})
+	h.Write(canonicalJSON(body))
+	var out [sha256.Size]byte
+	h.Sum(out[:0])
+	return out
+}
+
+func canonicalJSON(body []byte) []byte {
+	if len(body) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return body
+	}
+	if out := marshal(v); out != nil {
+		return out
+	}
+	return body
+}

@@ -1,0 +1,203 @@
+package sandbox
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+)
+
+// Timings sets how long the simulated mobile-money network takes. Zero durations mean "at once";
+// tests use milliseconds, a developer running the sandbox wants seconds so that intermediate states
+// (a `processing` payout) can be observed.
+type Timings struct {
+	// PromptDelay is how long the simulated customer takes to answer a push prompt, i.e. the time
+	// between complete-payment (`processing`) and the final `success` or `failed`.
+	PromptDelay time.Duration
+	// PayoutDelay is how long a payout stays `processing` before it settles.
+	PayoutDelay time.Duration
+}
+
+// DefaultTimings are the timings of a sandbox built without WithTimings: slow enough for a person to
+// see the intermediate states, fast enough not to be annoying.
+var DefaultTimings = Timings{PromptDelay: 3 * time.Second, PayoutDelay: 2 * time.Second}
+
+// DefaultRetrySchedule is the wait before each webhook retry when WithRetrySchedule is not given:
+// exponential back-off from one second to ten minutes, six attempts in all.
+var DefaultRetrySchedule = []time.Duration{time.Second, 5 * time.Second, 30 * time.Second, 2 * time.Minute, 10 * time.Minute}
+
+// DefaultWebhookTimeout is how long one delivery attempt may take before it counts as failed.
+const DefaultWebhookTimeout = 10 * time.Second
+
+// DefaultDeliveryConcurrency is how many webhook attempts may be in flight at once.
+const DefaultDeliveryConcurrency = 16
+
+// Option configures New.
+type Option func(*config)
+
+type merchantKeys struct{ public, secret string }
+
+type config struct {
+	merchants      []merchantKeys
+	timings        Timings
+	retrySchedule  []time.Duration
+	webhookTimeout time.Duration
+	concurrency    int
+	logger         *slog.Logger
+	clock          func() time.Time
+	validation     bool
+	faults         map[Fault]bool
+	httpClient     *http.Client
+	spec           *openapi.Spec
+	errs           []error
+}
+
+func defaultConfig() config {
+	return config{
+		timings:        DefaultTimings,
+		retrySchedule:  append([]time.Duration(nil), DefaultRetrySchedule...),
+		webhookTimeout: DefaultWebhookTimeout,
+		concurrency:    DefaultDeliveryConcurrency,
+		logger:         slog.New(slog.DiscardHandler),
+		clock:          time.Now,
+		validation:     true,
+		faults:         map[Fault]bool{},
+	}
+}
+
+// WithMerchant adds a merchant with its key pair. Repeat it for several merchants (the contract suite
+// needs two to check that objects of one are invisible to the other); without it the sandbox has one
+// merchant with DefaultPublicKey and DefaultSecretKey.
+func WithMerchant(publicKey, secretKey string) Option {
+	return func(c *config) {
+		switch {
+		case strings.TrimSpace(publicKey) == "" || strings.TrimSpace(secretKey) == "":
+			c.errs = append(c.errs, fmt.Errorf("WithMerchant: the public and the secret key must both be non-empty"))
+		case !validHeaderValue(publicKey) || !validHeaderValue(secretKey):
+			c.errs = append(c.errs, fmt.Errorf("WithMerchant: keys must be printable ASCII without spaces, since they travel in HTTP headers"))
+		case strings.HasPrefix(secretKey, "whsec_"):
+			c.errs = append(c.errs, fmt.Errorf("WithMerchant: a secret key must not start with whsec_, which marks webhook endpoint secrets; use a key like sk_test_abc"))
+		default:
+			c.merchants = append(c.merchants, merchantKeys{publicKey, secretKey})
+		}
+	}
+}
+
+// WithTimings sets the timings of the simulated network; see Timings.
+func WithTimings(t Timings) Option {
+	return func(c *config) {
+		if t.PromptDelay < 0 || t.PayoutDelay < 0 {
+			c.errs = append(c.errs, fmt.Errorf("WithTimings: delays must not be negative (got prompt %s, payout %s)", t.PromptDelay, t.PayoutDelay))
+			return
+		}
+		c.timings = t
+	}
+}
+
+// WithRetrySchedule sets the waits between webhook attempts: schedule[i] is the wait after the
+// (i+1)-th failed attempt, so a delivery gets len(schedule)+1 attempts before it is given up. An
+// empty schedule means one attempt only.
+func WithRetrySchedule(schedule []time.Duration) Option {
+	return func(c *config) {
+		for _, d := range schedule {
+			if d < 0 {
+				c.errs = append(c.errs, fmt.Errorf("WithRetrySchedule: waits must not be negative (got %s)", d))
+				return
+			}
+		}
+		c.retrySchedule = append([]time.Duration(nil), schedule...)
+	}
+}
+
+// WithWebhookTimeout sets how long one delivery attempt may take (connect, send, receive the status)
+// before it counts as failed and is retried.
+func WithWebhookTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d <= 0 {
+			c.errs = append(c.errs, fmt.Errorf("WithWebhookTimeout: the timeout must be positive (got %s)", d))
+			return
+		}
+		c.webhookTimeout = d
+	}
+}
+
+// WithDeliveryConcurrency bounds how many webhook attempts are in flight at once, so that a burst of
+// status changes cannot open unbounded connections to receivers.
+func WithDeliveryConcurrency(n int) Option {
+	return func(c *config) {
+		if n < 1 {
+			c.errs = append(c.errs, fmt.Errorf("WithDeliveryConcurrency: need at least 1 (got %d)", n))
+			return
+		}
+		c.concurrency = n
+	}
+}
+
+// WithLogger makes the sandbox log one structured line per request and per webhook attempt. Keys and
+// webhook secrets are never logged. Without it nothing is logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l != nil {
+			c.logger = l
+		}
+	}
+}
+
+// WithClock sets the clock used for the timestamps in objects and events (not for the simulated
+// delays), so that tests can produce stable output.
+func WithClock(now func() time.Time) Option {
+	return func(c *config) {
+		if now != nil {
+			c.clock = now
+		}
+	}
+}
+
+// WithValidation turns validation of requests against the contract on (the default) or off. Off
+// exists only to measure what validation costs; an unvalidated sandbox is not a reference for anything.
+func WithValidation(on bool) Option { return func(c *config) { c.validation = on } }
+
+// WithFault makes the sandbox break one rule of the contract (see Faults), so that the contract
+// suite can prove it detects the break. Repeat it to combine faults. Never use it for integration work.
+func WithFault(f Fault) Option {
+	return func(c *config) {
+		if !f.Known() {
+			c.errs = append(c.errs, fmt.Errorf("WithFault: unknown fault %q; known faults: %s", f, strings.Join(faultNames(), ", ")))
+			return
+		}
+		c.faults[f] = true
+	}
+}
+
+// WithHTTPClient sets the client webhook deliveries are sent with, e.g. one whose transport reaches
+// an in-process receiver. Its own Timeout, if any, applies on top of WithWebhookTimeout.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *config) {
+		if hc != nil {
+			c.httpClient = hc
+		}
+	}
+}
+
+// WithSpec serves a different copy of the contract than the embedded one, for tests that check the
+// sandbox follows the document rather than hard-coded knowledge.
+func WithSpec(spec *openapi.Spec) Option {
+	return func(c *config) {
+		if spec != nil {
+			c.spec = spec
+		}
+	}
+}
+
+// validHeaderValue reports whether s can be sent as a header value unchanged and compared exactly.
+func validHeaderValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,63 @@
+package sandbox
+
+import "github.com/malipo/terraform-provider-malipo/openapi"
+
+// outcome is how the simulated network ends a payment or payout.
+type outcome struct {
+	status        string // "success" or "failed"
+	failureReason string
+}
+
+var succeeded = outcome{status: "success"}
+
+// outcomes indexes the contract's x-malipo-test-values. The sandbox never hard-codes a number: every
+// outcome comes from the document, and any value the document does not list succeeds.
+type outcomes struct {
+	payments map[string]outcome // by customer phone_number
+	mobile   map[string]outcome // by momo_phone_number
+	bank     map[string]outcome // by account_number
+}
+
+func newOutcomes(tv openapi.TestValues) outcomes {
+	o := outcomes{payments: map[string]outcome{}, mobile: map[string]outcome{}, bank: map[string]outcome{}}
+	for _, v := range tv.Payments {
+		o.payments[v.PhoneNumber] = outcome{v.Status, v.FailureReason}
+	}
+	for _, v := range tv.Payouts.MobileNumber {
+		o.mobile[v.MomoPhoneNumber] = outcome{v.Status, v.FailureReason}
+	}
+	for _, v := range tv.Payouts.Bank {
+		o.bank[v.AccountNumber] = outcome{v.Status, v.FailureReason}
+	}
+	return o
+}
+
+func (o outcomes) payment(phone string) outcome { return lookupOutcome(o.payments, phone) }
+
+// payout picks a payout's outcome by its destination; a mobile payout without a number (the
+// merchant's own wallet) succeeds, as the test values' description says.
+func (o outcomes) payout(p *Payout) outcome {
+	switch {
+	case p.TransferTo == "bank":
+		return lookupOutcome(o.bank, p.AccountNumber)
+	case p.MomoPhoneNumber != "":
+		return lookupOutcome(o.mobile, p.MomoPhoneNumber)
+	default:
+		return succeeded
+	}
+}
+
+func lookupOutcome(m map[string]outcome, key string) outcome {
+	if out, ok := m[key]; ok && (out.status == "success" || out.status == "failed") {
+		return out
+	}
+	return succeeded
+}
+
+// wrongReason returns a failure reason other than r, for FaultWrongFailureReason.
+func wrongReason(r string) string {
+	if r == "transaction_failed" {
+		return "declined_transaction"
+	}
+	return "transaction_failed"
+}

@@ -1,0 +1,130 @@
+package sandbox
+
+import (
+	"fmt"
+	"net/http"
+)
+
+type paymentInitRequest struct {
+	Currency    string  `json:"currency"`
+	Country     string  `json:"country"`
+	Narration   string  `json:"narration"`
+	Method      string  `json:"method"`
+	Amount      float64 `json:"amount"`
+	Reference   string  `json:"reference"`
+	PhoneNumber string  `json:"phone_number"`
+	WebhookURL  string  `json:"webhook_url"`
+	RedirectURL *string `json:"redirect_url"`
+}
+
+type paymentCompleteRequest struct {
+	PhoneNumber string `json:"phone_number"`
+}
+
+// initializePayment creates a payment in `pending`. The contract's schema has been checked; what is
+// left is what needs reference data or state: the country must be supported, the currency must be
+// the country's, and the merchant reference must be unused (409/4002 naming the holder).
+func (s *Server) initializePayment(req *request) *response {
+	var in paymentInitRequest
+	if fail := s.decode(req.body, &in); fail != nil {
+		return fail
+	}
+	country, ok := s.refdata.byCode[in.Country]
+	if !ok {
+		return s.invalid(FieldError{Field: "/country", Reason: "not a supported country code; see GET /v1/countries"})
+	}
+	if in.Currency != country.CurrencyCode {
+		return s.invalid(FieldError{Field: "/currency", Reason: fmt.Sprintf("must be %s, the currency of %s", country.CurrencyCode, country.CountryCode)})
+	}
+	m := req.m
+	now := s.now()
+	p := &Payment{
+		PaymentReference: newID(prefixPayment), Reference: in.Reference, Status: "pending", Amount: in.Amount,
+		Currency: in.Currency, Country: in.Country, Method: in.Method, Narration: in.Narration,
+		PhoneNumber: in.PhoneNumber, WebhookURL: in.WebhookURL, RedirectURL: in.RedirectURL,
+		CreatedAt: now, UpdatedAt: now,
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p.Reference == "" {
+		p.Reference = m.generateReference()
+	} else if holder, taken := m.references[p.Reference]; taken && !s.fault(FaultDuplicateReferenceAccepted) {
+		return s.duplicateReference(p.Reference, holder)
+	}
+	m.payments[p.PaymentReference] = p
+	m.references[p.Reference] = p.PaymentReference
+	status := http.StatusCreated
+	if s.fault(FaultWrongSuccessStatus) {
+		status = http.StatusOK
+	}
+	return s.success(status, "Payment initialized", *p)
+}
+
+// generateReference returns a merchant reference no object of m holds. The caller holds m.mu.
+func (m *merchant) generateReference() string {
+	for {
+		ref := newID(prefixReference)
+		if _, taken := m.references[ref]; !taken {
+			return ref
+		}
+	}
+}
+
+func (s *Server) duplicateReference(ref, holder string) *response {
+	return s.fail(codeDuplicateReference, fmt.Sprintf("The reference %s is already used by %s. Use a new reference.", ref, holder),
+		[]FieldError{{Field: "/reference", Reason: "already used"}}, &errorData{ExistingID: holder})
+}
+
+// completePayment sends the simulated push prompt: the payment moves to `processing` (event
+// payment.processing) and, after Timings.PromptDelay, the simulated customer answers as the test
+// values for the phone number say.
+func (s *Server) completePayment(req *request) *response {
+	var in paymentCompleteRequest
+	if fail := s.decode(req.body, &in); fail != nil {
+		return fail
+	}
+	ref := req.params["payment_reference"]
+	m := req.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.payments[ref]
+	if !ok {
+		return s.notFound(fmt.Sprintf("No payment %s exists for this merchant; use the paymentReference returned by initialize-payment.", ref))
+	}
+	if p.Status != "pending" && !s.fault(FaultCompleteNotPendingAccepted) {
+		return s.fail(codeInvalidState, fmt.Sprintf("Payment %s is %s; only a pending payment can be completed.", p.PaymentReference, p.Status), nil, nil)
+	}
+	phone := in.PhoneNumber
+	if phone == "" {
+		phone = p.PhoneNumber
+	}
+	if phone == "" {
+		return s.invalid(FieldError{Field: "/phone_number", Reason: "required: the payment has no phone number from initialization, so send the customer's number here"})
+	}
+	prev := p.Status
+	p.PhoneNumber = phone
+	p.Status = "processing"
+	p.UpdatedAt = s.now()
+	if !s.fault(FaultMissingWebhookEvent) {
+		s.emitPayment(m, p, prev)
+	}
+	s.after(s.cfg.timings.PromptDelay, func() { s.settlePayment(m, p) })
+	return s.success(http.StatusAccepted, "Push prompt sent", *p)
+}
+
+// settlePayment applies the simulated customer's answer to a processing payment.
+func (s *Server) settlePayment(m *merchant, p *Payment) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p.Status != "processing" {
+		return // final states never change
+	}
+	out := s.outcomes.payment(p.PhoneNumber)
+	p.Status = out.status
+	p.FailureReason = out.failureReason
+	if p.FailureReason != "" && s.fault(FaultWrongFailureReason) {
+		p.FailureReason = wrongReason(p.FailureReason)
+	}
+	p.UpdatedAt = s.now()
+	s.emitPayment(m, p, "processing")
+}

@@ -1,0 +1,180 @@
+// Package sandbox is the reference implementation of the Malipo v1 Collections & Payouts API
+// (openapi/malipo.yaml): an in-memory http.Handler that validates every request against the contract,
+// simulates the mobile-money network according to the document's x-malipo-test-values, and delivers
+// signed webhooks with retries.
+//
+// It exists for two audiences. Merchant developers run it (`malipo sandbox`) to integrate without
+// moving money; implementers read it to learn what the contract means where prose is ambiguous. The
+// contract suite runs against it with zero violations, and its fault injection (WithFault) breaks one
+// rule at a time so that the suite can prove it notices.
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+)
+
+// The well-known test keys of the default merchant. They are public on purpose: a developer can
+// start `malipo sandbox` and call it without configuring anything, and tests of other packages can
+// use the same values.
+const (
+	DefaultPublicKey = "pk_test_malipo_sandbox"
+	DefaultSecretKey = "sk_test_malipo_sandbox"
+)
+
+// MaxBodyBytes is the largest request body the API accepts (the spec's 413, code 1003).
+const MaxBodyBytes = 1 << 20
+
+// IdempotencyTTL is how long an Idempotency-Key and its first response are kept (the spec promises
+// at least 24 hours).
+const IdempotencyTTL = 24 * time.Hour
+
+// Server is the sandbox: an http.Handler serving every operation of the contract, plus the webhook
+// dispatcher that reports status changes. Create it with New, mount it on an http.Server or
+// httptest.Server, and call Shutdown when done so that queued webhooks are delivered.
+type Server struct {
+	spec     *openapi.Spec
+	cfg      config
+	statuses map[int]int // error code -> HTTP status, from the spec
+	outcomes outcomes
+	refdata  *refData
+	log      *slog.Logger
+	routes   *router
+
+	merchants []*merchant // in WithMerchant order; the first is the default for some faults
+
+	disp *dispatcher
+
+	timersMu sync.Mutex
+	timers   map[*time.Timer]struct{}
+	closed   bool
+
+	eventsMu sync.Mutex
+	events   []Event // most recent last, bounded by maxEventLog
+}
+
+// New builds a sandbox. Without options it has one merchant with DefaultPublicKey and
+// DefaultSecretKey, realistic timings (DefaultTimings) and the default retry schedule.
+func New(opts ...Option) (*Server, error) {
+	cfg := defaultConfig()
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	if len(cfg.errs) > 0 {
+		return nil, fmt.Errorf("configure sandbox: %w", errors.Join(cfg.errs...))
+	}
+	if len(cfg.merchants) == 0 {
+		cfg.merchants = []merchantKeys{{DefaultPublicKey, DefaultSecretKey}}
+	}
+	spec := cfg.spec
+	if spec == nil {
+		var err error
+		if spec, err = openapi.Default(); err != nil {
+			return nil, fmt.Errorf("load the embedded contract: %w", err)
+		}
+	}
+	statuses, err := spec.ErrorStatuses()
+	if err != nil {
+		return nil, fmt.Errorf("read the error table from the contract: %w", err)
+	}
+	tv, err := spec.TestValues()
+	if err != nil {
+		return nil, fmt.Errorf("read the test values from the contract: %w", err)
+	}
+	s := &Server{
+		spec:     spec,
+		cfg:      cfg,
+		statuses: statuses,
+		outcomes: newOutcomes(tv),
+		refdata:  newRefData(),
+		log:      cfg.logger,
+		routes:   newRouter(spec),
+		timers:   map[*time.Timer]struct{}{},
+	}
+	seen := map[string]bool{}
+	for _, k := range cfg.merchants {
+		if seen[k.public] {
+			return nil, fmt.Errorf("configure sandbox: public key %q is given for two merchants; every merchant needs its own public key", k.public)
+		}
+		seen[k.public] = true
+		m, err := newMerchant(k.public, k.secret)
+		if err != nil {
+			return nil, fmt.Errorf("configure sandbox: %w", err)
+		}
+		s.merchants = append(s.merchants, m)
+	}
+	s.disp = newDispatcher(s)
+	return s, nil
+}
+
+// Shutdown stops the simulated network (no further status changes) and the dispatcher's intake, then
+// waits until every queued webhook delivery has been acknowledged or given up, or until ctx ends, in
+// which case the remaining attempts are abandoned and ctx's error is returned. Stop the http.Server
+// that serves the sandbox first, so that no request creates new work during the drain.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.timersMu.Lock()
+	s.closed = true
+	for t := range s.timers {
+		t.Stop()
+	}
+	clear(s.timers)
+	s.timersMu.Unlock()
+	return s.disp.shutdown(ctx)
+}
+
+// Close stops the sandbox at once: pending status changes and webhook deliveries are abandoned.
+// It is Shutdown with no time to drain, for tests and error paths.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Shutdown(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+// after runs fn after d on the simulated network, unless the sandbox is shut down first.
+func (s *Server) after(d time.Duration, fn func()) {
+	s.timersMu.Lock()
+	defer s.timersMu.Unlock()
+	if s.closed {
+		return
+	}
+	var t *time.Timer
+	t = time.AfterFunc(d, func() {
+		s.timersMu.Lock()
+		_, live := s.timers[t]
+		delete(s.timers, t)
+		s.timersMu.Unlock()
+		if live {
+			fn()
+		}
+	})
+	s.timers[t] = struct{}{}
+}
+
+// now is the sandbox's clock for timestamps in objects and events, in UTC and whole seconds as the
+// spec's examples show them.
+func (s *Server) now() time.Time { return s.cfg.clock().UTC().Truncate(time.Second) }
+
+// merchantByPublicKey finds a merchant by public key, comparing every configured key in constant
+// time so that response timing does not reveal how much of a guessed key is right.
+func (s *Server) merchantByPublicKey(key string) *merchant {
+	var found *merchant
+	for _, m := range s.merchants {
+		if equalConstantTime(m.publicKey, key) && found == nil {
+			found = m
+		}
+	}
+	return found
+}
+
+// ServeHTTP implements http.Handler; see server.go for the request pipeline.
+var _ http.Handler = (*Server)(nil)

@@ -1,0 +1,217 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+)
+
+// request is what a handler needs: the authenticated merchant, the raw (validated) body and the path
+// parameters.
+type request struct {
+	r      *http.Request
+	op     *openapi.Operation
+	m      *merchant
+	body   []byte
+	params map[string]string
+}
+
+type handlerFunc func(*Server, *request) *response
+
+// handlers maps every operationId of the contract to its implementation. New refuses nothing here:
+// an operation without a handler answers 404 like an unimplemented extension, and a test checks that
+// every operation of the document has one.
+var handlers = map[string]handlerFunc{
+	"initializePayment":           (*Server).initializePayment,
+	"completePayment":             (*Server).completePayment,
+	"getTransactionStatus":        (*Server).getTransactionStatus,
+	"processPayout":               (*Server).processPayout,
+	"getPayout":                   (*Server).getPayout,
+	"listCountries":               (*Server).listCountries,
+	"listBanks":                   (*Server).listBanks,
+	"createWebhookEndpoint":       (*Server).createWebhookEndpoint,
+	"listWebhookEndpoints":        (*Server).listWebhookEndpoints,
+	"getWebhookEndpoint":          (*Server).getWebhookEndpoint,
+	"updateWebhookEndpoint":       (*Server).updateWebhookEndpoint,
+	"deleteWebhookEndpoint":       (*Server).deleteWebhookEndpoint,
+	"rotateWebhookEndpointSecret": (*Server).rotateWebhookEndpointSecret,
+}
+
+// ServeHTTP runs the request pipeline: route (404/405), authenticate (401), read the body (413),
+// check the media type (415) and JSON syntax (400/1001), validate against the contract (400/1000),
+// then the operation itself behind the idempotency layer. A panic becomes a 500 envelope.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w}
+	var opID string
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler { //nolint:errorlint // sentinel identity, as net/http compares it
+				s.logRequest(r, opID, 0, start, slog.String("outcome", "connection dropped"))
+				panic(v)
+			}
+			s.log.Error("request panicked", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v))
+			if !rec.wrote {
+				s.internalError("handle the request").write(rec)
+			}
+		}
+		s.logRequest(r, opID, rec.status, start, slog.Bool("replayed", rec.Header().Get("Idempotent-Replayed") == "true"))
+	}()
+	resp := s.handle(r, rec, &opID)
+	if resp != nil {
+		resp.write(rec)
+	}
+}
+
+func (s *Server) logRequest(r *http.Request, opID string, status int, start time.Time, extra ...slog.Attr) {
+	attrs := []slog.Attr{
+		slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", status),
+		slog.Duration("duration", time.Since(start)), slog.String("operation", opID),
+	}
+	s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", append(attrs, extra...)...)
+}
+
+func (s *Server) handle(r *http.Request, w http.ResponseWriter, opID *string) *response {
+	op, params, allowed := s.routes.match(r.Method, r.URL.Path)
+	if op == nil {
+		if len(allowed) > 0 {
+			resp := s.fail(codeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; use %s.", r.Method, r.URL.Path, strings.Join(allowed, " or ")), nil, nil)
+			resp.header.Set("Allow", strings.Join(allowed, ", "))
+			return resp
+		}
+		return s.notFound(fmt.Sprintf("No operation exists at %s %s; check the path against the API reference (malipo spec).", r.Method, r.URL.Path))
+	}
+	*opID = op.ID
+	h, ok := handlers[op.ID]
+	if !ok {
+		return s.notFound(fmt.Sprintf("The operation %s is not implemented by this server.", op.ID))
+	}
+	m, fail := s.authenticate(op, r.Header)
+	if fail != nil {
+		return fail
+	}
+	req := &request{r: r, op: op, m: m, params: params}
+	if hasBody(op) {
+		body, fail := s.readBody(w, r, op)
+		if fail != nil {
+			return fail
+		}
+		req.body = body
+	}
+	if s.cfg.validation && !s.fault(FaultAcceptInvalidInput) {
+		if req.body != nil {
+			r.Body = io.NopCloser(bytes.NewReader(req.body))
+		} else {
+			r.Body = http.NoBody
+		}
+		if vs := withoutKeyHeaders(s.spec.ValidateRequest(r)); len(vs) > 0 {
+			return s.violationsResponse(vs)
+		}
+	}
+	if isPost(op) {
+		return s.idempotent(req, h)
+	}
+	return h(s, req)
+}
+
+// withoutKeyHeaders drops violations about the key headers: authenticate has already answered for
+// them (and FaultAuthNotEnforced must not be undone by validation).
+func withoutKeyHeaders(vs openapi.Violations) openapi.Violations {
+	out := vs[:0]
+	for _, v := range vs {
+		if v.Pointer != "header."+headerPublicKey && v.Pointer != "header."+headerSecretKey {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// readBody reads at most MaxBodyBytes and checks that a non-empty body is JSON. An empty or
+// whitespace-only body is returned as nil; when the operation requires a body that is a 400 naming
+// the whole body.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, op *openapi.Operation) ([]byte, *response) {
+	tooLarge := func() *response {
+		return s.fail(codePayloadTooLarge, fmt.Sprintf("The request body is larger than %d bytes; send a smaller body.", MaxBodyBytes), nil, nil)
+	}
+	if r.ContentLength > MaxBodyBytes {
+		return nil, tooLarge()
+	}
+	var body []byte
+	if r.Body != nil {
+		var err error
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return nil, tooLarge()
+			}
+			return nil, s.fail(codeMalformedJSON, "The request body could not be read completely: "+err.Error()+". Send the whole body again.", []FieldError{{Field: "", Reason: "body could not be read"}}, nil)
+		}
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		if bodyRequired(op) {
+			return nil, s.invalid(FieldError{Field: "", Reason: "a JSON object body is required"})
+		}
+		return nil, nil
+	}
+	ct := r.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+		shown := ct
+		if shown == "" {
+			shown = "(none)"
+		}
+		return nil, s.fail(codeUnsupportedMediaType, fmt.Sprintf("Content-Type %s is not supported; send application/json.", shown),
+			[]FieldError{{Field: "header.content-type", Reason: "must be application/json"}}, nil)
+	}
+	if !json.Valid(body) {
+		return nil, s.fail(codeMalformedJSON, "The request body is not valid JSON: "+jsonSyntaxError(body)+". Send a JSON object.",
+			[]FieldError{{Field: "", Reason: "not valid JSON"}}, nil)
+	}
+	return body, nil
+}
+
+func jsonSyntaxError(body []byte) string {
+	var v any
+	err := json.Unmarshal(body, &v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s at byte %d", se.Error(), se.Offset)
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return "unknown syntax error"
+}
+
+// statusRecorder remembers the status written, for the request log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if !r.wrote {
+		r.status, r.wrote = http.StatusOK, true
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

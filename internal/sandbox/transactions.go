@@ -1,0 +1,75 @@
+package sandbox
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// getTransactionStatus reports a payment or payout by paymentReference, payout_id or merchant
+// reference.
+func (s *Server) getTransactionStatus(req *request) *response {
+	ref := req.params["reference"]
+	t, ok := s.findTransaction(req.m, ref)
+	if !ok {
+		return s.notFound(fmt.Sprintf("No payment or payout with reference %s exists for this merchant.", ref))
+	}
+	return s.success(http.StatusOK, "Transaction retrieved", t)
+}
+
+// findTransaction looks a reference up among m's payments and payouts (and, under
+// FaultCrossMerchantVisible, other merchants').
+func (s *Server) findTransaction(m *merchant, ref string) (transaction, bool) {
+	for _, o := range s.searchOrder(m) {
+		o.mu.Lock()
+		t, ok := o.lookupTransaction(ref)
+		o.mu.Unlock()
+		if ok {
+			return *t, true
+		}
+	}
+	return transaction{}, false
+}
+
+// transaction is what a status check reports (the spec's Transaction schema).
+type transaction struct {
+	Type          string    `json:"type"`
+	ID            string    `json:"id"`
+	Reference     string    `json:"reference,omitempty"`
+	Status        string    `json:"status"`
+	FailureReason string    `json:"failure_reason,omitempty"`
+	Amount        float64   `json:"amount"`
+	Currency      string    `json:"currency"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
+}
+
+// lookupTransaction finds a payment or payout of m by paymentReference, payout_id or merchant
+// reference, in that order. The caller holds m.mu.
+func (m *merchant) lookupTransaction(ref string) (*transaction, bool) {
+	if p, ok := m.payments[ref]; ok {
+		return paymentTransaction(p), true
+	}
+	if p, ok := m.payouts[ref]; ok {
+		return payoutTransaction(p), true
+	}
+	if id, ok := m.references[ref]; ok {
+		if p, ok := m.payments[id]; ok {
+			return paymentTransaction(p), true
+		}
+		if p, ok := m.payouts[id]; ok {
+			return payoutTransaction(p), true
+		}
+	}
+	return nil, false
+}
+
+func paymentTransaction(p *Payment) *transaction {
+	return &transaction{Type: "payment", ID: p.PaymentReference, Reference: p.Reference, Status: p.Status,
+		FailureReason: p.FailureReason, Amount: p.Amount, Currency: p.Currency, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+}
+
+func payoutTransaction(p *Payout) *transaction {
+	return &transaction{Type: "payout", ID: p.PayoutID, Reference: p.Reference, Status: p.Status,
+		FailureReason: p.FailureReason, Amount: float64(p.Amount), Currency: p.Currency, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+}

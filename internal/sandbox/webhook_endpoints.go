@@ -1,0 +1,201 @@
+package sandbox
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/internal/webhook"
+)
+
+// DefaultGracePeriod is how long a rotated-out endpoint secret keeps signing deliveries when
+// rotate-secret is called without grace_period_seconds (the spec's default).
+const DefaultGracePeriod = 86400 * time.Second
+
+type endpointCreateRequest struct {
+	URL         string   `json:"url"`
+	Events      []string `json:"events"`
+	Description string   `json:"description"`
+	Enabled     *bool    `json:"enabled"`
+}
+
+type endpointUpdateRequest struct {
+	URL         *string   `json:"url"`
+	Events      *[]string `json:"events"`
+	Description *string   `json:"description"`
+	Enabled     *bool     `json:"enabled"`
+}
+
+type rotateRequest struct {
+	GracePeriodSeconds *int64 `json:"grace_period_seconds"`
+}
+
+// endpointWithSecret is the body of create and rotate-secret, the only responses that show a secret.
+type endpointWithSecret struct {
+	WebhookEndpoint
+	Secret                  string     `json:"secret"`
+	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at,omitempty"`
+}
+
+// publicView is what GET and list return; FaultSecretInEndpointRead leaks the secret into it.
+func (s *Server) publicView(e *endpoint) any {
+	if s.fault(FaultSecretInEndpointRead) {
+		return endpointWithSecret{WebhookEndpoint: e.copyPublic(), Secret: e.secret.Reveal()}
+	}
+	return e.copyPublic()
+}
+
+func (e *endpoint) copyPublic() WebhookEndpoint {
+	out := e.WebhookEndpoint
+	out.Events = append([]string{}, e.Events...)
+	return out
+}
+
+func (s *Server) createWebhookEndpoint(req *request) *response {
+	var in endpointCreateRequest
+	if fail := s.decode(req.body, &in); fail != nil {
+		return fail
+	}
+	secret, err := webhook.NewSecret()
+	if err != nil {
+		return s.internalError("generate the endpoint's secret")
+	}
+	now := s.now()
+	e := &endpoint{
+		WebhookEndpoint: WebhookEndpoint{ID: newID(prefixEndpoint), URL: in.URL, Events: append([]string{}, in.Events...),
+			Description: in.Description, Enabled: in.Enabled == nil || *in.Enabled, CreatedAt: now, UpdatedAt: now},
+		secret: secret,
+	}
+	m := req.m
+	m.mu.Lock()
+	m.endpoints[e.ID] = e
+	m.endpointOrder = append(m.endpointOrder, e.ID)
+	out := endpointWithSecret{WebhookEndpoint: e.copyPublic(), Secret: secret.Reveal()}
+	m.mu.Unlock()
+	status := http.StatusCreated
+	if s.fault(FaultWrongSuccessStatus) {
+		status = http.StatusOK
+	}
+	return s.success(status, "Webhook endpoint created", out)
+}
+
+func (s *Server) listWebhookEndpoints(req *request) *response {
+	m := req.m
+	m.mu.Lock()
+	out := make([]any, 0, len(m.endpointOrder))
+	for _, id := range m.endpointOrder {
+		out = append(out, s.publicView(m.endpoints[id]))
+	}
+	m.mu.Unlock()
+	return s.success(http.StatusOK, "Webhook endpoints retrieved", out)
+}
+
+func (s *Server) endpointNotFound(id string) *response {
+	return s.notFound(fmt.Sprintf("No webhook endpoint %s exists for this merchant.", id))
+}
+
+func (s *Server) getWebhookEndpoint(req *request) *response {
+	id := req.params["id"]
+	for _, o := range s.searchOrder(req.m) {
+		o.mu.Lock()
+		e, ok := o.endpoints[id]
+		var view any
+		if ok {
+			view = s.publicView(e)
+		}
+		o.mu.Unlock()
+		if ok {
+			return s.success(http.StatusOK, "Webhook endpoint retrieved", view)
+		}
+	}
+	return s.endpointNotFound(id)
+}
+
+// updateWebhookEndpoint merges the given fields into the endpoint (JSON merge semantics without
+// nulls); the secret is untouched.
+func (s *Server) updateWebhookEndpoint(req *request) *response {
+	var in endpointUpdateRequest
+	if fail := s.decode(req.body, &in); fail != nil {
+		return fail
+	}
+	id := req.params["id"]
+	m := req.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.endpoints[id]
+	if !ok {
+		return s.endpointNotFound(id)
+	}
+	if in.URL != nil {
+		e.URL = *in.URL
+	}
+	if in.Events != nil {
+		e.Events = append([]string{}, (*in.Events)...)
+	}
+	if in.Description != nil {
+		e.Description = *in.Description
+	}
+	if in.Enabled != nil {
+		e.Enabled = *in.Enabled
+	}
+	e.UpdatedAt = s.now()
+	return s.success(http.StatusOK, "Webhook endpoint updated", s.publicView(e))
+}
+
+// deleteWebhookEndpoint removes the endpoint; queued deliveries to it are dropped at their next
+// attempt.
+func (s *Server) deleteWebhookEndpoint(req *request) *response {
+	id := req.params["id"]
+	m := req.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.endpoints[id]; !ok {
+		return s.endpointNotFound(id)
+	}
+	delete(m.endpoints, id)
+	for i, v := range m.endpointOrder {
+		if v == id {
+			m.endpointOrder = append(m.endpointOrder[:i:i], m.endpointOrder[i+1:]...)
+			break
+		}
+	}
+	return &response{status: http.StatusNoContent, header: http.Header{}}
+}
+
+// rotateWebhookEndpointSecret issues a new secret. The old one keeps signing deliveries (next to the
+// new one) for the grace period, so a receiver can switch without rejecting anything.
+func (s *Server) rotateWebhookEndpointSecret(req *request) *response {
+	var in rotateRequest
+	if fail := s.decode(req.body, &in); fail != nil {
+		return fail
+	}
+	grace := DefaultGracePeriod
+	if in.GracePeriodSeconds != nil {
+		if *in.GracePeriodSeconds < 0 || *in.GracePeriodSeconds > 604800 {
+			// Only reachable with validation off: the schema bounds it.
+			return s.invalid(FieldError{Field: "/grace_period_seconds", Reason: "must be between 0 and 604800"})
+		}
+		grace = time.Duration(*in.GracePeriodSeconds) * time.Second
+	}
+	secret, err := webhook.NewSecret()
+	if err != nil {
+		return s.internalError("generate the endpoint's new secret")
+	}
+	id := req.params["id"]
+	m := req.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.endpoints[id]
+	if !ok {
+		return s.endpointNotFound(id)
+	}
+	now := s.now()
+	expires := now.Add(grace)
+	if grace > 0 {
+		e.previous = append(e.previous, previousSecret{secret: e.secret, expires: expires})
+	}
+	e.secret = secret
+	e.UpdatedAt = now
+	out := endpointWithSecret{WebhookEndpoint: e.copyPublic(), Secret: secret.Reveal(), PreviousSecretExpiresAt: &expires}
+	return s.success(http.StatusOK, "Webhook endpoint secret rotated", out)
+}

@@ -1,0 +1,172 @@
+package sandbox
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/internal/webhook"
+)
+
+func createEndpoint(t *testing.T, c *client, body map[string]any) map[string]any {
+	t.Helper()
+	res := c.do(http.MethodPost, "/v1/webhooks", body)
+	require.Equal(t, http.StatusCreated, res.status, "%s", res.body)
+	return res.data(t)
+}
+
+func TestWebhookEndpointsCRUD(t *testing.T) {
+	e := newEnv(t)
+	c := e.client
+	first := createEndpoint(t, c, map[string]any{"url": "https://merchant.example.org/hooks/a", "events": []string{"payout.success", "payout.failed"}, "description": "Finance"})
+	id := first["id"].(string)
+	assert.Regexp(t, `^we_[0-9a-f]{16}$`, id)
+	assert.Regexp(t, `^whsec_`, first["secret"])
+	assert.Equal(t, true, first["enabled"], "enabled defaults to true")
+	_, err := webhook.ParseSecret(first["secret"].(string))
+	assert.NoError(t, err)
+	second := createEndpoint(t, c, map[string]any{"url": "https://merchant.example.org/hooks/b", "events": []string{"payment.success"}, "enabled": false})
+	assert.Equal(t, false, second["enabled"])
+
+	t.Run("get has no secret", func(t *testing.T) {
+		res := c.do(http.MethodGet, "/v1/webhooks/"+id, nil)
+		require.Equal(t, http.StatusOK, res.status)
+		assert.NotContains(t, res.data(t), "secret")
+		assert.Equal(t, "Finance", res.data(t)["description"])
+	})
+	t.Run("list oldest first without secrets", func(t *testing.T) {
+		res := c.do(http.MethodGet, "/v1/webhooks", nil)
+		require.Equal(t, http.StatusOK, res.status)
+		list := res.json(t)["data"].([]any)
+		require.Len(t, list, 2)
+		assert.Equal(t, id, list[0].(map[string]any)["id"])
+		assert.Equal(t, second["id"], list[1].(map[string]any)["id"])
+		for _, ep := range list {
+			assert.NotContains(t, ep, "secret")
+		}
+		other := c.as(otherPublicKey, otherSecretKey).do(http.MethodGet, "/v1/webhooks", nil)
+		assert.Empty(t, other.json(t)["data"], "another merchant sees none of them")
+	})
+	t.Run("patch merges", func(t *testing.T) {
+		res := c.do(http.MethodPatch, "/v1/webhooks/"+id, map[string]any{"enabled": false})
+		require.Equal(t, http.StatusOK, res.status)
+		d := res.data(t)
+		assert.Equal(t, false, d["enabled"])
+		assert.Equal(t, "https://merchant.example.org/hooks/a", d["url"])
+		assert.Equal(t, []any{"payout.success", "payout.failed"}, d["events"])
+		res = c.do(http.MethodPatch, "/v1/webhooks/"+id, map[string]any{"description": "", "events": []string{"payout.failed"}, "enabled": true})
+		d = res.data(t)
+		assert.NotContains(t, d, "description", "an empty string clears it")
+		assert.Equal(t, []any{"payout.failed"}, d["events"])
+		assert.Equal(t, true, d["enabled"])
+	})
+	t.Run("rotate", func(t *testing.T) {
+		before := time.Now().UTC().Truncate(time.Second)
+		res := c.do(http.MethodPost, "/v1/webhooks/"+id+"/rotate-secret", map[string]any{"grace_period_seconds": 3600})
+		require.Equal(t, http.StatusOK, res.status)
+		d := res.data(t)
+		assert.NotEqual(t, first["secret"], d["secret"])
+		exp, err := time.Parse(time.RFC3339, d["previous_secret_expires_at"].(string))
+		require.NoError(t, err)
+		assert.WithinDuration(t, exp, before.Add(time.Hour), 2*time.Second)
+		res = c.do(http.MethodPost, "/v1/webhooks/"+id+"/rotate-secret", nil)
+		exp, _ = time.Parse(time.RFC3339, res.data(t)["previous_secret_expires_at"].(string))
+		assert.WithinDuration(t, exp, before.Add(DefaultGracePeriod), 2*time.Second, "default grace period")
+	})
+	t.Run("other merchant gets 404", func(t *testing.T) {
+		other := c.as(otherPublicKey, otherSecretKey)
+		for _, r := range []struct {
+			method, path string
+			body         any
+		}{
+			{http.MethodGet, "/v1/webhooks/" + id, nil},
+			{http.MethodPatch, "/v1/webhooks/" + id, map[string]any{"enabled": false}},
+			{http.MethodDelete, "/v1/webhooks/" + id, nil},
+			{http.MethodPost, "/v1/webhooks/" + id + "/rotate-secret", nil},
+		} {
+			res := other.do(r.method, r.path, r.body)
+			assert.Equal(t, http.StatusNotFound, res.status, "%s %s", r.method, r.path)
+			assert.Equal(t, 3000, res.code(t))
+		}
+	})
+	t.Run("delete", func(t *testing.T) {
+		res := c.do(http.MethodDelete, "/v1/webhooks/"+id, nil)
+		assert.Equal(t, http.StatusNoContent, res.status)
+		assert.Empty(t, res.body)
+		_, ok := e.srv.WebhookEndpoint(DefaultPublicKey, id)
+		assert.False(t, ok)
+		for _, method := range []string{http.MethodGet, http.MethodDelete} {
+			res = c.do(method, "/v1/webhooks/"+id, nil)
+			assert.Equal(t, http.StatusNotFound, res.status)
+		}
+		res = c.do(http.MethodGet, "/v1/webhooks", nil)
+		assert.Len(t, res.json(t)["data"], 1)
+	})
+}
+
+func TestWebhookEndpointDeliveries(t *testing.T) {
+	e := newEnv(t)
+	rc := newReceiver(t)
+	c := e.client
+	subscribed := createEndpoint(t, c, map[string]any{"url": rc.url("/subscribed"), "events": []string{"payout.failed"}})
+	createEndpoint(t, c, map[string]any{"url": rc.url("/disabled"), "events": []string{"payout.failed"}, "enabled": false})
+	deleted := createEndpoint(t, c, map[string]any{"url": rc.url("/deleted"), "events": []string{"payout.failed"}})
+	createEndpoint(t, c, map[string]any{"url": rc.url("/other-type"), "events": []string{"payout.success"}})
+	createEndpoint(t, c.as(otherPublicKey, otherSecretKey), map[string]any{"url": rc.url("/other-merchant"), "events": []string{"payout.failed"}})
+	require.Equal(t, http.StatusNoContent, c.do(http.MethodDelete, "/v1/webhooks/"+deleted["id"].(string), nil).status)
+
+	tv, err := testSpec(t).TestValues()
+	require.NoError(t, err)
+	failing := tv.Payouts.Bank[1] // the first failing bank account the contract lists
+	require.Equal(t, "failed", failing.Status)
+	id := c.createPayout(with(bankPayout(failing.AccountNumber), "webhook_url", rc.url("/object")))
+	rc.waitFor(2, forObject(id))
+	e.idle()
+	time.Sleep(20 * time.Millisecond) // let anything wrongly sent arrive
+	got := rc.waitFor(0, forObject(id))
+	paths := map[string]received{}
+	for _, d := range got {
+		paths[d.path] = d
+	}
+	assert.Len(t, got, 2, "the object's webhook_url and the one subscribed, enabled endpoint")
+	require.Contains(t, paths, "/subscribed")
+	require.Contains(t, paths, "/object")
+	verify(t, paths["/subscribed"], subscribed["secret"].(string))
+	verify(t, paths["/object"], DefaultSecretKey)
+	assert.Equal(t, paths["/object"].body, paths["/subscribed"].body, "one event, the same body everywhere")
+	assert.Equal(t, paths["/object"].header.Get("webhook-id"), paths["/subscribed"].header.Get("webhook-id"))
+	assert.Equal(t, failing.FailureReason, paths["/object"].event.Data.Object["failure_reason"])
+}
+
+func TestRotationSignsWithBothSecrets(t *testing.T) {
+	e := newEnv(t)
+	rc := newReceiver(t)
+	ep := createEndpoint(t, e.client, map[string]any{"url": rc.url("/rotating"), "events": []string{"payout.success"}})
+	oldSecret := ep["secret"].(string)
+	id := ep["id"].(string)
+
+	res := e.client.do(http.MethodPost, "/v1/webhooks/"+id+"/rotate-secret", map[string]any{"grace_period_seconds": 3600})
+	newSecret := res.data(t)["secret"].(string)
+	payout := e.client.createPayout(mobilePayout(""))
+	d := rc.waitFor(1, forObject(payout))[0]
+	assert.Len(t, webhook.Signatures(d.header.Get("webhook-signature")), 2)
+	oldS, _ := webhook.ParseSecret(oldSecret)
+	newS, _ := webhook.ParseSecret(newSecret)
+	matched, err := webhook.Verifier{Secrets: []webhook.Secret{oldS, newS}}.MatchingSecrets(d.header, d.body)
+	require.NoError(t, err)
+	assert.Len(t, matched, 2, "signed with the old and the new secret during the grace period")
+
+	res = e.client.do(http.MethodPost, "/v1/webhooks/"+id+"/rotate-secret", map[string]any{"grace_period_seconds": 0})
+	newest := res.data(t)["secret"].(string)
+	payout = e.client.createPayout(mobilePayout(""))
+	d = rc.waitFor(1, forObject(payout))[0]
+	sigs := webhook.Signatures(d.header.Get("webhook-signature"))
+	assert.Len(t, sigs, 2, "the newest secret plus the first one, still in its hour of grace")
+	verify(t, d, newest)
+	newS2, _ := webhook.ParseSecret(newSecret)
+	err = webhook.Verifier{Secrets: []webhook.Secret{newS2}}.Verify(d.header, d.body)
+	assert.ErrorIs(t, err, webhook.ErrNoMatchingSignature, "a secret rotated out with grace 0 signs nothing")
+}
