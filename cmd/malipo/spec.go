@@ -51,6 +51,17 @@ func runSpec(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "malipo spec: %v\n", err)
 		return exitFail
 	}
+	bad, err := spec.CheckExamples()
+	if err != nil {
+		fmt.Fprintf(stderr, "malipo spec: %v\n", err)
+		return exitFail
+	}
+	if len(bad) > 0 {
+		for _, v := range bad {
+			fmt.Fprintf(stderr, "malipo spec: example does not match its schema: %s\n", v)
+		}
+		return exitFail
+	}
 	fmt.Fprintf(stdout, "OK: %s %s, %d operations, %d webhook event types, %d test values\n",
 		spec.Model().Info.Title, spec.Model().Info.Version, len(spec.Operations()), len(spec.EventTypes()),
 		len(tv.Payments)+len(tv.Payouts.MobileNumber)+len(tv.Payouts.Bank))
