@@ -1,0 +1,186 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
+	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+)
+
+// benchCount is how many webhook endpoints and how many payouts the benchmark declares.
+const benchCount = 200
+
+// BenchmarkTerraformPlanApply times `terraform plan -out` + `terraform apply` of 200 webhook endpoints
+// and 200 payouts (half bank, half mobile, each waiting for its final status) against an in-process
+// sandbox, next to the same number (400) of Terraform's built-in terraform_data resources with the
+// same inputs, which is what Terraform itself costs. It reports both times per run and their ratio.
+// It uses the terraform binary of TF_ACC_TERRAFORM_PATH or PATH and is skipped without one.
+func BenchmarkTerraformPlanApply(b *testing.B) {
+	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if tf == "" {
+		var err error
+		if tf, err = exec.LookPath("terraform"); err != nil {
+			b.Skip("no terraform binary on PATH (or TF_ACC_TERRAFORM_PATH); the benchmark never downloads one")
+		}
+	}
+	if os.Getenv("TF_LOG") == "" {
+		// In-process, nothing filters the provider's logs (Terraform does that for a plugin process):
+		// keep them off unless asked for.
+		for _, v := range []string{"TF_LOG_PROVIDER", "TF_LOG_PROVIDER_MALIPO", "TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK"} {
+			b.Setenv(v, "off")
+		}
+	}
+	sb := startSandbox(b)
+	reattach := serveProviderInProcess(b)
+	cliConfig := filepath.Join(b.TempDir(), "empty.tfrc")
+	require.NoError(b, os.WriteFile(cliConfig, nil, 0o600))
+	env := append(os.Environ(), "TF_REATTACH_PROVIDERS="+reattach, "CHECKPOINT_DISABLE=1",
+		"TF_CLI_CONFIG_FILE="+cliConfig, "TF_IN_AUTOMATION=1", "TF_LOG=")
+
+	malipo := sb.providerConfig() + benchMalipoConfig
+	var malipoTime, dataTime time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		malipoTime += planApply(b, tf, env, malipo)
+		dataTime += planApply(b, tf, env, benchTerraformDataConfig)
+	}
+	b.StopTimer()
+	n := float64(b.N)
+	b.ReportMetric(malipoTime.Seconds()/n, "malipo-s/op")
+	b.ReportMetric(dataTime.Seconds()/n, "terraform_data-s/op")
+	b.ReportMetric(malipoTime.Seconds()/dataTime.Seconds(), "ratio")
+	b.Logf("plan+apply of %d webhook endpoints + %d payouts: %.2fs; %d terraform_data: %.2fs; ratio %.1f",
+		benchCount, benchCount, malipoTime.Seconds()/n, 2*benchCount, dataTime.Seconds()/n, malipoTime.Seconds()/dataTime.Seconds())
+	if got := len(sb.srv.Payouts(sandbox.DefaultPublicKey)); got != benchCount*b.N {
+		b.Fatalf("the sandbox has %d payouts, want %d", got, benchCount*b.N)
+	}
+}
+
+// planApply writes config into a fresh directory, runs terraform init (not timed), then times
+// `terraform plan -out` and `terraform apply` of the plan.
+func planApply(b *testing.B, tf string, env []string, config string) time.Duration {
+	b.Helper()
+	dir := b.TempDir()
+	require.NoError(b, os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o600))
+	run := func(args ...string) {
+		cmd := exec.Command(tf, args...)
+		cmd.Dir, cmd.Env = dir, env
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("terraform %v: %v\n%s", args, err, out.String())
+		}
+	}
+	b.StopTimer()
+	run("init", "-input=false", "-backend=false")
+	b.StartTimer()
+	start := time.Now()
+	run("plan", "-input=false", "-out=tfplan")
+	run("apply", "-input=false", "tfplan")
+	return time.Since(start)
+}
+
+// serveProviderInProcess serves the provider in this process, as terraform-plugin-testing does, and
+// returns the TF_REATTACH_PROVIDERS value that makes terraform use it.
+func serveProviderInProcess(b *testing.B) string {
+	b.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	configCh := make(chan *plugin.ReattachConfig)
+	closeCh := make(chan struct{})
+	const addr = "registry.terraform.io/malipo/malipo"
+	go func() {
+		err := tf6server.Serve(addr, providerserver.NewProtocol6(New("bench")()),
+			tf6server.WithDebug(ctx, configCh, closeCh),
+			tf6server.WithGoPluginLogger(hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off})),
+			tf6server.WithoutLogStderrOverride())
+		if err != nil {
+			b.Errorf("serve the provider: %v", err)
+		}
+	}()
+	var config *plugin.ReattachConfig
+	select {
+	case config = <-configCh:
+	case <-time.After(10 * time.Second):
+		b.Fatal("the in-process provider did not start")
+	}
+	b.Cleanup(func() {
+		cancel()
+		<-closeCh
+	})
+	reattach, err := json.Marshal(map[string]any{addr: map[string]any{
+		"Protocol":        config.Protocol,
+		"ProtocolVersion": config.ProtocolVersion,
+		"Pid":             config.Pid,
+		"Test":            config.Test,
+		"Addr":            map[string]string{"Network": config.Addr.Network(), "String": config.Addr.String()},
+	}})
+	require.NoError(b, err)
+	return string(reattach)
+}
+
+// benchMalipoConfig: the endpoints subscribe to payment events only, so that the payouts trigger no
+// webhook deliveries; payouts alternate between bank and mobile.
+var benchMalipoConfig = fmt.Sprintf(`
+terraform {
+  required_providers {
+    malipo = { source = "registry.terraform.io/malipo/malipo" }
+  }
+}
+
+resource "malipo_webhook_endpoint" "bench" {
+  count       = %[1]d
+  url         = "http://127.0.0.1:9/hooks/${count.index}"
+  events      = ["payment.success", "payment.failed"]
+  description = "bench ${count.index}"
+}
+
+resource "malipo_payout" "bench" {
+  count             = %[1]d
+  amount            = 100 + count.index
+  country_id        = "ctry_zm"
+  transfer_to       = count.index %% 2 == 0 ? "bank" : "mobile_number"
+  bank_id           = count.index %% 2 == 0 ? "bank_zm_zanaco" : null
+  account_number    = count.index %% 2 == 0 ? "0000000001" : null
+  momo_phone_number = count.index %% 2 == 0 ? null : "260960000001"
+  narration         = "bench ${count.index}"
+}
+`, benchCount)
+
+// benchTerraformDataConfig: the same inputs in Terraform's built-in terraform_data resource.
+var benchTerraformDataConfig = fmt.Sprintf(`
+resource "terraform_data" "endpoint" {
+  count = %[1]d
+  input = {
+    url         = "http://127.0.0.1:9/hooks/${count.index}"
+    events      = ["payment.success", "payment.failed"]
+    description = "bench ${count.index}"
+  }
+}
+
+resource "terraform_data" "payout" {
+  count = %[1]d
+  input = {
+    amount            = 100 + count.index
+    country_id        = "ctry_zm"
+    transfer_to       = count.index %% 2 == 0 ? "bank" : "mobile_number"
+    bank_id           = count.index %% 2 == 0 ? "bank_zm_zanaco" : null
+    account_number    = count.index %% 2 == 0 ? "0000000001" : null
+    momo_phone_number = count.index %% 2 == 0 ? null : "260960000001"
+    narration         = "bench ${count.index}"
+  }
+}
+`, benchCount)

@@ -1,0 +1,497 @@
+package provider
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/malipo/terraform-provider-malipo/internal/client"
+)
+
+// Ensure PayoutResource satisfies the framework's interfaces.
+var (
+	_ resource.Resource                     = &PayoutResource{}
+	_ resource.ResourceWithConfigure        = &PayoutResource{}
+	_ resource.ResourceWithImportState      = &PayoutResource{}
+	_ resource.ResourceWithConfigValidators = &PayoutResource{}
+	_ resource.ResourceWithModifyPlan       = &PayoutResource{}
+)
+
+// defaultPayoutCreateTimeout bounds a create (sending the payout and waiting for its final status)
+// when the configuration has no timeouts.create.
+const defaultPayoutCreateTimeout = 10 * time.Minute
+
+// Polling of a payout's status while waiting: the first check soon (a sandbox or a fast network settles
+// in milliseconds), then doubling, so that a slow bank is not polled more than every few seconds.
+const (
+	payoutPollFirst = 50 * time.Millisecond
+	payoutPollMax   = 5 * time.Second
+)
+
+// NewPayoutResource builds the `malipo_payout` resource.
+func NewPayoutResource() resource.Resource {
+	return &PayoutResource{pollFirst: payoutPollFirst, pollMax: payoutPollMax}
+}
+
+// PayoutResource is `malipo_payout`: one payout to a bank account or a mobile-money wallet. Payouts
+// move money and cannot be changed or reversed: every input forces replacement (a new payout), and
+// destroy only forgets the payout.
+type PayoutResource struct {
+	client             *client.Client
+	pollFirst, pollMax time.Duration
+}
+
+// PayoutResourceModel is the resource's state.
+type PayoutResourceModel struct {
+	Amount             types.Int64    `tfsdk:"amount"`
+	CountryID          types.String   `tfsdk:"country_id"`
+	TransferTo         types.String   `tfsdk:"transfer_to"`
+	BankID             types.String   `tfsdk:"bank_id"`
+	AccountNumber      types.String   `tfsdk:"account_number"`
+	MomoPhoneNumber    types.String   `tfsdk:"momo_phone_number"`
+	Narration          types.String   `tfsdk:"narration"`
+	WebhookURL         types.String   `tfsdk:"webhook_url"`
+	IdempotencyKey     types.String   `tfsdk:"idempotency_key"`
+	WaitForFinalStatus types.Bool     `tfsdk:"wait_for_final_status"`
+	ID                 types.String   `tfsdk:"id"`
+	PayoutID           types.String   `tfsdk:"payout_id"`
+	Status             types.String   `tfsdk:"status"`
+	FailureReason      types.String   `tfsdk:"failure_reason"`
+	CreatedAt          types.String   `tfsdk:"created_at"`
+	Timeouts           timeouts.Value `tfsdk:"timeouts"`
+}
+
+// payoutInputs are the attributes sent to the API: changing any of them means a new payout.
+var payoutInputs = []string{"amount", "country_id", "transfer_to", "bank_id", "account_number",
+	"momo_phone_number", "narration", "webhook_url", "idempotency_key"}
+
+// Metadata names the resource type.
+func (r *PayoutResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_payout"
+}
+
+// Schema describes the resource.
+func (r *PayoutResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A payout to a bank account (`transfer_to = \"bank\"`) or a mobile-money wallet " +
+			"(`transfer_to = \"mobile_number\"`).\n\n" +
+			"**Payouts move money and cannot be changed or reversed.** Every input forces replacement, and the plan " +
+			"says so: replacing a payout sends a *new* payout. Destroying a payout only removes it from Terraform " +
+			"state, with a warning; the money stays sent.\n\n" +
+			"Creates are safe to retry: the provider sends an `Idempotency-Key` (`idempotency_key`, generated when " +
+			"unset) and retries a create whose answer was lost with the same key, so the service replays the first " +
+			"payout instead of paying twice. Set `idempotency_key` yourself (for example to an invoice number) to " +
+			"make even a re-run after an interrupted apply safe: the key then stays the same across runs.\n\n" +
+			"With `wait_for_final_status` (the default) apply waits until the payout is `success` or `failed`; a " +
+			"`failed` payout is an error naming its `failure_reason`, and the resource is then tainted, so the next " +
+			"apply sends it again (after you fixed the cause). A payout still `processing` when `timeouts.create` " +
+			"ends is kept with a warning, never sent again; refresh updates its `status`.",
+		Attributes: map[string]schema.Attribute{
+			"amount": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("Amount in major units of the country's currency; at least %d.", payoutAmountMinimum),
+				Required:            true,
+				Validators:          payoutAmountValidators(),
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.RequiresReplace()},
+			},
+			"country_id": schema.StringAttribute{
+				MarkdownDescription: "Id of the destination country (`id` of `data.malipo_countries`, e.g. `ctry_zm`), not its code.",
+				Required:            true,
+				Validators:          objectIDValidators(),
+				PlanModifiers:       replace,
+			},
+			"transfer_to": schema.StringAttribute{
+				MarkdownDescription: "Destination kind: " + quotedList(transferToValues()) + ".",
+				Required:            true,
+				Validators:          []validator.String{stringvalidator.OneOf(transferToValues()...)},
+				PlanModifiers:       replace,
+			},
+			"bank_id": schema.StringAttribute{
+				MarkdownDescription: "Id of the bank (`data.malipo_banks`), of the same country. Required when " +
+					"`transfer_to` is `bank`; not allowed for `mobile_number`.",
+				Optional:      true,
+				Validators:    objectIDValidators(),
+				PlanModifiers: replace,
+			},
+			"account_number": schema.StringAttribute{
+				MarkdownDescription: fmt.Sprintf("Destination account number, %d to %d letters and digits. Required when "+
+					"`transfer_to` is `bank`; not allowed for `mobile_number`.", accountNumberMinLength, accountNumberMaxLength),
+				Optional:      true,
+				Validators:    accountNumberValidators(),
+				PlanModifiers: replace,
+			},
+			"momo_phone_number": schema.StringAttribute{
+				MarkdownDescription: "Receiving wallet, E.164 digits without `+` (e.g. `260960000001`), for `transfer_to = " +
+					"\"mobile_number\"`. Leave it out to pay the merchant's own wallet. Not allowed for `bank`.",
+				Optional:      true,
+				Validators:    phoneNumberValidators(),
+				PlanModifiers: replace,
+			},
+			"narration": schema.StringAttribute{
+				MarkdownDescription: fmt.Sprintf("The payout's purpose, 1 to %d characters.", narrationMaxLength),
+				Optional:            true,
+				Validators:          narrationValidators(),
+				PlanModifiers:       replace,
+			},
+			"webhook_url": schema.StringAttribute{
+				MarkdownDescription: "URL that receives this payout's status changes, signed with the merchant's secret key.",
+				Optional:            true,
+				Validators:          webhookURLValidators(),
+				PlanModifiers:       replace,
+			},
+			"idempotency_key": schema.StringAttribute{
+				MarkdownDescription: fmt.Sprintf("The `Idempotency-Key` sent with the create, 1 to %d characters. "+
+					"Generated (a random UUID) when unset, and kept in state. A create retried with the same key is "+
+					"replayed by the service instead of paying twice. Changing it forces replacement. Unknown after "+
+					"`terraform import`: setting it then only records it.", idempotencyKeyMaxLen),
+				Optional: true,
+				Computed: true,
+				Validators: []validator.String{
+					stringvalidator.LengthBetween(1, idempotencyKeyMaxLen),
+					stringvalidator.RegexMatches(singleLinePattern, "must be one line"),
+				},
+				PlanModifiers: []planmodifier.String{
+					stringplanmodifier.UseStateForUnknown(),
+					stringplanmodifier.RequiresReplaceIf(keyChangeSendsNewPayout,
+						"A different key after create sends a new payout; recording a key after import does not.",
+						"A different key after create sends a new payout; recording a key after import does not."),
+				},
+			},
+			"wait_for_final_status": schema.BoolAttribute{
+				MarkdownDescription: "Whether create waits until the payout is `success` or `failed` (at most " +
+					"`timeouts.create`). Defaults to `true`. Changing it does not touch the payout.",
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(true),
+			},
+			"id": schema.StringAttribute{
+				MarkdownDescription: "The payout's id, the same as `payout_id`; what Terraform shows and `terraform import` takes.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"payout_id": schema.StringAttribute{
+				MarkdownDescription: "The payout's id, e.g. `po_...`.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"status": schema.StringAttribute{
+				MarkdownDescription: "`processing`, `success` or `failed`. Refreshed on every read.",
+				Computed:            true,
+			},
+			"failure_reason": schema.StringAttribute{
+				MarkdownDescription: "Why a `failed` payout failed: " + quotedList(failureReasonValues()) + ". Null otherwise.",
+				Computed:            true,
+			},
+			"created_at": schema.StringAttribute{
+				MarkdownDescription: "When the payout was created (RFC 3339).",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true}),
+		},
+	}
+}
+
+// keyChangeSendsNewPayout: a changed idempotency_key replaces the payout, except when the state has
+// no key (after an import), where the configured key is only recorded.
+func keyChangeSendsNewPayout(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+	resp.RequiresReplace = !req.StateValue.IsNull() && !req.ConfigValue.IsNull()
+}
+
+// ConfigValidators check, at plan time, the fields each transfer_to needs and forbids.
+func (r *PayoutResource) ConfigValidators(_ context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{
+		whenEquals{attr: "transfer_to", value: string(client.TransferToBank),
+			required: []string{"bank_id", "account_number"}, forbidden: []string{"momo_phone_number"}},
+		whenEquals{attr: "transfer_to", value: string(client.TransferToMobileNumber),
+			forbidden: []string{"bank_id", "account_number"}},
+	}
+}
+
+// Configure receives the API client.
+func (r *PayoutResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if c, ok := clientFrom(req.ProviderData, &resp.Diagnostics); ok {
+		r.client = c
+	}
+}
+
+// ModifyPlan warns in the plan, where it is reviewed, that a replacement sends new money and that a
+// destroy reverses nothing.
+func (r *PayoutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() {
+		return // create: the plan shows the payout in full
+	}
+	var state PayoutResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if req.Plan.Raw.IsNull() {
+		resp.Diagnostics.AddWarning("Destroying a Payout Does Not Reverse It",
+			fmt.Sprintf("Payout %s will only be removed from Terraform state. Payouts cannot be reversed: its money stays sent.",
+				state.PayoutID.ValueString()))
+		return
+	}
+	var changed []string
+	for _, name := range payoutInputs {
+		var planned, prior, config attr.Value
+		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root(name), &planned)...)
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(name), &prior)...)
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(name), &config)...)
+		if planned == nil || prior == nil || config == nil {
+			continue
+		}
+		if name == "idempotency_key" && (prior.IsNull() || config.IsNull()) {
+			continue // recorded after import, or left to the state: no new payout
+		}
+		if !planned.Equal(prior) {
+			changed = append(changed, name)
+		}
+	}
+	if len(changed) > 0 {
+		resp.Diagnostics.AddWarning("Replacing a Payout Sends a New Payout",
+			fmt.Sprintf("Changing %s forces replacement of payout %s. Applying this plan forgets that payout (payouts "+
+				"cannot be reversed: its money stays sent) and sends a NEW payout. Review the amount and destination "+
+				"before you apply.", strings.Join(changed, ", "), state.PayoutID.ValueString()))
+	}
+}
+
+// Create sends the payout with its idempotency key and, unless told not to, waits for its final status.
+func (r *PayoutResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan PayoutResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	createTimeout, diags := plan.Timeouts.Create(ctx, defaultPayoutCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, createTimeout)
+	defer cancel()
+
+	key := plan.IdempotencyKey.ValueString()
+	if plan.IdempotencyKey.IsNull() || plan.IdempotencyKey.IsUnknown() {
+		key = newUUID()
+	}
+	plan.IdempotencyKey = types.StringValue(key)
+
+	var meta client.Meta
+	payout, err := r.client.ProcessPayout(ctx, plan.request(), client.WithIdempotencyKey(key), client.WithMeta(&meta))
+	if err != nil {
+		resp.Diagnostics.AddError(payoutCreateError(err, key))
+		return
+	}
+	tflog.Info(ctx, "Created payout", map[string]any{"payout_id": payout.PayoutID, "replayed": meta.Replayed, "attempts": meta.Attempts})
+	plan.setComputed(payout)
+
+	if plan.WaitForFinalStatus.ValueBool() && !payout.Status.Final() {
+		final, err := r.waitForFinalStatus(ctx, payout.PayoutID)
+		if final != nil {
+			plan.setComputed(final)
+		}
+		if err != nil {
+			// The payout exists: keep it (an error would taint it, and the next apply would pay again).
+			resp.Diagnostics.AddWarning("Payout Still Processing",
+				fmt.Sprintf("Payout %s was created but did not reach a final status: %s. It is kept in state with status %q "+
+					"and will not be sent again; refresh (or the next plan) updates its status. Raise timeouts.create to wait longer.",
+					payout.PayoutID, err, plan.Status.ValueString()))
+		}
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	if plan.Status.ValueString() == string(client.PayoutFailed) {
+		resp.Diagnostics.AddError("Payout Failed",
+			fmt.Sprintf("Payout %s failed with reason %s; no money moved. Fix the cause (for example the destination "+
+				"account or wallet, or the merchant's balance) and apply again: the failed payout is tainted and will be "+
+				"replaced by a new one.", plan.PayoutID.ValueString(), plan.FailureReason.ValueString()))
+	}
+}
+
+// payoutCreateError turns a failed create into a diagnostic that says whether money may have moved
+// and how to retry safely.
+func payoutCreateError(err error, key string) (string, string) {
+	var apiErr *client.APIError
+	switch {
+	case client.IsValidation(err):
+		return "Payout Rejected", "The Malipo API rejected the payout, so no money moved: " + errText(err) +
+			". Fix the attribute the message names and apply again."
+	case client.IsConflict(err):
+		return "Payout Conflicts With an Earlier Request", "The Malipo API refused the payout: " + errText(err) +
+			fmt.Sprintf(". idempotency_key %q was already used with a different payout (or the merchant reference is taken); "+
+				"use a new idempotency_key for a new payout.", key)
+	case errors.As(err, &apiErr) && apiErr.StatusCode < 500 && apiErr.StatusCode != 429:
+		return "Payout Rejected", "The Malipo API rejected the payout, so no money moved: " + errText(err) +
+			". Check the provider's keys and the payout's attributes, then apply again."
+	default:
+		return "Payout Outcome Unknown", fmt.Sprintf("No final answer arrived for the payout (%s), so it may or may "+
+			"not have been created. It was sent with idempotency_key %q: set idempotency_key = %q in the configuration "+
+			"and apply again. The service then replays the first payout instead of paying twice.", errText(err), key, key)
+	}
+}
+
+// waitForFinalStatus polls the payout until it is success or failed, or ctx ends. It returns the last
+// payout read, if any, and an error when no final status was seen.
+func (r *PayoutResource) waitForFinalStatus(ctx context.Context, payoutID string) (*client.Payout, error) {
+	delay := r.pollFirst
+	var last *client.Payout
+	for {
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return last, fmt.Errorf("waiting for a final status: %w", ctx.Err())
+		case <-t.C:
+		}
+		p, err := r.client.GetPayout(ctx, payoutID)
+		if err != nil {
+			return last, err
+		}
+		last = p
+		if p.Status.Final() {
+			return p, nil
+		}
+		delay = min(delay*2, r.pollMax)
+	}
+}
+
+// Read refreshes the payout, its status above all. A payout the API no longer knows is removed from
+// state.
+func (r *PayoutResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state PayoutResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	payout, err := r.client.GetPayout(ctx, state.PayoutID.ValueString())
+	if client.IsNotFound(err) {
+		tflog.Warn(ctx, "Payout not found; removing it from state", map[string]any{"payout_id": state.PayoutID.ValueString()})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to Read Payout",
+			fmt.Sprintf("Reading payout %s failed: %s. Check the provider's base_url and keys, then refresh again.",
+				state.PayoutID.ValueString(), errText(err)))
+		return
+	}
+	state.setInputs(payout)
+	state.setComputed(payout)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update changes only what does not touch the payout (wait_for_final_status, timeouts, a key recorded
+// after import) and refreshes the status.
+func (r *PayoutResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state PayoutResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.ID, plan.PayoutID, plan.CreatedAt = state.ID, state.PayoutID, state.CreatedAt
+	plan.Status, plan.FailureReason = state.Status, state.FailureReason
+	if payout, err := r.client.GetPayout(ctx, state.PayoutID.ValueString()); err == nil {
+		plan.setComputed(payout)
+	} else {
+		tflog.Warn(ctx, "Could not refresh payout status during update", map[string]any{"error": err.Error()})
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete forgets the payout: the API cannot reverse one.
+func (r *PayoutResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state PayoutResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.AddWarning("Payout Removed From State Only",
+		fmt.Sprintf("Payout %s (%d, status %s) was removed from Terraform state. Payouts cannot be reversed: its money "+
+			"stays sent. To pay again, add a new malipo_payout.", state.PayoutID.ValueString(), state.Amount.ValueInt64(),
+			state.Status.ValueString()))
+}
+
+// ImportState imports a payout by payout id; Read fills in the rest. The idempotency key is unknown.
+func (r *PayoutResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
+	resource.ImportStatePassthroughID(ctx, path.Root("payout_id"), req, resp)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for_final_status"), true)...)
+}
+
+// request builds the API request from the plan.
+func (m *PayoutResourceModel) request() client.PayoutRequest {
+	if m.TransferTo.ValueString() == string(client.TransferToBank) {
+		return client.BankPayout{
+			Amount:        m.Amount.ValueInt64(),
+			CountryID:     m.CountryID.ValueString(),
+			BankID:        m.BankID.ValueString(),
+			AccountNumber: m.AccountNumber.ValueString(),
+			Narration:     m.Narration.ValueString(),
+			WebhookURL:    m.WebhookURL.ValueString(),
+		}
+	}
+	return client.MobilePayout{
+		Amount:          m.Amount.ValueInt64(),
+		CountryID:       m.CountryID.ValueString(),
+		MomoPhoneNumber: m.MomoPhoneNumber.ValueString(),
+		Narration:       m.Narration.ValueString(),
+		WebhookURL:      m.WebhookURL.ValueString(),
+	}
+}
+
+// setComputed copies what the API decides into the model.
+func (m *PayoutResourceModel) setComputed(p *client.Payout) {
+	m.ID = types.StringValue(p.PayoutID)
+	m.PayoutID = types.StringValue(p.PayoutID)
+	m.Status = types.StringValue(string(p.Status))
+	m.FailureReason = optionalString(string(p.FailureReason))
+	m.CreatedAt = timestampValue(p.CreatedAt)
+}
+
+// setInputs copies the payout's inputs as the API echoes them, so that a refresh shows drift and an
+// import fills them in.
+func (m *PayoutResourceModel) setInputs(p *client.Payout) {
+	m.Amount = types.Int64Value(p.Amount)
+	m.CountryID = types.StringValue(p.CountryID)
+	m.TransferTo = types.StringValue(string(p.TransferTo))
+	m.BankID = optionalString(p.BankID)
+	m.AccountNumber = optionalString(p.AccountNumber)
+	m.MomoPhoneNumber = optionalString(p.MomoPhoneNumber)
+	m.Narration = optionalString(p.Narration)
+	m.WebhookURL = optionalString(p.WebhookURL)
+}
+
+// optionalString is null for "", the API's way of leaving an optional field out.
+func optionalString(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}
+
+// newUUID returns a random (version 4) UUID, the idempotency key of a payout without one.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

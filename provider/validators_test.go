@@ -1,0 +1,186 @@
+package provider
+
+import (
+	"context"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+)
+
+// The limits and patterns the provider validates at plan time are the document's, so that a plan
+// fails exactly where the service would.
+func TestValidationConstantsMatchTheSpec(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	schemas := spec.Model().Components.Schemas
+	component := func(name string) *base.Schema {
+		p, ok := schemas.Get(name)
+		require.True(t, ok, "components.schemas.%s", name)
+		return p.Schema()
+	}
+	property := func(schema, prop string) *base.Schema {
+		p, ok := component(schema).Properties.Get(prop)
+		require.True(t, ok, "%s.%s", schema, prop)
+		return p.Schema()
+	}
+	checkString := func(name string, s *base.Schema, pattern *regexp.Regexp, minLen, maxLen int64) {
+		t.Helper()
+		if pattern != nil {
+			assert.Equal(t, s.Pattern, pattern.String(), "%s pattern", name)
+		} else {
+			assert.Empty(t, s.Pattern, "%s has a pattern the provider does not check", name)
+		}
+		if minLen > 0 {
+			require.NotNil(t, s.MinLength, "%s minLength", name)
+			assert.Equal(t, minLen, *s.MinLength, "%s minLength", name)
+		}
+		if maxLen > 0 {
+			require.NotNil(t, s.MaxLength, "%s maxLength", name)
+			assert.Equal(t, maxLen, *s.MaxLength, "%s maxLength", name)
+		}
+	}
+
+	checkString("ObjectId", component("ObjectId"), objectIDPattern, 1, objectIDMaxLength)
+	checkString("ObjectReference", component("ObjectReference"), objectIDPattern, 1, objectIDMaxLength)
+	checkString("WebhookURL", component("WebhookURL"), webhookURLPattern, webhookURLMinLength, webhookURLMaxLength)
+	checkString("PhoneNumber", component("PhoneNumber"), phoneNumberPattern, 0, 0)
+	checkString("CountryCode", component("CountryCode"), countryCodePattern, 0, 0)
+	checkString("Narration", component("Narration"), nil, 1, narrationMaxLength)
+	checkString("BankPayoutRequest.account_number", property("BankPayoutRequest", "account_number"),
+		accountNumberPattern, accountNumberMinLength, accountNumberMaxLength)
+	checkString("WebhookEndpointCreateRequest.description", property("WebhookEndpointCreateRequest", "description"),
+		nil, 0, descriptionMaxLength)
+
+	amount := component("PayoutAmount")
+	require.NotNil(t, amount.Minimum)
+	assert.InDelta(t, float64(payoutAmountMinimum), *amount.Minimum, 0)
+
+	param, ok := spec.Model().Components.Parameters.Get("IdempotencyKey")
+	require.True(t, ok)
+	key := param.Schema.Schema()
+	require.NotNil(t, key.MaxLength)
+	assert.Equal(t, int64(idempotencyKeyMaxLen), *key.MaxLength)
+
+	// The request schemas say which fields each kind has; the provider's conditional validators must agree.
+	bankProps := propertyNames(component("BankPayoutRequest"))
+	mobileProps := propertyNames(component("MobileMoneyPayoutRequest"))
+	assert.Subset(t, component("BankPayoutRequest").Required, []string{"bank_id", "account_number"})
+	assert.NotContains(t, bankProps, "momo_phone_number")
+	assert.NotContains(t, mobileProps, "bank_id")
+	assert.NotContains(t, mobileProps, "account_number")
+	assert.NotContains(t, component("MobileMoneyPayoutRequest").Required, "momo_phone_number")
+}
+
+func propertyNames(s *base.Schema) []string {
+	var out []string
+	for k := range s.Properties.KeysFromOldest() {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestEnumValuesComeFromTheClient(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	assert.ElementsMatch(t, spec.EventTypes(), eventTypeValues())
+	assert.Equal(t, []string{"bank", "mobile_number"}, transferToValues())
+	assert.Equal(t, "`a`, `b` or `c`", quotedList([]string{"a", "b", "c"}))
+	assert.Equal(t, "`a`", quotedList([]string{"a"}))
+}
+
+func TestPatterns(t *testing.T) {
+	tests := []struct {
+		re    *regexp.Regexp
+		value string
+		ok    bool
+	}{
+		{objectIDPattern, "ctry_zm", true},
+		{objectIDPattern, "_x", false},
+		{phoneNumberPattern, "260960000001", true},
+		{phoneNumberPattern, "+260960000001", false},
+		{phoneNumberPattern, "0960000001", false},
+		{accountNumberPattern, "0000000001", true},
+		{accountNumberPattern, "0000-0001", false},
+		{webhookURLPattern, "https://merchant.example.org/hooks", true},
+		{webhookURLPattern, "merchant.example.org/hooks", false},
+		{httpURLPattern, "http://127.0.0.1:8080", true},
+		{httpURLPattern, "https://api.example.org/v1/", true},
+		{httpURLPattern, "http://127.0.0.1:8080?x=1", false},
+		{httpURLPattern, "127.0.0.1:8080", false},
+		{singleLinePattern, "invoice-88", true},
+		{singleLinePattern, "a\nb", false},
+		{countryCodePattern, "ZM", true},
+		{countryCodePattern, "zm", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.ok, tt.re.MatchString(tt.value), "%s ~ %q", tt.re, tt.value)
+	}
+}
+
+// whenEquals attaches one error to each attribute that transfer_to requires or forbids.
+func TestWhenEqualsValidator(t *testing.T) {
+	ctx := context.Background()
+	r := NewPayoutResource().(*PayoutResource)
+	var sresp resource.SchemaResponse
+	r.Schema(ctx, resource.SchemaRequest{}, &sresp)
+	typ, ok := sresp.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	require.True(t, ok)
+
+	config := func(vals map[string]string) tfsdk.Config {
+		raw := map[string]tftypes.Value{}
+		for name, at := range typ.AttributeTypes {
+			if v, ok := vals[name]; ok {
+				raw[name] = tftypes.NewValue(tftypes.String, v)
+			} else {
+				raw[name] = tftypes.NewValue(at, nil)
+			}
+		}
+		return tfsdk.Config{Raw: tftypes.NewValue(typ, raw), Schema: sresp.Schema}
+	}
+	tests := []struct {
+		name   string
+		vals   map[string]string
+		errors []string // attribute names named by errors, in order
+	}{
+		{"bank complete", map[string]string{"transfer_to": "bank", "bank_id": "b", "account_number": "0001"}, nil},
+		{"bank without fields", map[string]string{"transfer_to": "bank"}, []string{"bank_id", "account_number"}},
+		{"bank with wallet", map[string]string{"transfer_to": "bank", "bank_id": "b", "account_number": "0001",
+			"momo_phone_number": "260960000001"}, []string{"momo_phone_number"}},
+		{"mobile to own wallet", map[string]string{"transfer_to": "mobile_number"}, nil},
+		{"mobile with bank fields", map[string]string{"transfer_to": "mobile_number", "bank_id": "b", "account_number": "0001"},
+			[]string{"bank_id", "account_number"}},
+		{"transfer_to unset", map[string]string{"bank_id": "b"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, v := range r.ConfigValidators(ctx) {
+				var resp resource.ValidateConfigResponse
+				v.ValidateResource(ctx, resource.ValidateConfigRequest{Config: config(tt.vals)}, &resp)
+				for _, d := range resp.Diagnostics.Errors() {
+					got = append(got, firstWord(d.Detail()))
+				}
+				assert.NotEmpty(t, v.Description(ctx))
+				assert.Equal(t, v.Description(ctx), v.MarkdownDescription(ctx))
+			}
+			assert.Equal(t, tt.errors, got)
+		})
+	}
+}
+
+func firstWord(s string) string {
+	for i, r := range s {
+		if r == ' ' {
+			return s[:i]
+		}
+	}
+	return s
+}
