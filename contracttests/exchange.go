@@ -239,6 +239,10 @@ func (t *T) RequireStatus(ex *Exchange, want int) {
 // ExpectError checks an error response: the HTTP status, the envelope code, and (when pointers are
 // given) that `errors[].field` names each pointer (or a field below it).
 func (t *T) ExpectError(ex *Exchange, status, code int, pointers ...string) bool {
+	if want, known := t.suite.errorStatuses[code]; code != 0 && (!known || want != status) {
+		// The check itself disagrees with the spec's error table (ErrorCode x-malipo-http-status).
+		t.Fatalf("check bug: it expects code %d with HTTP %d, but the spec's error table gives HTTP %d", code, status, want)
+	}
 	ok := t.ExpectStatus(ex, status)
 	if ex.Str("/status") != "error" {
 		t.fail(Failure{Message: fmt.Sprintf("want an error envelope with status \"error\", got %s", snippet(ex.Body)),

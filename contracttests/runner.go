@@ -105,6 +105,8 @@ type suite struct {
 	coverage   *coverageRecorder
 	extensions bool
 	ref        refCache
+	// errorStatuses is the spec's error table (code → HTTP status); ExpectError checks itself against it.
+	errorStatuses map[int]int
 }
 
 // Run runs the selected checks against the target and reports to every reporter. It returns an error
@@ -124,7 +126,11 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...Reporter
 		return nil, err
 	}
 	defer func() { _ = receiver.Close() }()
-	s := &suite{cfg: cfg, spec: spec, client: cfg.HTTPClient, receiver: receiver, coverage: newCoverage(spec)}
+	statuses, err := spec.ErrorStatuses()
+	if err != nil {
+		return nil, fmt.Errorf("load the contract's error table: %w", err)
+	}
+	s := &suite{cfg: cfg, spec: spec, client: cfg.HTTPClient, receiver: receiver, coverage: newCoverage(spec), errorStatuses: statuses}
 	if err := s.probe(ctx); err != nil {
 		return nil, err
 	}
