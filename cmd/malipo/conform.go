@@ -9,7 +9,6 @@ import (
 	"os"
 	"regexp"
 	"sort"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -132,5 +131,4 @@ func listChecks(w io.Writer, checks []*contracttests.Check, filter *regexp.Regex
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(w, "%d checks\n", n)
-	_ = strings.TrimSpace
 }

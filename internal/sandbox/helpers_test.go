@@ -28,14 +28,11 @@ const (
 // fastTimings make the simulated network answer in milliseconds.
 var fastTimings = Timings{PromptDelay: 5 * time.Millisecond, PayoutDelay: 5 * time.Millisecond}
 
-var warmOnce sync.Once
-
-// testSpec returns the shared contract with every validation cache warm (see warmWebhooks).
+// testSpec returns the shared contract (openapi.Load compiles every schema, webhooks included).
 func testSpec(t testing.TB) *openapi.Spec {
 	t.Helper()
 	spec, err := openapi.Default()
 	require.NoError(t, err)
-	warmOnce.Do(func() { warmWebhooks(spec) })
 	return spec
 }
 
@@ -405,15 +402,4 @@ func verify(t testing.TB, d received, secrets ...string) {
 func (e *env) idle() {
 	e.t.Helper()
 	require.Eventually(e.t, func() bool { return e.srv.PendingDeliveries() == 0 }, 5*time.Second, 2*time.Millisecond)
-}
-
-// warmWebhooks validates one delivery per webhook, serially, before tests validate deliveries
-// concurrently. libopenapi-validator compiles a schema on first use; for paths it does so when the
-// validator is built, but not for the document's webhooks, and two first uses at once race (the
-// race detector shows it in MarshalYAMLInlineWithContext). The openapi package should do this in
-// Load; until it does, the tests do it once.
-func warmWebhooks(spec *openapi.Spec) {
-	for _, t := range spec.EventTypes() {
-		_ = spec.ValidateWebhook(t, http.Header{"Content-Type": {"application/json"}}, []byte("{}"))
-	}
 }
