@@ -4,6 +4,12 @@
 //
 // Every other package derives its knowledge of the API from here rather than restating it, so a change
 // to malipo.yaml is seen by the sandbox, the client, the contract suite and the provider at once.
+//
+// Validation has two stages. Checks compiled from the document (see fastpath.go and package
+// internal/schemacheck) accept a valid message in a few microseconds; a message they do not accept goes to
+// libopenapi-validator, which decides and explains it with violations. The checks never accept what the
+// validator rejects (the tests compare the two on every example and on thousands of mutations), so the
+// verdicts and violations are the validator's either way; WithoutFastPath turns the first stage off.
 package openapi
 
 import (
@@ -41,6 +47,8 @@ type Spec struct {
 	byID       map[string]*Operation
 	webhooks   map[string]*Operation
 	schemes    map[string]string // security scheme name -> header name (apiKey in header)
+	fastGaps   []string          // parts of the document the fast path leaves to the validator, and why
+	fastPath   bool              // accept what the fast checks accept (see fastpath.go)
 }
 
 // Operation describes one operation or webhook of the document, as the validators and the code that
@@ -64,17 +72,25 @@ type Operation struct {
 
 	pathItem *v3.PathItem
 	location string // JSON pointer of the operation in the document, "#/paths/~1v1~1.../post"
+	fast     *fastPlan
 }
 
 // Option configures Load.
 type Option func(*options)
 
 type options struct {
-	logger *slog.Logger
+	logger     *slog.Logger
+	noFastPath bool
 }
 
 // WithLogger sends libopenapi's own diagnostics to logger instead of discarding them.
 func WithLogger(logger *slog.Logger) Option { return func(o *options) { o.logger = logger } }
+
+// WithoutFastPath validates every message with libopenapi-validator alone. By default a message is first
+// checked by schemas compiled for speed and goes to the validator only when they find it invalid, which
+// gives the same verdicts and the same violations at a fraction of the cost for valid messages. The
+// option exists to compare the two (the tests do) and to rule the fast path out when diagnosing.
+func WithoutFastPath() Option { return func(o *options) { o.noFastPath = true } }
 
 var defaultSpec = sync.OnceValues(func() (*Spec, error) { return Load(embeddedSpec) })
 
@@ -114,6 +130,11 @@ func Load(spec []byte, opts ...Option) (*Spec, error) {
 		// Key headers are checked by checkSecurity, which names the missing header in a Violation.
 		config.WithoutSecurityValidation(),
 	)
+	// The checks are compiled either way: missingBody asks them whether a schema allows null.
+	if err := s.compileFastPaths(spec); err != nil {
+		return nil, fmt.Errorf("compile fast-path checks: %w", err)
+	}
+	s.fastPath = !o.noFastPath
 	s.warmWebhooks()
 	return s, nil
 }
@@ -239,25 +260,28 @@ func (s *Spec) add(path, method string, op *v3.Operation, item *v3.PathItem, web
 	return nil
 }
 
-// matchTemplate reports whether a concrete path matches a template with `{param}` segments.
+// matchTemplate reports whether a concrete path matches a template with `{param}` segments. Leading
+// and trailing slashes are ignored. It runs for every validated message, so it does not allocate.
 func matchTemplate(template, path string) bool {
-	t := strings.Split(strings.Trim(template, "/"), "/")
-	p := strings.Split(strings.Trim(path, "/"), "/")
-	if len(t) != len(p) {
-		return false
-	}
-	for i := range t {
-		if strings.HasPrefix(t[i], "{") && strings.HasSuffix(t[i], "}") {
-			if p[i] == "" {
+	t, p := strings.Trim(template, "/"), strings.Trim(path, "/")
+	for {
+		tseg, trest, tmore := strings.Cut(t, "/")
+		pseg, prest, pmore := strings.Cut(p, "/")
+		if strings.HasPrefix(tseg, "{") && strings.HasSuffix(tseg, "}") {
+			if pseg == "" {
 				return false
 			}
-			continue
-		}
-		if t[i] != p[i] {
+		} else if tseg != pseg {
 			return false
 		}
+		if tmore != pmore {
+			return false
+		}
+		if !tmore {
+			return true
+		}
+		t, p = trest, prest
 	}
-	return true
 }
 
 func escapePointer(s string) string {

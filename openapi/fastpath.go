@@ -1,0 +1,424 @@
+package openapi
+
+import (
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/internal/schemacheck"
+)
+
+// The fast path: each operation's parameters, bodies and documented responses compiled into yes/no
+// checks (package schemacheck). A message the checks accept is valid and is not shown to
+// libopenapi-validator; any other message, and every message of a part the checks do not cover, goes to
+// the validator, which decides and explains. The checks accept only what the validator accepts: where the
+// validator's behaviour is not plainly the schema's (encoded path segments, unusual content types, empty
+// bodies, non-string parameters) they say no and leave the decision to it.
+
+// fastPlan holds the compiled checks of one operation or webhook.
+type fastPlan struct {
+	request   *fastRequest             // nil: the request side is not covered
+	responses map[string]*fastResponse // by documented key ("201", "4XX", "default"); nil value: not covered
+}
+
+type fastRequest struct {
+	template []string // path template segments; "" stands for a parameter
+	params   []fastParam
+	body     *fastBody // nil: no request body is declared, so the validator ignores any
+}
+
+type fastParam struct {
+	name     string
+	in       string // "path", "query" or "header"
+	required bool
+	segment  int  // path parameters: index of the segment
+	trimmed  bool // the schema has an enum, which the validator compares with the trimmed value
+	check    *schemacheck.Checker
+}
+
+type fastBody struct {
+	required bool                 // the only cover for an empty body is the validator
+	check    *schemacheck.Checker // nil: the media type has no schema
+}
+
+type fastResponse struct {
+	content bool                 // content is declared, so the content type must be application/json
+	json    bool                 // application/json is among the declared media types
+	check   *schemacheck.Checker // nil: application/json has no schema
+	headers []fastParam          // required headers (the validator checks only those)
+}
+
+// compileFastPaths builds the plan of every operation and webhook. A part outside what the checks cover
+// is left to the validator and recorded in gaps, which the tests keep empty for the embedded document.
+func (s *Spec) compileFastPaths(spec []byte) error {
+	doc, err := schemacheck.Parse(spec)
+	if err != nil {
+		return err
+	}
+	ops := append(s.Operations(), s.webhookOperations()...)
+	for _, op := range ops {
+		node, err := doc.Node(op.location)
+		if err != nil {
+			return err
+		}
+		plan := &fastPlan{responses: map[string]*fastResponse{}}
+		req, err := compileFastRequest(doc, op, node)
+		if err != nil {
+			s.fastGaps = append(s.fastGaps, fmt.Sprintf("%s request: %v", op.ID, err))
+		} else {
+			plan.request = req
+		}
+		keys, values := schemacheck.Pairs(schemacheck.Field(node, "responses"))
+		for i, code := range keys {
+			resp, err := compileFastResponse(doc, values[i], op.location+"/responses/"+code)
+			if err != nil {
+				s.fastGaps = append(s.fastGaps, fmt.Sprintf("%s response %s: %v", op.ID, code, err))
+			}
+			plan.responses[code] = resp
+		}
+		op.fast = plan
+	}
+	return nil
+}
+
+func compileFastRequest(doc *schemacheck.Document, op *Operation, node *yaml.Node) (*fastRequest, error) {
+	template := strings.Split(strings.TrimPrefix(op.Path, "/"), "/")
+	req := &fastRequest{}
+	for _, seg := range template {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			seg = ""
+		}
+		req.template = append(req.template, seg)
+	}
+	// Path-item parameters apply unless the operation redefines the same name and location.
+	itemNode, err := doc.Node(op.location[:strings.LastIndex(op.location, "/")])
+	if err != nil {
+		return nil, err
+	}
+	var params []*yaml.Node
+	for _, list := range []*yaml.Node{schemacheck.Field(node, "parameters"), schemacheck.Field(itemNode, "parameters")} {
+		if list != nil {
+			params = append(params, list.Content...)
+		}
+	}
+	seen := map[string]bool{}
+	for _, raw := range params {
+		p, err := doc.Resolve(raw)
+		if err != nil {
+			return nil, err
+		}
+		name, in := value(p, "name"), value(p, "in")
+		if seen[in+" "+strings.ToLower(name)] {
+			continue
+		}
+		seen[in+" "+strings.ToLower(name)] = true
+		fp, err := compileFastParam(doc, p, name, in)
+		if err != nil {
+			return nil, fmt.Errorf("parameter %s %s: %w", in, name, err)
+		}
+		if in == "path" {
+			fp.segment = -1
+			for i, seg := range template {
+				if seg == "{"+name+"}" {
+					fp.segment = i
+				}
+			}
+			if fp.segment < 0 || op.Webhook {
+				return nil, errors.New("the path parameter is not in the path")
+			}
+		}
+		if op.Webhook && in != "header" {
+			return nil, errors.New("a webhook delivery has only header parameters")
+		}
+		req.params = append(req.params, fp)
+	}
+	if body := schemacheck.Field(node, "requestBody"); body != nil {
+		if body, err = doc.Resolve(body); err != nil {
+			return nil, err
+		}
+		mt := schemacheck.Field(schemacheck.Field(body, "content"), jsonMediaType)
+		if mt == nil {
+			return nil, errors.New("the request body has no application/json content")
+		}
+		req.body = &fastBody{required: schemacheck.Bool(schemacheck.Field(body, "required"))}
+		if sch := schemacheck.Field(mt, "schema"); sch != nil {
+			if req.body.check, err = doc.Compile(sch, op.location+"/requestBody/content/application~1json/schema"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return req, nil
+}
+
+// compileFastParam covers parameters whose schema is a string (through $refs): the validator checks
+// those against their schema as they are; other types it parses first, by its own rules.
+func compileFastParam(doc *schemacheck.Document, p *yaml.Node, name, in string) (fastParam, error) {
+	fp := fastParam{name: name, in: in, required: schemacheck.Bool(schemacheck.Field(p, "required"))}
+	switch in {
+	case "path", "query", "header":
+	default:
+		return fp, fmt.Errorf("%s parameters are not covered", in)
+	}
+	for _, key := range []string{"content", "style", "explode", "allowEmptyValue", "allowReserved"} {
+		if schemacheck.Field(p, key) != nil {
+			return fp, fmt.Errorf("%q is not covered", key)
+		}
+	}
+	check, enum, err := compileStringSchema(doc, schemacheck.Field(p, "schema"))
+	fp.check, fp.trimmed = check, enum
+	return fp, err
+}
+
+// compileStringSchema compiles a parameter schema that is a string, and says whether it has an enum.
+func compileStringSchema(doc *schemacheck.Document, sch *yaml.Node) (check *schemacheck.Checker, enum bool, err error) {
+	if sch == nil {
+		return nil, false, errors.New("no schema")
+	}
+	target := sch
+	for schemacheck.Field(target, "$ref") != nil {
+		keys, _ := schemacheck.Pairs(target)
+		if len(keys) != 1 {
+			return nil, false, errors.New("a $ref with sibling keywords is not covered")
+		}
+		next, err := doc.Node(schemacheck.Field(target, "$ref").Value)
+		if err != nil {
+			return nil, false, err
+		}
+		target = next
+	}
+	if t := schemacheck.Field(target, "type"); t == nil || t.Kind != yaml.ScalarNode || t.Value != "string" {
+		return nil, false, errors.New("only `type: string` schemas are covered")
+	}
+	check, err = doc.Compile(sch, "parameter schema")
+	return check, schemacheck.Field(target, "enum") != nil, err
+}
+
+func compileFastResponse(doc *schemacheck.Document, node *yaml.Node, location string) (*fastResponse, error) {
+	node, err := doc.Resolve(node)
+	if err != nil {
+		return nil, err
+	}
+	resp := &fastResponse{}
+	if keys, _ := schemacheck.Pairs(schemacheck.Field(node, "content")); len(keys) > 0 {
+		resp.content = true
+		if mt := schemacheck.Field(schemacheck.Field(node, "content"), jsonMediaType); mt != nil {
+			resp.json = true
+			if sch := schemacheck.Field(mt, "schema"); sch != nil {
+				if resp.check, err = doc.Compile(sch, location+"/content/application~1json/schema"); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	names, headers := schemacheck.Pairs(schemacheck.Field(node, "headers"))
+	for i, name := range names {
+		h, err := doc.Resolve(headers[i])
+		if err != nil {
+			return nil, err
+		}
+		if !schemacheck.Bool(schemacheck.Field(h, "required")) {
+			continue
+		}
+		fp, err := compileFastParam(doc, h, name, "header")
+		if err != nil {
+			return nil, fmt.Errorf("header %s: %w", name, err)
+		}
+		fp.required = true
+		resp.headers = append(resp.headers, fp)
+	}
+	return resp, nil
+}
+
+func value(n *yaml.Node, key string) string {
+	if v := schemacheck.Field(n, key); v != nil {
+		return v.Value
+	}
+	return ""
+}
+
+// acceptsRequest reports whether the fast checks find the request valid.
+func (p *fastPlan) acceptsRequest(r *http.Request, body []byte) bool {
+	if p == nil || p.request == nil {
+		return false
+	}
+	req := p.request
+	if !req.matchesPath(r.URL.Path) {
+		return false
+	}
+	for _, param := range req.params {
+		var v string
+		switch param.in {
+		case "header":
+			v = r.Header.Get(param.name)
+		case "path":
+			v = pathSegment(r.URL.Path, param.segment)
+		case "query":
+			var ok bool
+			if v, ok = queryValue(r.URL.RawQuery, param.name); !ok {
+				return false
+			}
+		}
+		if !param.accepts(v) {
+			return false
+		}
+	}
+	return req.body.accepts(r.Header, body)
+}
+
+// acceptsDelivery reports whether the fast checks find a webhook delivery valid.
+func (p *fastPlan) acceptsDelivery(header http.Header, body []byte) bool {
+	if p == nil || p.request == nil {
+		return false
+	}
+	for _, param := range p.request.params {
+		if !param.accepts(header.Get(param.name)) {
+			return false
+		}
+	}
+	return p.request.body.accepts(header, body)
+}
+
+// acceptsResponse reports whether the fast checks find a response with this status valid.
+func (p *fastPlan) acceptsResponse(status int, header http.Header, body []byte) bool {
+	if p == nil {
+		return false
+	}
+	if status < 100 || status > 999 {
+		return false
+	}
+	code := []byte{byte('0' + status/100), byte('0' + status/10%10), byte('0' + status%10)}
+	resp, ok := p.responses[string(code)]
+	if !ok {
+		if resp, ok = p.responses[string(code[:1])+"XX"]; !ok {
+			resp, ok = p.responses["default"]
+		}
+	}
+	if !ok || resp == nil {
+		return false
+	}
+	for _, h := range resp.headers {
+		if !h.accepts(header.Get(h.name)) {
+			return false
+		}
+	}
+	if !resp.content {
+		return true
+	}
+	if !resp.json || !isJSON(header.Get("Content-Type")) || len(body) == 0 {
+		return false
+	}
+	return resp.check == nil || resp.check.ValidJSON(body)
+}
+
+// responseCheck returns the compiled body check of a documented response key, or nil.
+func (p *fastPlan) responseCheck(key string) *schemacheck.Checker {
+	if p == nil || p.responses[key] == nil {
+		return nil
+	}
+	return p.responses[key].check
+}
+
+func (p fastParam) accepts(v string) bool {
+	if v == "" {
+		return !p.required // the validator treats an empty value as an absent one
+	}
+	if p.trimmed && v != strings.TrimSpace(v) {
+		return false
+	}
+	return p.check.Valid(v)
+}
+
+func (b *fastBody) accepts(header http.Header, body []byte) bool {
+	if b == nil {
+		return true
+	}
+	if !isJSON(header.Get("Content-Type")) {
+		return false
+	}
+	if len(body) == 0 {
+		return !b.required
+	}
+	return b.check == nil || b.check.ValidJSON(body)
+}
+
+// isJSON reports whether the validator reads contentType as application/json: it takes the media type
+// from mime.ParseMediaType and ignores the error, which still returns the type when a parameter is bad.
+func isJSON(contentType string) bool {
+	if contentType == jsonMediaType {
+		return true
+	}
+	mediaType, _, _ := mime.ParseMediaType(contentType)
+	return mediaType == jsonMediaType
+}
+
+// matchesPath reports whether path has exactly the template's segments: its literal segments, and a
+// non-empty parameter segment made of characters a URL never escapes, so that its raw and decoded forms
+// (whichever the validator reads) are the same. Other spellings are left to the validator.
+func (req *fastRequest) matchesPath(path string) bool {
+	rest, ok := strings.CutPrefix(path, "/")
+	if !ok {
+		return false
+	}
+	for i, want := range req.template {
+		seg, after, more := strings.Cut(rest, "/")
+		if more != (i < len(req.template)-1) {
+			return false
+		}
+		if want == "" {
+			if seg == "" || !unreserved(seg) {
+				return false
+			}
+		} else if seg != want {
+			return false
+		}
+		rest = after
+	}
+	return true
+}
+
+// pathSegment returns the i-th segment of a path that matchesPath accepted.
+func pathSegment(path string, i int) string {
+	rest := path[1:]
+	for range i {
+		_, rest, _ = strings.Cut(rest, "/")
+	}
+	seg, _, _ := strings.Cut(rest, "/")
+	return seg
+}
+
+// unreserved reports whether s has only characters a URL never escapes, so its raw and decoded forms
+// are the same.
+func unreserved(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '.', c == '_', c == '~':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// queryValue returns the value of a parameter that appears at most once, written without escapes;
+// ok is false for anything the validator might read differently.
+func queryValue(rawQuery, name string) (v string, ok bool) {
+	found := false
+	for pair := range strings.SplitSeq(rawQuery, "&") {
+		key, val, _ := strings.Cut(pair, "=")
+		if !unreserved(key) || !unreserved(val) {
+			return "", false // an escaped key may decode to name
+		}
+		if key != name {
+			continue
+		}
+		if found || val == "" {
+			return "", false
+		}
+		found, v = true, val
+	}
+	return v, true
+}
