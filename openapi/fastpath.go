@@ -3,8 +3,10 @@ package openapi
 import (
 	"errors"
 	"fmt"
+	"math"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v4"
@@ -50,6 +52,16 @@ type fastResponse struct {
 	json    bool                 // application/json is among the declared media types
 	check   *schemacheck.Checker // nil: application/json has no schema
 	headers []fastParam          // required headers (the validator checks only those)
+	// optional are the other declared headers with a scalar schema. The validator ignores them;
+	// ValidateResponse reports a bad value (see headerViolations), so the fast path checks them too.
+	optional []fastHeader
+}
+
+// fastHeader is an optional response header: its value is read as its schema's type, then checked.
+type fastHeader struct {
+	name  string
+	typ   string // "string", "boolean", "integer" or "number"
+	check *schemacheck.Checker
 }
 
 // compileFastPaths builds the plan of every operation and webhook. A part outside what the checks cover
@@ -168,33 +180,43 @@ func compileFastParam(doc *schemacheck.Document, p *yaml.Node, name, in string) 
 			return fp, fmt.Errorf("%q is not covered", key)
 		}
 	}
-	check, enum, err := compileStringSchema(doc, schemacheck.Field(p, "schema"))
+	check, typ, enum, err := compileScalarSchema(doc, schemacheck.Field(p, "schema"))
+	if err == nil && typ != "string" {
+		err = errors.New("only `type: string` schemas are covered")
+	}
 	fp.check, fp.trimmed = check, enum
 	return fp, err
 }
 
-// compileStringSchema compiles a parameter schema that is a string, and says whether it has an enum.
-func compileStringSchema(doc *schemacheck.Document, sch *yaml.Node) (check *schemacheck.Checker, enum bool, err error) {
+// compileScalarSchema compiles a parameter or header schema whose type (through $refs) is one scalar
+// type, and returns that type and whether the schema has an enum.
+func compileScalarSchema(doc *schemacheck.Document, sch *yaml.Node) (check *schemacheck.Checker, typ string, enum bool, err error) {
 	if sch == nil {
-		return nil, false, errors.New("no schema")
+		return nil, "", false, errors.New("no schema")
 	}
 	target := sch
 	for schemacheck.Field(target, "$ref") != nil {
 		keys, _ := schemacheck.Pairs(target)
 		if len(keys) != 1 {
-			return nil, false, errors.New("a $ref with sibling keywords is not covered")
+			return nil, "", false, errors.New("a $ref with sibling keywords is not covered")
 		}
 		next, err := doc.Node(schemacheck.Field(target, "$ref").Value)
 		if err != nil {
-			return nil, false, err
+			return nil, "", false, err
 		}
 		target = next
 	}
-	if t := schemacheck.Field(target, "type"); t == nil || t.Kind != yaml.ScalarNode || t.Value != "string" {
-		return nil, false, errors.New("only `type: string` schemas are covered")
+	t := schemacheck.Field(target, "type")
+	if t == nil || t.Kind != yaml.ScalarNode {
+		return nil, "", false, errors.New("only schemas with one scalar type are covered")
+	}
+	switch t.Value {
+	case "string", "boolean", "integer", "number":
+	default:
+		return nil, "", false, fmt.Errorf("type %s is not covered", t.Value)
 	}
 	check, err = doc.Compile(sch, "parameter schema")
-	return check, schemacheck.Field(target, "enum") != nil, err
+	return check, t.Value, schemacheck.Field(target, "enum") != nil, err
 }
 
 func compileFastResponse(doc *schemacheck.Document, node *yaml.Node, location string) (*fastResponse, error) {
@@ -221,6 +243,11 @@ func compileFastResponse(doc *schemacheck.Document, node *yaml.Node, location st
 			return nil, err
 		}
 		if !schemacheck.Bool(schemacheck.Field(h, "required")) {
+			check, typ, _, err := compileScalarSchema(doc, schemacheck.Field(h, "schema"))
+			if err != nil {
+				return nil, fmt.Errorf("header %s: %w", name, err)
+			}
+			resp.optional = append(resp.optional, fastHeader{name: name, typ: typ, check: check})
 			continue
 		}
 		fp, err := compileFastParam(doc, h, name, "header")
@@ -305,6 +332,13 @@ func (p *fastPlan) acceptsResponse(status int, header http.Header, body []byte) 
 			return false
 		}
 	}
+	for _, h := range resp.optional {
+		for _, v := range header.Values(h.name) {
+			if !h.valid(v) {
+				return false
+			}
+		}
+	}
 	if !resp.content {
 		return true
 	}
@@ -312,6 +346,34 @@ func (p *fastPlan) acceptsResponse(status int, header http.Header, body []byte) 
 		return false
 	}
 	return resp.check == nil || resp.check.ValidJSON(body)
+}
+
+// valid reads a header value as the header's type (a boolean is `true` or `false`, a number is written
+// in decimal) and checks it against the schema.
+func (h fastHeader) valid(v string) bool {
+	var x any
+	switch h.typ {
+	case "string":
+		x = v
+	case "boolean":
+		if v != "true" && v != "false" {
+			return false
+		}
+		x = v == "true"
+	case "integer":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return false
+		}
+		x = float64(n)
+	case "number":
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return false
+		}
+		x = f
+	}
+	return h.check.Valid(x)
 }
 
 // responseCheck returns the compiled body check of a documented response key, or nil.

@@ -262,6 +262,9 @@ func TestBadRequestsNameTheField(t *testing.T) {
 		{"empty endpoint update", request("PATCH", "/v1/webhooks/we_1", "application/json", `{}`, bothKeys...), openapi.InBody, []string{""}},
 		{"rotate with negative grace", request("POST", "/v1/webhooks/we_1/rotate-secret", "application/json", `{"grace_period_seconds":-1}`, bothKeys...), openapi.InBody, []string{"/grace_period_seconds"}},
 		{"unknown path", request("GET", "/v1/nope", "", "", bothKeys...), openapi.InRoute, []string{""}},
+		// libopenapi-validator v0.14.0 panics on a media type without a subtype; found by FuzzFastPathIsSound.
+		{"content type without subtype", request("POST", "/v1/payment/payouts/process", "AppliCAtion", mobilePayout, bothKeys...), openapi.InHeader, []string{"header.content-type"}},
+		{"optional body, content type without subtype", request("POST", "/v1/webhooks/we_1/rotate-secret", "application", `{}`, bothKeys...), openapi.InHeader, []string{"header.content-type"}},
 		{"method not documented", request("DELETE", "/v1/countries", "", "", "public-key"), openapi.InRoute, []string{""}},
 	}
 	require.GreaterOrEqual(t, len(cases), 15)
@@ -334,6 +337,11 @@ func TestResponses(t *testing.T) {
 		{"payout created without a body", payoutReq(), response(201, "", "Content-Type", "application/json"), openapi.InBody, []string{""}},
 		{"payout created with a null body", payoutReq(), response(201, " null\n"), openapi.InBody, []string{""}},
 		{"error without a body", payoutReq(), response(400, "", "Content-Type", "application/json; charset=utf-8"), openapi.InBody, []string{""}},
+		// Optional headers are not checked by libopenapi-validator; the package checks them.
+		{"replay header not a boolean", payoutReq(), response(201, `{"status":"success","code":0,"message":"m","data":`+payoutData+`}`, "Idempotent-Replayed", "yes"), openapi.InHeader, []string{"header.idempotent-replayed"}},
+		{"rate limited with Retry-After", payoutReq(), response(429, `{"status":"error","code":6000,"message":"slow down","errors":[]}`, "Retry-After", "2"), "", nil},
+		{"Retry-After not an integer", payoutReq(), response(429, `{"status":"error","code":6000,"message":"slow down","errors":[]}`, "Retry-After", "soon"), openapi.InHeader, []string{"header.retry-after"}},
+		{"Retry-After negative", payoutReq(), response(429, `{"status":"error","code":6000,"message":"slow down","errors":[]}`, "Retry-After", "-1"), openapi.InHeader, []string{"header.retry-after"}},
 	}
 	for mode, s := range modes(t) {
 		for _, c := range cases {

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,9 +36,33 @@ func (s *Spec) ValidateRequest(r *http.Request) Violations {
 	if len(vs) == 0 && s.fastPath && op.fast.acceptsRequest(r, body) {
 		return nil
 	}
-	_, errs := s.validator.ValidateHttpRequestSyncWithPathItem(r, op.pathItem, op.Path)
+	errs, malformed := s.validateRequest(op, r)
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	return append(vs, s.convert(op, requestSchema(op.Op), op.location+"/requestBody/content/application~1json/schema", body, errs)...)
+	return append(vs, s.convert(op, requestSchema(op.Op), op.location+"/requestBody/content/application~1json/schema", body, append(errs, malformed...))...)
+}
+
+// validateRequest runs libopenapi-validator on a request. A Content-Type without a subtype
+// ("application") makes v0.14.0 panic while it matches media ranges, so such a request is validated as
+// if it had no Content-Type, and the malformed one is reported here instead.
+func (s *Spec) validateRequest(op *Operation, r *http.Request) (errs, malformed []*liberrors.ValidationError) {
+	if ct := r.Header.Get("Content-Type"); ct != "" && op.Op.RequestBody != nil {
+		if mediaType, _, _ := mime.ParseMediaType(ct); !strings.Contains(mediaType, "/") {
+			malformed = append(malformed, &liberrors.ValidationError{
+				ValidationType: helpers.RequestBodyValidation, ValidationSubType: helpers.RequestBodyContentType,
+				Message: fmt.Sprintf("Content-Type %q is not a media type (type/subtype); send application/json", ct),
+			})
+			r = r.Clone(r.Context())
+			r.Header.Del("Content-Type")
+		}
+	}
+	_, errs = s.validator.ValidateHttpRequestSyncWithPathItem(r, op.pathItem, op.Path)
+	if len(malformed) > 0 {
+		// Without a Content-Type the validator may report its absence; the malformed value says more.
+		errs = slices.DeleteFunc(errs, func(e *liberrors.ValidationError) bool {
+			return e.ValidationSubType == helpers.RequestBodyContentType || strings.Contains(strings.ToLower(e.Message), "content type")
+		})
+	}
+	return errs, malformed
 }
 
 // ValidateResponse checks a response against the operation its request routes to: the status code is
@@ -61,7 +87,27 @@ func (s *Spec) ValidateResponse(r *http.Request, resp *http.Response) Violations
 	if len(errs) == 0 {
 		vs = append(vs, op.missingBody(resp.StatusCode, resp.Header, body)...)
 	}
-	return vs
+	return append(vs, op.headerViolations(resp.StatusCode, resp.Header)...)
+}
+
+// headerViolations reports optional response headers whose value does not match their schema:
+// libopenapi-validator checks only required ones, so `Idempotent-Replayed: yes` would pass.
+func (op *Operation) headerViolations(status int, header http.Header) Violations {
+	_, key := documentedResponse(op.Op, status)
+	if op.fast == nil || op.fast.responses[key] == nil {
+		return nil
+	}
+	var out Violations
+	for _, h := range op.fast.responses[key].optional {
+		for _, v := range header.Values(h.name) {
+			if !h.valid(v) {
+				out = append(out, Violation{Operation: op.ID, In: InHeader, Pointer: "header." + strings.ToLower(h.name),
+					Message:      fmt.Sprintf("the value %q does not match the documented schema (type %s)", v, h.typ),
+					SpecLocation: op.location + "/responses/" + key + "/headers/" + escapePointer(h.name)})
+			}
+		}
+	}
+	return out
 }
 
 // missingBody reports a response whose documented JSON body is empty or null. libopenapi-validator
@@ -127,8 +173,8 @@ func (s *Spec) ValidateWebhook(eventType string, header http.Header, body []byte
 		return Violations{{Operation: op.ID, In: InRoute, Message: err.Error()}}
 	}
 	req.Header = header.Clone()
-	_, errs := s.validator.ValidateHttpRequestSyncWithPathItem(req, op.pathItem, op.Path)
-	return s.convert(op, requestSchema(op.Op), op.location+"/requestBody/content/application~1json/schema", body, errs)
+	errs, malformed := s.validateRequest(op, req)
+	return s.convert(op, requestSchema(op.Op), op.location+"/requestBody/content/application~1json/schema", body, append(errs, malformed...))
 }
 
 // route finds the operation of a request, or explains why there is none.

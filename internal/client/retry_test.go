@@ -256,6 +256,9 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 			if tc.status == 503 {
 				h.allowOffContract(503, "a gateway that asks clients to come back later")
 			}
+			if tc.retryAfter == "soon" {
+				h.allowOffContract(429, "a server whose Retry-After is not the documented integer")
+			}
 			r := h.mock(http.MethodGet, "/v1/countries").Reply(tc.status)
 			if tc.status == 429 {
 				r.JSON(failure(CodeRateLimited, "Too many requests.", ""))

@@ -191,3 +191,27 @@ func referenceSchema(t testing.TB, src string) *jsonschema.Schema {
 	require.NoError(t, err)
 	return s
 }
+
+// FuzzAgreesWithTheReferenceEngine decodes arbitrary JSON and requires the verdict of every case to
+// be the reference engine's.
+func FuzzAgreesWithTheReferenceEngine(f *testing.F) {
+	ours := make([]*Checker, len(cases))
+	refs := make([]*jsonschema.Schema, len(cases))
+	for i, src := range cases {
+		ours[i], refs[i] = compileJSON(f, src), referenceSchema(f, src)
+	}
+	for _, v := range scalars {
+		f.Add([]byte(v))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var inst any
+		if json.Unmarshal(data, &inst) != nil {
+			return
+		}
+		for i := range cases {
+			if want := refs[i].Validate(inst) == nil; ours[i].Valid(inst) != want {
+				t.Fatalf("schema %s, value %s: reference engine says %v", cases[i], data, want)
+			}
+		}
+	})
+}
