@@ -51,8 +51,8 @@ type fastResponse struct {
 	content bool                 // content is declared, so the content type must be application/json
 	json    bool                 // application/json is among the declared media types
 	check   *schemacheck.Checker // nil: application/json has no schema
-	headers []fastParam          // required headers (the validator checks only those)
-	// optional are the other declared headers with a scalar schema. The validator ignores them;
+	// optional are the declared headers, all optional (a response with a required header is not
+	// covered: the validator reads those its own way). The validator ignores optional headers;
 	// ValidateResponse reports a bad value (see headerViolations), so the fast path checks them too.
 	optional []fastHeader
 }
@@ -106,7 +106,6 @@ func compileFastRequest(doc *schemacheck.Document, op *Operation, node *yaml.Nod
 		}
 		req.template = append(req.template, seg)
 	}
-	// Path-item parameters apply unless the operation redefines the same name and location.
 	itemNode, err := doc.Node(op.location[:strings.LastIndex(op.location, "/")])
 	if err != nil {
 		return nil, err
@@ -117,17 +116,13 @@ func compileFastRequest(doc *schemacheck.Document, op *Operation, node *yaml.Nod
 			params = append(params, list.Content...)
 		}
 	}
-	seen := map[string]bool{}
+	// An operation may redefine a path-item parameter; the validator then checks both, and so do we.
 	for _, raw := range params {
 		p, err := doc.Resolve(raw)
 		if err != nil {
 			return nil, err
 		}
 		name, in := value(p, "name"), value(p, "in")
-		if seen[in+" "+strings.ToLower(name)] {
-			continue
-		}
-		seen[in+" "+strings.ToLower(name)] = true
 		fp, err := compileFastParam(doc, p, name, in)
 		if err != nil {
 			return nil, fmt.Errorf("parameter %s %s: %w", in, name, err)
@@ -242,20 +237,14 @@ func compileFastResponse(doc *schemacheck.Document, node *yaml.Node, location st
 		if err != nil {
 			return nil, err
 		}
-		if !schemacheck.Bool(schemacheck.Field(h, "required")) {
-			check, typ, _, err := compileScalarSchema(doc, schemacheck.Field(h, "schema"))
-			if err != nil {
-				return nil, fmt.Errorf("header %s: %w", name, err)
-			}
-			resp.optional = append(resp.optional, fastHeader{name: name, typ: typ, check: check})
-			continue
+		if schemacheck.Bool(schemacheck.Field(h, "required")) {
+			return nil, fmt.Errorf("header %s: required response headers are not covered", name)
 		}
-		fp, err := compileFastParam(doc, h, name, "header")
+		check, typ, _, err := compileScalarSchema(doc, schemacheck.Field(h, "schema"))
 		if err != nil {
 			return nil, fmt.Errorf("header %s: %w", name, err)
 		}
-		fp.required = true
-		resp.headers = append(resp.headers, fp)
+		resp.optional = append(resp.optional, fastHeader{name: name, typ: typ, check: check})
 	}
 	return resp, nil
 }
@@ -273,6 +262,7 @@ func (p *fastPlan) acceptsRequest(r *http.Request, body []byte) bool {
 		return false
 	}
 	req := p.request
+	// r.URL.Path never holds the fragment, and the validator is given the request without it.
 	if !req.matchesPath(r.URL.Path) {
 		return false
 	}
@@ -321,19 +311,17 @@ func (p *fastPlan) acceptsResponse(status int, header http.Header, body []byte) 
 	resp, ok := p.responses[string(code)]
 	if !ok {
 		if resp, ok = p.responses[string(code[:1])+"XX"]; !ok {
+			// The validator takes `default` only when it declares content; otherwise the status is
+			// undocumented.
 			resp, ok = p.responses["default"]
+			ok = ok && resp != nil && resp.content
 		}
 	}
 	if !ok || resp == nil {
 		return false
 	}
-	for _, h := range resp.headers {
-		if !h.accepts(header.Get(h.name)) {
-			return false
-		}
-	}
 	for _, h := range resp.optional {
-		for _, v := range header.Values(h.name) {
+		for _, v := range headerValues(header, h.name) {
 			if !h.valid(v) {
 				return false
 			}
@@ -346,6 +334,18 @@ func (p *fastPlan) acceptsResponse(status int, header http.Header, body []byte) 
 		return false
 	}
 	return resp.check == nil || resp.check.ValidJSON(body)
+}
+
+// headerValues returns the values of a header under any spelling of its name, as the validator matches
+// names (strings.EqualFold), not only under the canonical key.
+func headerValues(header http.Header, name string) []string {
+	var out []string
+	for k, vs := range header {
+		if strings.EqualFold(k, name) {
+			out = append(out, vs...)
+		}
+	}
+	return out
 }
 
 // valid reads a header value as the header's type (a boolean is `true` or `false`, a number is written

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,22 +71,26 @@ func (e exchange) request() *http.Request {
 	return r
 }
 
-// verdicts returns whether the plan alone accepts the exchange, and whether the validator does.
-func verdicts(t testing.TB, full *Spec, e exchange) (plan, validator bool) {
+// verdicts returns whether the fast stage of fast accepts the exchange (routed as the Validate methods
+// route it), and whether full, which has no fast stage, finds no violation.
+func verdicts(t testing.TB, fast, full *Spec, e exchange) (plan, validator bool) {
 	t.Helper()
 	switch {
 	case e.webhook:
-		plan = e.op.fast.acceptsDelivery(e.header, e.body)
+		op, ok := fast.Webhook(e.op.Path)
+		plan = ok && op.fast.acceptsDelivery(e.header, e.body)
 		validator = len(full.ValidateWebhook(e.op.Path, e.header, e.body)) == 0
 	case e.status != 0:
 		r, _ := http.NewRequest(e.method, e.url, nil)
 		resp := &http.Response{StatusCode: e.status, Header: e.respHead.Clone(), Body: io.NopCloser(bytes.NewReader(e.body))}
-		plan = e.op.fast.acceptsResponse(e.status, e.respHead, e.body)
+		op, ok := fast.FindOperation(r)
+		plan = ok && op.fast.acceptsResponse(e.status, e.respHead, e.body)
 		validator = len(full.ValidateResponse(r, resp)) == 0
 	default:
-		plan = e.op.fast.acceptsRequest(e.request(), e.body)
 		r := e.request()
-		validator = len(full.ValidateRequest(r)) == 0
+		op, ok := fast.FindOperation(r)
+		plan = ok && len(fast.checkSecurity(op, r.Header)) == 0 && op.fast.acceptsRequest(r, e.body)
+		validator = len(full.ValidateRequest(e.request())) == 0
 	}
 	return plan, validator
 }
@@ -170,7 +175,7 @@ func TestFastPathAcceptsEveryExample(t *testing.T) {
 	require.Greater(t, len(exchanges), 60)
 	kinds := map[string]int{}
 	for _, e := range exchanges {
-		plan, validator := verdicts(t, full, e)
+		plan, validator := verdicts(t, fast, full, e)
 		require.True(t, validator, "the validator rejects the example %s", e.name)
 		assert.True(t, plan, "the fast path rejects the valid example %s", e.name)
 		kinds[kind(e)]++
@@ -216,7 +221,7 @@ func TestFastPathAgreesOnMutatedBodies(t *testing.T) {
 	var accepted, rejected int
 	var mu sync.Mutex
 	parallel(len(cases), func(i int) {
-		plan, validator := verdicts(t, full, cases[i])
+		plan, validator := verdicts(t, fast, full, cases[i])
 		if plan && !validator {
 			t.Errorf("UNSOUND: the fast path accepts what the validator rejects: %s", cases[i].name)
 		}
@@ -258,9 +263,14 @@ func TestFastPathIsSoundOnTheWire(t *testing.T) {
 				add(e, "status "+strconv.Itoa(status), func(m *exchange) { m.status = status })
 			}
 			add(e, "empty body", func(m *exchange) { m.body = nil })
-			add(e, "extra header", func(m *exchange) { m.respHead.Set("Idempotent-Replayed", "maybe") })
+			add(e, "bad optional header", func(m *exchange) { m.respHead.Set("Idempotent-Replayed", "maybe") })
+			add(e, "bad optional header, lower-case key", func(m *exchange) { m.respHead["idempotent-replayed"] = []string{"maybe"} })
+			add(e, "optional header twice, second bad", func(m *exchange) { m.respHead["Idempotent-Replayed"] = []string{"true", "maybe"} })
+			add(e, "optional header twice", func(m *exchange) { m.respHead["Retry-After"] = []string{"1", "2"} })
 			continue
 		}
+		add(e, "fragment", func(m *exchange) { m.url += "#frag" })
+		add(e, "fragment after a path segment", func(m *exchange) { m.url = strings.Replace(m.url, "?", "#x?", 1) + "#x" })
 		for _, ct := range []string{"", "text/plain", "application/json; charset=utf-8", "application/json;charset=utf-8", "application/json ; x=1", "application/x-www-form-urlencoded", "APPLICATION/JSON", "*/*"} {
 			add(e, "content type "+ct, func(m *exchange) { m.header.Set("Content-Type", ct) })
 		}
@@ -278,6 +288,8 @@ func TestFastPathIsSoundOnTheWire(t *testing.T) {
 				switch p.In {
 				case "header":
 					add(e, name, func(m *exchange) { m.header.Set(p.Name, v) })
+					add(e, name+" as a second value", func(m *exchange) { m.header.Add(p.Name, v) })
+					add(e, name+" under a lower-case key", func(m *exchange) { m.header[strings.ToLower(p.Name)] = []string{v} })
 				case "path", "query":
 					if p.Example == nil {
 						continue
@@ -289,6 +301,11 @@ func TestFastPathIsSoundOnTheWire(t *testing.T) {
 					}
 					add(e, name, func(m *exchange) { m.url = strings.Replace(m.url, old, v, 1) })
 				}
+			}
+			if p.In == "path" && p.Example != nil && strings.Contains(p.Example.Value, "_") {
+				add(e, "escaped unreserved character in the path", func(m *exchange) {
+					m.url = strings.Replace(m.url, p.Example.Value, strings.Replace(p.Example.Value, "_", "%5F", 1), 1)
+				})
 			}
 			if p.In == "query" {
 				add(e, "query repeated", func(m *exchange) { m.url += "&" + p.Name + "=GH" })
@@ -308,7 +325,7 @@ func TestFastPathIsSoundOnTheWire(t *testing.T) {
 	}
 	var agreed, planNo int
 	for _, c := range cases {
-		plan, validator := verdicts(t, full, c)
+		plan, validator := verdicts(t, fast, full, c)
 		if plan && !validator {
 			t.Errorf("UNSOUND: the fast path accepts what the validator rejects: %s", c.name)
 		}
@@ -429,8 +446,45 @@ func FuzzFastPathIsSound(f *testing.F) {
 			e.status = int(status)
 			e.respHead = http.Header{"Content-Type": {contentType}}
 		}
-		if plan, validator := verdicts(t, full, e); plan && !validator {
+		if plan, validator := verdicts(t, fast, full, e); plan && !validator {
 			t.Fatalf("UNSOUND: the fast path accepts what the validator rejects: %s with %q", e.name, body)
+		}
+	})
+}
+
+// FuzzFastPathIsSoundOnTheWire varies what is around the body too: a suffix to the URL (fragments,
+// segments, queries) and the value of the header parameters and of an optional response header.
+func FuzzFastPathIsSoundOnTheWire(f *testing.F) {
+	fast, full := specs(f)
+	exchanges := baseExchanges(f, fast)
+	for i, e := range exchanges {
+		f.Add(uint16(i), e.body, jsonMediaType, uint16(e.status), "", "")
+	}
+	f.Add(uint16(0), []byte(`{"amount":1.5}`), "application/json; charset=utf-8", uint16(201), "#x", "k")
+	f.Add(uint16(3), []byte(`{}`), "application/json", uint16(200), "/../x?y=1", " ")
+	f.Fuzz(func(t *testing.T, index uint16, body []byte, contentType string, status uint16, urlSuffix, headerValue string) {
+		e := exchanges[int(index)%len(exchanges)]
+		e.body, e.header, e.respHead = body, e.header.Clone(), e.respHead.Clone()
+		e.header.Set("Content-Type", contentType)
+		if _, err := url.Parse(e.url + urlSuffix); err == nil {
+			e.url += urlSuffix
+		}
+		if headerValue != "" {
+			for _, p := range e.op.Op.Parameters {
+				if p.In == "header" {
+					e.header.Set(p.Name, headerValue)
+				}
+			}
+		}
+		if e.status != 0 {
+			e.status = int(status)
+			e.respHead.Set("Content-Type", contentType)
+			if headerValue != "" {
+				e.respHead.Set("Idempotent-Replayed", headerValue)
+			}
+		}
+		if plan, validator := verdicts(t, fast, full, e); plan && !validator {
+			t.Fatalf("UNSOUND: the fast path accepts what the validator rejects: %s with %q at %s", e.name, body, e.url)
 		}
 	})
 }

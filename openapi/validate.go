@@ -44,12 +44,19 @@ func (s *Spec) ValidateRequest(r *http.Request) Violations {
 // validateRequest runs libopenapi-validator on a request. A Content-Type without a subtype
 // ("application") makes v0.14.0 panic while it matches media ranges, so such a request is validated as
 // if it had no Content-Type, and the malformed one is reported here instead.
+//
+// A URL fragment is never sent, so it is dropped: the validator would read it into the last path segment,
+// and v0.14.0 panics when that segment is a literal one.
 func (s *Spec) validateRequest(op *Operation, r *http.Request) (errs, malformed []*liberrors.ValidationError) {
+	if r.URL.Fragment != "" || r.URL.RawFragment != "" {
+		r = r.Clone(r.Context())
+		r.URL.Fragment, r.URL.RawFragment = "", ""
+	}
 	if ct := r.Header.Get("Content-Type"); ct != "" && op.Op.RequestBody != nil {
 		if mediaType, _, _ := mime.ParseMediaType(ct); !strings.Contains(mediaType, "/") {
 			malformed = append(malformed, &liberrors.ValidationError{
 				ValidationType: helpers.RequestBodyValidation, ValidationSubType: helpers.RequestBodyContentType,
-				Message: fmt.Sprintf("Content-Type %q is not a media type (type/subtype); send application/json", ct),
+				Message: fmt.Sprintf("Content-Type %q cannot be read as a media type (type/subtype); send application/json", ct),
 			})
 			r = r.Clone(r.Context())
 			r.Header.Del("Content-Type")
@@ -99,7 +106,7 @@ func (op *Operation) headerViolations(status int, header http.Header) Violations
 	}
 	var out Violations
 	for _, h := range op.fast.responses[key].optional {
-		for _, v := range header.Values(h.name) {
+		for _, v := range headerValues(header, h.name) {
 			if !h.valid(v) {
 				out = append(out, Violation{Operation: op.ID, In: InHeader, Pointer: "header." + strings.ToLower(h.name),
 					Message:      fmt.Sprintf("the value %q does not match the documented schema (type %s)", v, h.typ),
@@ -138,7 +145,7 @@ func (op *Operation) missingBody(status int, header http.Header, body []byte) Vi
 }
 
 // documentedResponse finds the response documented for a status as the validator does: the exact
-// code, then its range ("4XX"), then `default`.
+// code, then its range ("4XX"), then `default` if it declares content.
 func documentedResponse(op *v3.Operation, status int) (*v3.Response, string) {
 	if op == nil || op.Responses == nil {
 		return nil, ""
@@ -150,7 +157,7 @@ func documentedResponse(op *v3.Operation, status int) (*v3.Response, string) {
 			}
 		}
 	}
-	if op.Responses.Default != nil {
+	if op.Responses.Default != nil && op.Responses.Default.Content != nil {
 		return op.Responses.Default, "default"
 	}
 	return nil, ""
@@ -287,6 +294,11 @@ func bodyViolations(op *Operation, schema *base.SchemaProxy, schemaLoc string, b
 			}
 			branchPrefix = prefix
 		}
+	}
+	if branchPrefix != "" && !slices.ContainsFunc(failures, func(f *liberrors.SchemaValidationFailure) bool {
+		return strings.HasPrefix(f.KeywordLocation, branchPrefix)
+	}) {
+		branchPrefix = "" // the selected branch passed: the failures elsewhere are the whole story
 	}
 	var out Violations
 	for _, f := range failures {
