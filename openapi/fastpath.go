@@ -43,7 +43,7 @@ type fastParam struct {
 }
 
 type fastBody struct {
-	required bool                 // the only cover for an empty body is the validator
+	required bool                 // an empty body is valid only when the body is optional
 	check    *schemacheck.Checker // nil: the media type has no schema
 }
 
