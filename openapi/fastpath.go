@@ -3,6 +3,7 @@ package openapi
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"mime"
 	"net/http"
@@ -18,8 +19,11 @@ import (
 // checks (package schemacheck). A message the checks accept is valid and is not shown to
 // libopenapi-validator; any other message, and every message of a part the checks do not cover, goes to
 // the validator, which decides and explains. The checks accept only what the validator accepts: where the
-// validator's behaviour is not plainly the schema's (encoded path segments, unusual content types, empty
-// bodies, non-string parameters) they say no and leave the decision to it.
+// validator's behaviour is not plainly the schema's (encoded path segments, unusual content types, a
+// missing required body, non-string parameters) they say no and leave the decision to it.
+//
+// ValidateResponse also uses the compiled response checks, with or without the fast path, for what the
+// validator does not check: empty and null bodies (missingBody) and optional headers (headerViolations).
 
 // fastPlan holds the compiled checks of one operation or webhook.
 type fastPlan struct {
@@ -38,7 +42,7 @@ type fastParam struct {
 	in       string // "path", "query" or "header"
 	required bool
 	segment  int  // path parameters: index of the segment
-	trimmed  bool // the schema has an enum, which the validator compares with the trimmed value
+	hasEnum  bool // the validator compares an enum with the trimmed value, so a padded value is left to it
 	check    *schemacheck.Checker
 }
 
@@ -48,9 +52,9 @@ type fastBody struct {
 }
 
 type fastResponse struct {
-	content bool                 // content is declared, so the content type must be application/json
-	json    bool                 // application/json is among the declared media types
-	check   *schemacheck.Checker // nil: application/json has no schema
+	hasContent bool                 // content is declared, so a body and its content type are checked
+	hasJSON    bool                 // application/json is among the declared media types
+	check      *schemacheck.Checker // nil: application/json has no schema
 	// optional are the declared headers, all optional (a response with a required header is not
 	// covered: the validator reads those its own way). The validator ignores optional headers;
 	// ValidateResponse reports a bad value (see headerViolations), so the fast path checks them too.
@@ -65,8 +69,9 @@ type fastHeader struct {
 }
 
 // compileFastPaths builds the plan of every operation and webhook. A part outside what the checks cover
-// is left to the validator and recorded in gaps, which the tests keep empty for the embedded document.
-func (s *Spec) compileFastPaths(spec []byte) error {
+// is left to the validator, recorded in fastGaps (which the tests keep empty for the embedded document)
+// and logged.
+func (s *Spec) compileFastPaths(spec []byte, logger *slog.Logger) error {
 	doc, err := schemacheck.Parse(spec)
 	if err != nil {
 		return err
@@ -86,13 +91,16 @@ func (s *Spec) compileFastPaths(spec []byte) error {
 		}
 		keys, values := schemacheck.Pairs(schemacheck.Field(node, "responses"))
 		for i, code := range keys {
-			resp, err := compileFastResponse(doc, values[i], op.location+"/responses/"+code)
+			resp, err := compileFastResponse(doc, values[i], op, code)
 			if err != nil {
 				s.fastGaps = append(s.fastGaps, fmt.Sprintf("%s response %s: %v", op.ID, code, err))
 			}
 			plan.responses[code] = resp
 		}
 		op.fast = plan
+	}
+	for _, gap := range s.fastGaps {
+		logger.Info("part of the document is left to libopenapi-validator: slower, and without the checks it lacks", "part", gap)
 	}
 	return nil
 }
@@ -122,7 +130,7 @@ func compileFastRequest(doc *schemacheck.Document, op *Operation, node *yaml.Nod
 		if err != nil {
 			return nil, err
 		}
-		name, in := value(p, "name"), value(p, "in")
+		name, in := schemacheck.Scalar(p, "name"), schemacheck.Scalar(p, "in")
 		fp, err := compileFastParam(doc, p, name, in)
 		if err != nil {
 			return nil, fmt.Errorf("parameter %s %s: %w", in, name, err)
@@ -134,7 +142,7 @@ func compileFastRequest(doc *schemacheck.Document, op *Operation, node *yaml.Nod
 					fp.segment = i
 				}
 			}
-			if fp.segment < 0 || op.Webhook {
+			if fp.segment < 0 {
 				return nil, errors.New("the path parameter is not in the path")
 			}
 		}
@@ -153,7 +161,7 @@ func compileFastRequest(doc *schemacheck.Document, op *Operation, node *yaml.Nod
 		}
 		req.body = &fastBody{required: schemacheck.Bool(schemacheck.Field(body, "required"))}
 		if sch := schemacheck.Field(mt, "schema"); sch != nil {
-			if req.body.check, err = doc.Compile(sch, op.location+"/requestBody/content/application~1json/schema"); err != nil {
+			if req.body.check, err = doc.Compile(sch, requestSchemaLocation(op)); err != nil {
 				return nil, err
 			}
 		}
@@ -179,7 +187,7 @@ func compileFastParam(doc *schemacheck.Document, p *yaml.Node, name, in string) 
 	if err == nil && typ != "string" {
 		err = errors.New("only `type: string` schemas are covered")
 	}
-	fp.check, fp.trimmed = check, enum
+	fp.check, fp.hasEnum = check, enum
 	return fp, err
 }
 
@@ -214,18 +222,18 @@ func compileScalarSchema(doc *schemacheck.Document, sch *yaml.Node) (check *sche
 	return check, t.Value, schemacheck.Field(target, "enum") != nil, err
 }
 
-func compileFastResponse(doc *schemacheck.Document, node *yaml.Node, location string) (*fastResponse, error) {
+func compileFastResponse(doc *schemacheck.Document, node *yaml.Node, op *Operation, key string) (*fastResponse, error) {
 	node, err := doc.Resolve(node)
 	if err != nil {
 		return nil, err
 	}
 	resp := &fastResponse{}
 	if keys, _ := schemacheck.Pairs(schemacheck.Field(node, "content")); len(keys) > 0 {
-		resp.content = true
+		resp.hasContent = true
 		if mt := schemacheck.Field(schemacheck.Field(node, "content"), jsonMediaType); mt != nil {
-			resp.json = true
+			resp.hasJSON = true
 			if sch := schemacheck.Field(mt, "schema"); sch != nil {
-				if resp.check, err = doc.Compile(sch, location+"/content/application~1json/schema"); err != nil {
+				if resp.check, err = doc.Compile(sch, responseSchemaLocation(op, key)); err != nil {
 					return nil, err
 				}
 			}
@@ -247,13 +255,6 @@ func compileFastResponse(doc *schemacheck.Document, node *yaml.Node, location st
 		resp.optional = append(resp.optional, fastHeader{name: name, typ: typ, check: check})
 	}
 	return resp, nil
-}
-
-func value(n *yaml.Node, key string) string {
-	if v := schemacheck.Field(n, key); v != nil {
-		return v.Value
-	}
-	return ""
 }
 
 // acceptsRequest reports whether the fast checks find the request valid.
@@ -304,20 +305,8 @@ func (p *fastPlan) acceptsResponse(status int, header http.Header, body []byte) 
 	if p == nil {
 		return false
 	}
-	if status < 100 || status > 999 {
-		return false
-	}
-	code := []byte{byte('0' + status/100), byte('0' + status/10%10), byte('0' + status%10)}
-	resp, ok := p.responses[string(code)]
-	if !ok {
-		if resp, ok = p.responses[string(code[:1])+"XX"]; !ok {
-			// The validator takes `default` only when it declares content; otherwise the status is
-			// undocumented.
-			resp, ok = p.responses["default"]
-			ok = ok && resp != nil && resp.content
-		}
-	}
-	if !ok || resp == nil {
+	resp, _ := p.response(status)
+	if resp == nil {
 		return false
 	}
 	for _, h := range resp.optional {
@@ -327,10 +316,10 @@ func (p *fastPlan) acceptsResponse(status int, header http.Header, body []byte) 
 			}
 		}
 	}
-	if !resp.content {
+	if !resp.hasContent {
 		return true
 	}
-	if !resp.json || !isJSON(header.Get("Content-Type")) || len(body) == 0 {
+	if !resp.hasJSON || !isJSON(header.Get("Content-Type")) || len(body) == 0 {
 		return false
 	}
 	return resp.check == nil || resp.check.ValidJSON(body)
@@ -376,19 +365,31 @@ func (h fastHeader) valid(v string) bool {
 	return h.check.Valid(x)
 }
 
-// responseCheck returns the compiled body check of a documented response key, or nil.
-func (p *fastPlan) responseCheck(key string) *schemacheck.Checker {
-	if p == nil || p.responses[key] == nil {
-		return nil
+// response finds the response documented for a status as the validator does: the exact code, then its
+// range ("4XX"), then `default` if it declares content. key is "" for a status the document does not
+// cover; resp is nil there, and where the response is one the checks do not cover.
+func (p *fastPlan) response(status int) (resp *fastResponse, key string) {
+	if p == nil || status < 100 || status > 999 {
+		return nil, ""
 	}
-	return p.responses[key].check
+	code := strconv.Itoa(status)
+	if r, ok := p.responses[code]; ok {
+		return r, code
+	}
+	if r, ok := p.responses[code[:1]+"XX"]; ok {
+		return r, code[:1] + "XX"
+	}
+	if r, ok := p.responses["default"]; ok && r != nil && r.hasContent {
+		return r, "default"
+	}
+	return nil, ""
 }
 
 func (p fastParam) accepts(v string) bool {
 	if v == "" {
 		return !p.required // the validator treats an empty value as an absent one
 	}
-	if p.trimmed && v != strings.TrimSpace(v) {
+	if p.hasEnum && v != strings.TrimSpace(v) {
 		return false
 	}
 	return p.check.Valid(v)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"math/rand/v2"
 	"net/http"
@@ -47,8 +48,34 @@ func TestFastPathCoversTheWholeDocument(t *testing.T) {
 			assert.NotNil(t, r, "%s %s", op.ID, code)
 		}
 	}
-	assert.True(t, fast.fastPath)
-	assert.False(t, full.fastPath, "WithoutFastPath turns the fast path off")
+	for _, op := range full.Operations() {
+		assert.NotNil(t, op.fast, "WithoutFastPath still compiles the checks the validator lacks: %s", op.ID)
+	}
+}
+
+// parameters returns the parameters of an operation and of its path item.
+func parameters(op *Operation) []*v3.Parameter {
+	var params []*v3.Parameter
+	if op.pathItem != nil {
+		params = append(params, op.pathItem.Parameters...)
+	}
+	return append(params, op.Op.Parameters...)
+}
+
+// documentedHeaders returns the names of the headers documented for the response to a status.
+func documentedHeaders(op *Operation, status int) []string {
+	_, key := op.fast.response(status)
+	if key == "" || op.Op.Responses == nil {
+		return nil
+	}
+	resp := op.Op.Responses.Default
+	if key != "default" {
+		resp = op.Op.Responses.Codes.GetOrZero(key)
+	}
+	if resp == nil {
+		return nil
+	}
+	return slices.Collect(resp.Headers.KeysFromOldest())
 }
 
 // exchange is one message to judge: a request (with the operation's keys), a response to it, or a
@@ -66,7 +93,10 @@ type exchange struct {
 }
 
 func (e exchange) request() *http.Request {
-	r, _ := http.NewRequest(e.method, e.url, bytes.NewReader(e.body))
+	r, err := http.NewRequest(e.method, e.url, bytes.NewReader(e.body))
+	if err != nil {
+		panic(fmt.Sprintf("%s: %v", e.name, err)) // the cases only build parseable URLs
+	}
 	r.Header = e.header.Clone()
 	return r
 }
@@ -110,11 +140,7 @@ func baseExchanges(t testing.TB, fast *Spec) []exchange {
 			}
 		}
 		url := "http://127.0.0.1:8080" + op.Path
-		var params []*v3.Parameter
-		if op.pathItem != nil {
-			params = append(params, op.pathItem.Parameters...)
-		}
-		for _, p := range append(params, op.Op.Parameters...) {
+		for _, p := range parameters(op) {
 			ex := ""
 			if p.Example != nil {
 				ex = p.Example.Value
@@ -263,9 +289,7 @@ func TestFastPathIsSoundOnTheWire(t *testing.T) {
 				add(e, "status "+strconv.Itoa(status), func(m *exchange) { m.status = status })
 			}
 			add(e, "empty body", func(m *exchange) { m.body = nil })
-			resp, _ := documentedResponse(e.op.Op, e.status)
-			require.NotNil(t, resp, e.name)
-			for name := range resp.Headers.KeysFromOldest() {
+			for _, name := range documentedHeaders(e.op, e.status) {
 				for _, v := range []string{"maybe", "true", "false", "0", "2", "-1", "1.5", "x y", ""} {
 					add(e, fmt.Sprintf("header %s = %q", name, v), func(m *exchange) { m.respHead.Set(name, v) })
 					add(e, fmt.Sprintf("header %s = %q, lower-case key", name, v), func(m *exchange) { m.respHead[strings.ToLower(name)] = []string{v} })
@@ -283,11 +307,7 @@ func TestFastPathIsSoundOnTheWire(t *testing.T) {
 		add(e, "body on a bodiless operation", func(m *exchange) { m.body = []byte(`{"x":1}`) })
 		add(e, "trailing data", func(m *exchange) { m.body = append(bytes.Clone(m.body), []byte(" {}")...) })
 		add(e, "invalid UTF-8", func(m *exchange) { m.body = bytes.Replace(m.body, []byte(`"`), []byte("\"\xff"), 2) })
-		var params []*v3.Parameter
-		if e.op.pathItem != nil {
-			params = append(params, e.op.pathItem.Parameters...)
-		}
-		for _, p := range append(params, e.op.Op.Parameters...) {
+		for _, p := range parameters(e.op) {
 			for _, v := range []string{"", " ", "x", "a b", "Z%4D", "zm", "ZM", "%41", strings.Repeat("a", 256), strings.Repeat("a", 255), "ключ", "..", "pay_8f3a2c1d9b7e4a60 ", "v1,abc", "v1,a b", "123", "1795263300", "-1"} {
 				name := fmt.Sprintf("%s %s = %q", p.In, p.Name, v)
 				switch p.In {
@@ -484,8 +504,8 @@ func FuzzFastPathIsSoundOnTheWire(f *testing.F) {
 		if e.status != 0 {
 			e.status = int(status)
 			e.respHead.Set("Content-Type", contentType)
-			if resp, _ := documentedResponse(e.op.Op, e.status); resp != nil && headerValue != "" {
-				for name := range resp.Headers.KeysFromOldest() {
+			if headerValue != "" {
+				for _, name := range documentedHeaders(e.op, e.status) {
 					e.respHead.Set(name, headerValue)
 				}
 			}
@@ -494,4 +514,33 @@ func FuzzFastPathIsSoundOnTheWire(f *testing.F) {
 			t.Fatalf("UNSOUND: the fast path accepts what the validator rejects: %s with %q at %s", e.name, body, e.url)
 		}
 	})
+}
+
+// TestUncoveredPartsFallBackToTheValidator loads a document with a keyword the checks do not implement:
+// Load logs the gap, and the operation is validated by libopenapi-validator alone, with its verdicts.
+func TestUncoveredPartsFallBackToTheValidator(t *testing.T) {
+	doc := bytes.Replace(embeddedSpec, []byte("    PayoutAmount:\n      type: integer\n"),
+		[]byte("    PayoutAmount:\n      if: {type: integer}\n      then: {maximum: 100}\n      type: integer\n"), 1)
+	require.NotEqual(t, embeddedSpec, doc)
+	var logs bytes.Buffer
+	s, err := Load(doc, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	require.NoError(t, err)
+	assert.Contains(t, logs.String(), "left to libopenapi-validator")
+	assert.Contains(t, logs.String(), `keyword \"if\"`)
+	op, ok := s.Operation("processPayout")
+	require.True(t, ok)
+	assert.Nil(t, op.fast.request, "the payout request is not covered")
+	assert.NotNil(t, op.fast.responses["400"], "the rest of the operation still is")
+
+	payout := func(amount string) *http.Request {
+		r, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/v1/payment/payouts/process",
+			strings.NewReader(`{"amount":`+amount+`,"countryId":"ctry_zm","transfer_to":"mobile_number"}`))
+		require.NoError(t, err)
+		r.Header = http.Header{"Content-Type": {jsonMediaType}, "Public-Key": {"pk"}, "Secret-Key": {"sk"}}
+		return r
+	}
+	assert.Empty(t, s.ValidateRequest(payout("100")))
+	vs := s.ValidateRequest(payout("101"))
+	require.NotEmpty(t, vs, "the if/then bound, which only the validator knows, is enforced")
+	assert.Equal(t, "/amount", vs[0].Pointer)
 }

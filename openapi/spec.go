@@ -86,10 +86,11 @@ type options struct {
 // WithLogger sends libopenapi's own diagnostics to logger instead of discarding them.
 func WithLogger(logger *slog.Logger) Option { return func(o *options) { o.logger = logger } }
 
-// WithoutFastPath validates every message with libopenapi-validator alone. By default a message is first
-// checked by schemas compiled for speed and goes to the validator only when they find it invalid, which
-// gives the same verdicts and the same violations at a fraction of the cost for valid messages. The
-// option exists to compare the two (the tests do) and to rule the fast path out when diagnosing.
+// WithoutFastPath shows every message to libopenapi-validator. By default a message is first checked by
+// schemas compiled for speed and goes to the validator only when they find it invalid, which gives the
+// same verdicts and the same violations at a fraction of the cost for valid messages. The option exists
+// to compare the two (the tests do) and to rule the fast path out when diagnosing. The checks the
+// validator lacks (empty or null response bodies, optional response headers) are made either way.
 func WithoutFastPath() Option { return func(o *options) { o.noFastPath = true } }
 
 var defaultSpec = sync.OnceValues(func() (*Spec, error) { return Load(embeddedSpec) })
@@ -130,9 +131,9 @@ func Load(spec []byte, opts ...Option) (*Spec, error) {
 		// Key headers are checked by checkSecurity, which names the missing header in a Violation.
 		config.WithoutSecurityValidation(),
 	)
-	// The checks are compiled either way: missingBody asks them whether a schema allows null.
-	if err := s.compileFastPaths(spec); err != nil {
-		return nil, fmt.Errorf("compile fast-path checks: %w", err)
+	// The checks are compiled either way: ValidateResponse uses them for what the validator lacks.
+	if err := s.compileFastPaths(spec, o.logger); err != nil {
+		return nil, fmt.Errorf("compile schema checks: %w", err)
 	}
 	s.fastPath = !o.noFastPath
 	s.warmWebhooks()

@@ -36,40 +36,52 @@ func (s *Spec) ValidateRequest(r *http.Request) Violations {
 	if len(vs) == 0 && s.fastPath && op.fast.acceptsRequest(r, body) {
 		return nil
 	}
-	errs, malformed := s.validateRequest(op, r)
+	errs := s.runValidator(op, r)
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	return append(vs, s.convert(op, requestSchema(op.Op), op.location+"/requestBody/content/application~1json/schema", body, append(errs, malformed...))...)
+	return append(vs, s.convert(op, requestSchema(op.Op), requestSchemaLocation(op), body, errs)...)
 }
 
-// validateRequest runs libopenapi-validator on a request. A Content-Type without a subtype
-// ("application") makes v0.14.0 panic while it matches media ranges, so such a request is validated as
-// if it had no Content-Type, and the malformed one is reported here instead.
-//
-// A URL fragment is never sent, so it is dropped: the validator would read it into the last path segment,
-// and v0.14.0 panics when that segment is a literal one.
-func (s *Spec) validateRequest(op *Operation, r *http.Request) (errs, malformed []*liberrors.ValidationError) {
+// runValidator runs libopenapi-validator on a request, around two of its panics in v0.14.0:
+//   - A URL fragment is never sent, so it is dropped: the validator would read it into the last path
+//     segment, and it panics when that segment is a literal one.
+//   - A Content-Type without a subtype ("application") makes it panic while it matches media ranges, so
+//     such a request is validated as if it had no Content-Type, and the malformed value is reported.
+func (s *Spec) runValidator(op *Operation, r *http.Request) []*liberrors.ValidationError {
 	if r.URL.Fragment != "" || r.URL.RawFragment != "" {
 		r = r.Clone(r.Context())
 		r.URL.Fragment, r.URL.RawFragment = "", ""
 	}
+	var malformed *liberrors.ValidationError
 	if ct := r.Header.Get("Content-Type"); ct != "" && op.Op.RequestBody != nil {
 		if mediaType, _, _ := mime.ParseMediaType(ct); !strings.Contains(mediaType, "/") {
-			malformed = append(malformed, &liberrors.ValidationError{
+			malformed = &liberrors.ValidationError{
 				ValidationType: helpers.RequestBodyValidation, ValidationSubType: helpers.RequestBodyContentType,
 				Message: fmt.Sprintf("Content-Type %q cannot be read as a media type (type/subtype); send application/json", ct),
-			})
+			}
 			r = r.Clone(r.Context())
 			r.Header.Del("Content-Type")
 		}
 	}
-	_, errs = s.validator.ValidateHttpRequestSyncWithPathItem(r, op.pathItem, op.Path)
-	if len(malformed) > 0 {
+	_, errs := s.validator.ValidateHttpRequestSyncWithPathItem(r, op.pathItem, op.Path)
+	if malformed != nil {
 		// Without a Content-Type the validator may report its absence; the malformed value says more.
-		errs = slices.DeleteFunc(errs, func(e *liberrors.ValidationError) bool {
-			return e.ValidationSubType == helpers.RequestBodyContentType || strings.Contains(strings.ToLower(e.Message), "content type")
-		})
+		errs = append(slices.DeleteFunc(errs, isContentTypeError), malformed)
 	}
-	return errs, malformed
+	return errs
+}
+
+// isContentTypeError reports whether a validator error is about the Content-Type of a message.
+func isContentTypeError(e *liberrors.ValidationError) bool {
+	return e.ValidationSubType == helpers.RequestBodyContentType || strings.Contains(e.ValidationSubType, "contentType") ||
+		strings.Contains(strings.ToLower(e.Message), "content type")
+}
+
+func requestSchemaLocation(op *Operation) string {
+	return op.location + "/requestBody/content/application~1json/schema"
+}
+
+func responseSchemaLocation(op *Operation, key string) string {
+	return op.location + "/responses/" + key + "/content/application~1json/schema"
 }
 
 // ValidateResponse checks a response against the operation its request routes to: the status code is
@@ -88,9 +100,11 @@ func (s *Spec) ValidateResponse(r *http.Request, resp *http.Response) Violations
 	}
 	_, errs := s.validator.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(r, resp, op.pathItem, op.Path)
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	code := strconv.Itoa(resp.StatusCode)
-	loc := op.location + "/responses/" + code + "/content/application~1json/schema"
-	vs = append(vs, s.convert(op, responseSchema(op.Op, code), loc, body, errs)...)
+	_, key := op.fast.response(resp.StatusCode)
+	if key == "" {
+		key = strconv.Itoa(resp.StatusCode)
+	}
+	vs = append(vs, s.convert(op, responseSchema(op.Op, key), responseSchemaLocation(op, key), body, errs)...)
 	if len(errs) == 0 {
 		vs = append(vs, op.missingBody(resp.StatusCode, resp.Header, body)...)
 	}
@@ -100,16 +114,16 @@ func (s *Spec) ValidateResponse(r *http.Request, resp *http.Response) Violations
 // headerViolations reports optional response headers whose value does not match their schema:
 // libopenapi-validator checks only required ones, so `Idempotent-Replayed: yes` would pass.
 func (op *Operation) headerViolations(status int, header http.Header) Violations {
-	_, key := documentedResponse(op.Op, status)
-	if op.fast == nil || op.fast.responses[key] == nil {
+	resp, key := op.fast.response(status)
+	if resp == nil {
 		return nil
 	}
 	var out Violations
-	for _, h := range op.fast.responses[key].optional {
+	for _, h := range resp.optional {
 		for _, v := range headerValues(header, h.name) {
 			if !h.valid(v) {
 				out = append(out, Violation{Operation: op.ID, In: InHeader, Pointer: "header." + strings.ToLower(h.name),
-					Message:      fmt.Sprintf("the value %q does not match the documented schema (type %s)", v, h.typ),
+					Message:      fmt.Sprintf("the %s header is %q, which its documented schema (type %s) does not allow", h.name, v, h.typ),
 					SpecLocation: op.location + "/responses/" + key + "/headers/" + escapePointer(h.name)})
 			}
 		}
@@ -119,48 +133,25 @@ func (op *Operation) headerViolations(status int, header http.Header) Violations
 
 // missingBody reports a response whose documented JSON body is empty or null. libopenapi-validator
 // skips the schema when nothing decodes, so without this an implementation that answers 201 with no
-// body at all would pass. Whether the schema allows null is asked of the compiled fast-path check (the
-// validator cannot be asked: it skips null too); where there is none, null is let through as before.
+// body at all would pass. Whether the schema allows null is asked of the compiled check (the validator
+// cannot be asked: it skips null too); where there is none, nothing is reported.
 func (op *Operation) missingBody(status int, header http.Header, body []byte) Violations {
-	resp, key := documentedResponse(op.Op, status)
-	if resp == nil || resp.Content == nil || !isJSON(header.Get("Content-Type")) {
+	resp, key := op.fast.response(status)
+	if resp == nil || !resp.hasJSON || resp.check == nil || !isJSON(header.Get("Content-Type")) {
 		return nil
 	}
-	mt, ok := resp.Content.Get(jsonMediaType)
-	if !ok || mt == nil || mt.Schema == nil {
-		return nil
-	}
-	loc := op.location + "/responses/" + key + "/content/application~1json/schema"
+	loc := responseSchemaLocation(op, key)
 	switch trimmed := bytes.TrimSpace(body); {
 	case len(trimmed) == 0:
 		return Violations{{Operation: op.ID, In: InBody, SpecLocation: loc,
 			Message: fmt.Sprintf("the body is empty, but status %s documents a JSON body", key)}}
 	case string(trimmed) == "null":
-		if check := op.fast.responseCheck(key); check != nil && !check.Valid(nil) {
+		if !resp.check.Valid(nil) {
 			return Violations{{Operation: op.ID, In: InBody, SpecLocation: loc,
 				Message: fmt.Sprintf("the body is null, which the schema documented for status %s does not allow", key)}}
 		}
 	}
 	return nil
-}
-
-// documentedResponse finds the response documented for a status as the validator does: the exact
-// code, then its range ("4XX"), then `default` if it declares content.
-func documentedResponse(op *v3.Operation, status int) (*v3.Response, string) {
-	if op == nil || op.Responses == nil {
-		return nil, ""
-	}
-	if op.Responses.Codes != nil {
-		for _, key := range []string{strconv.Itoa(status), strconv.Itoa(status/100) + "XX"} {
-			if resp, ok := op.Responses.Codes.Get(key); ok && resp != nil {
-				return resp, key
-			}
-		}
-	}
-	if op.Responses.Default != nil && op.Responses.Default.Content != nil {
-		return op.Responses.Default, "default"
-	}
-	return nil, ""
 }
 
 // ValidateWebhook checks one webhook delivery, its headers and its body, against the document's
@@ -180,8 +171,7 @@ func (s *Spec) ValidateWebhook(eventType string, header http.Header, body []byte
 		return Violations{{Operation: op.ID, In: InRoute, Message: err.Error()}}
 	}
 	req.Header = header.Clone()
-	errs, malformed := s.validateRequest(op, req)
-	return s.convert(op, requestSchema(op.Op), op.location+"/requestBody/content/application~1json/schema", body, append(errs, malformed...))
+	return s.convert(op, requestSchema(op.Op), requestSchemaLocation(op), body, s.runValidator(op, req))
 }
 
 // route finds the operation of a request, or explains why there is none.
@@ -236,8 +226,7 @@ func (s *Spec) convert(op *Operation, schema *base.SchemaProxy, schemaLoc string
 			out = append(out, Violation{Operation: op.ID, In: InRoute, Message: e.Message})
 		case e.ValidationType == helpers.ParameterValidation || e.ParameterName != "":
 			out = append(out, paramViolations(op, e)...)
-		case e.ValidationSubType == helpers.RequestBodyContentType || strings.Contains(e.ValidationSubType, "contentType") ||
-			strings.Contains(strings.ToLower(e.Message), "content type"):
+		case isContentTypeError(e):
 			out = append(out, Violation{Operation: op.ID, In: InHeader, Pointer: "header.content-type",
 				Message: firstNonEmpty(e.Reason, e.Message), SpecLocation: op.location})
 		case e.ValidationSubType == helpers.ResponseBodyResponseCode:
@@ -420,12 +409,16 @@ func requestSchema(op *v3.Operation) *base.SchemaProxy {
 	return nil
 }
 
-func responseSchema(op *v3.Operation, code string) *base.SchemaProxy {
-	if op == nil || op.Responses == nil || op.Responses.Codes == nil {
+// responseSchema returns the JSON schema of a documented response key ("201", "4XX", "default").
+func responseSchema(op *v3.Operation, key string) *base.SchemaProxy {
+	if op == nil || op.Responses == nil {
 		return nil
 	}
-	resp, ok := op.Responses.Codes.Get(code)
-	if !ok || resp == nil || resp.Content == nil {
+	resp := op.Responses.Default
+	if key != "default" {
+		resp = op.Responses.Codes.GetOrZero(key)
+	}
+	if resp == nil || resp.Content == nil {
 		return nil
 	}
 	if mt, ok := resp.Content.Get(jsonMediaType); ok && mt != nil {

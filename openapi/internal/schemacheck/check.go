@@ -63,8 +63,7 @@ type schema struct {
 	ref   *schema
 	types kinds // 0: any type
 
-	hasEnum  bool
-	enum     []any
+	enum     []any // nil: no enum (Compile rejects an empty one)
 	hasConst bool
 	constant any
 
@@ -99,7 +98,7 @@ func (s *schema) valid(v any) bool {
 	if s.hasConst && !equal(v, s.constant) {
 		return false
 	}
-	if s.hasEnum && !s.inEnum(v) {
+	if s.enum != nil && !s.inEnum(v) {
 		return false
 	}
 	switch x := v.(type) {

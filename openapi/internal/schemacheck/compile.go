@@ -84,7 +84,6 @@ func (d *Document) keyword(s *schema, key string, v *yaml.Node, at string) error
 		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
 			return fmt.Errorf("%s: enum must be a non-empty list", at)
 		}
-		s.hasEnum = true
 		for i, item := range v.Content {
 			value, err := jsonValue(item, at+"/"+strconv.Itoa(i))
 			if err != nil {

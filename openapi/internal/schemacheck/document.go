@@ -123,6 +123,14 @@ func Field(n *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
+// Scalar returns the value of key in a mapping node, or "" when there is none.
+func Scalar(n *yaml.Node, key string) string {
+	if v := Field(n, key); v != nil {
+		return v.Value
+	}
+	return ""
+}
+
 // Pairs returns the keys and values of a mapping node, in document order.
 func Pairs(n *yaml.Node) (keys []string, values []*yaml.Node) {
 	n = deAlias(n)
