@@ -65,17 +65,10 @@ func parameters(op *Operation) []*v3.Parameter {
 // documentedHeaders returns the names of the headers documented for the response to a status.
 func documentedHeaders(op *Operation, status int) []string {
 	_, key := op.fast.response(status)
-	if key == "" || op.Op.Responses == nil {
-		return nil
+	if resp := documentedResponse(op.Op, key); resp != nil {
+		return slices.Collect(resp.Headers.KeysFromOldest())
 	}
-	resp := op.Op.Responses.Default
-	if key != "default" {
-		resp = op.Op.Responses.Codes.GetOrZero(key)
-	}
-	if resp == nil {
-		return nil
-	}
-	return slices.Collect(resp.Headers.KeysFromOldest())
+	return nil
 }
 
 // exchange is one message to judge: a request (with the operation's keys), a response to it, or a

@@ -100,21 +100,21 @@ func (s *Spec) ValidateResponse(r *http.Request, resp *http.Response) Violations
 	}
 	_, errs := s.validator.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(r, resp, op.pathItem, op.Path)
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	_, key := op.fast.response(resp.StatusCode)
+	checks, key := op.fast.response(resp.StatusCode)
 	if key == "" {
 		key = strconv.Itoa(resp.StatusCode)
 	}
 	vs = append(vs, s.convert(op, responseSchema(op.Op, key), responseSchemaLocation(op, key), body, errs)...)
 	if len(errs) == 0 {
-		vs = append(vs, op.missingBody(resp.StatusCode, resp.Header, body)...)
+		vs = append(vs, op.missingBody(checks, key, resp.Header, body)...)
 	}
-	return append(vs, op.headerViolations(resp.StatusCode, resp.Header)...)
+	return append(vs, op.headerViolations(checks, key, resp.Header)...)
 }
 
 // headerViolations reports optional response headers whose value does not match their schema:
 // libopenapi-validator checks only required ones, so `Idempotent-Replayed: yes` would pass.
-func (op *Operation) headerViolations(status int, header http.Header) Violations {
-	resp, key := op.fast.response(status)
+// resp and key are the compiled checks and the key of the documented response (resp may be nil).
+func (op *Operation) headerViolations(resp *fastResponse, key string, header http.Header) Violations {
 	if resp == nil {
 		return nil
 	}
@@ -135,8 +135,7 @@ func (op *Operation) headerViolations(status int, header http.Header) Violations
 // skips the schema when nothing decodes, so without this an implementation that answers 201 with no
 // body at all would pass. Whether the schema allows null is asked of the compiled check (the validator
 // cannot be asked: it skips null too); where there is none, nothing is reported.
-func (op *Operation) missingBody(status int, header http.Header, body []byte) Violations {
-	resp, key := op.fast.response(status)
+func (op *Operation) missingBody(resp *fastResponse, key string, header http.Header, body []byte) Violations {
 	if resp == nil || !resp.hasJSON || resp.check == nil || !isJSON(header.Get("Content-Type")) {
 		return nil
 	}
@@ -409,15 +408,20 @@ func requestSchema(op *v3.Operation) *base.SchemaProxy {
 	return nil
 }
 
-// responseSchema returns the JSON schema of a documented response key ("201", "4XX", "default").
-func responseSchema(op *v3.Operation, key string) *base.SchemaProxy {
+// documentedResponse returns the response of a documented key ("201", "4XX", "default"), or nil.
+func documentedResponse(op *v3.Operation, key string) *v3.Response {
 	if op == nil || op.Responses == nil {
 		return nil
 	}
-	resp := op.Responses.Default
-	if key != "default" {
-		resp = op.Responses.Codes.GetOrZero(key)
+	if key == "default" {
+		return op.Responses.Default
 	}
+	return op.Responses.Codes.GetOrZero(key)
+}
+
+// responseSchema returns the JSON schema of a documented response key.
+func responseSchema(op *v3.Operation, key string) *base.SchemaProxy {
+	resp := documentedResponse(op, key)
 	if resp == nil || resp.Content == nil {
 		return nil
 	}
