@@ -328,6 +328,38 @@ func extensionChecks() []*Check {
 					t.Errorf("the old secret still verifies deliveries after a rotation without grace")
 				}
 			}},
+		{ID: "extensions.webhook-endpoints.rotate-twice", Category: CategoryExtensions, Extension: true,
+			Covers: []string{"rotateWebhookEndpointSecret", "payout.success"},
+			Doc: "a rotation's response is the whole truth about which secrets sign: after rotating with grace 3600 and " +
+				"then with grace 0, only the newest secret signs; the first, still inside its own grace, is retired too",
+			Run: func(t *T) {
+				path, hook := t.Hook()
+				created := t.CreateEndpoint(endpointBody(hook, "payout.success"))
+				id := url.PathEscape(created.Str("/data/id"))
+				retired := []string{created.Str("/data/secret")}
+				first := t.Do(http.MethodPost, "/v1/webhooks/"+id+"/rotate-secret", map[string]any{"grace_period_seconds": 3600})
+				t.RequireStatus(first, http.StatusOK)
+				retired = append(retired, first.Str("/data/secret"))
+				rot := t.Do(http.MethodPost, "/v1/webhooks/"+id+"/rotate-secret", map[string]any{"grace_period_seconds": 0})
+				t.RequireStatus(rot, http.StatusOK)
+				newest, err := webhook.ParseSecret(rot.Str("/data/secret"))
+				if err != nil {
+					t.Fatalf("rotate-secret must return a whsec_ secret: %v", err)
+				}
+				payout := t.CreatePayout(t.MobilePayout("260960000001", "")).Str("/data/payout_id")
+				ds := t.WaitDeliveries(path, "a delivery after two rotations", func(ds []*Delivery) bool { return len(forObject(ds, payout)) >= 1 })
+				d := forObject(ds, payout)[0]
+				if n := len(webhook.Signatures(d.Header.Get("webhook-signature"))); n != 1 {
+					t.Errorf("after a rotation with grace 0 exactly one secret signs, but the delivery carries %d signatures", n)
+				}
+				t.VerifyDelivery(d, newest)
+				for i, s := range retired {
+					old, _ := webhook.ParseSecret(s)
+					if (webhook.Verifier{Secrets: []webhook.Secret{old}, Now: func() time.Time { return d.Received }}).Verify(d.Header, d.Body) == nil {
+						t.Errorf("secret #%d, retired by a later rotation, still verifies deliveries", i+1)
+					}
+				}
+			}},
 		{ID: "extensions.webhook-endpoints.not-found", Category: CategoryExtensions, Extension: true,
 			Covers: []string{"getWebhookEndpoint"},
 			Doc:    "an endpoint id that does not exist answers 404 (code 3000)",

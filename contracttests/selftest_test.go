@@ -43,6 +43,7 @@ var faultChecks = map[sandbox.Fault]string{
 	sandbox.FaultReplayHeaderMissing:          `^idempotency\.processPayout\.replay$`,
 	sandbox.FaultSecretInEndpointRead:         `^extensions\.webhook-endpoints\.crud$`,
 	sandbox.FaultStaleWebhookTimestamp:        `^state\.payout\.mobile\.success\.`,
+	sandbox.FaultRotationKeepsOlderSecrets:    `^extensions\.webhook-endpoints\.rotate-twice$`,
 }
 
 func TestSuiteCatchesEveryFault(t *testing.T) {

@@ -34,6 +34,7 @@ const (
 	FaultReplayHeaderMissing          Fault = "replay-header-missing"
 	FaultSecretInEndpointRead         Fault = "secret-in-endpoint-read"
 	FaultStaleWebhookTimestamp        Fault = "stale-webhook-timestamp"
+	FaultRotationKeepsOlderSecrets    Fault = "rotation-keeps-older-secrets"
 )
 
 // FaultInfo describes a fault for `malipo sandbox --fault` and for reports.
@@ -68,6 +69,7 @@ var faultDescriptions = map[Fault]string{
 	FaultReplayHeaderMissing:          "idempotent replays do not carry Idempotent-Replayed: true",
 	FaultSecretInEndpointRead:         "GET and list of webhook endpoints return the signing secret",
 	FaultStaleWebhookTimestamp:        "webhook-timestamp is an hour old, so receivers reject deliveries as replays",
+	FaultRotationKeepsOlderSecrets:    "a rotation keeps signing with secrets retired by earlier rotations, beyond what its response says",
 }
 
 // Faults lists every fault with a one-line description, sorted by name.

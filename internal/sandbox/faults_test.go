@@ -167,6 +167,16 @@ var faultChecks = map[Fault]func(t *testing.T){
 		d := rc.waitFor(1, forObject(id))[0]
 		assert.Len(t, webhook.Signatures(d.header.Get("webhook-signature")), 1)
 	},
+	FaultRotationKeepsOlderSecrets: func(t *testing.T) {
+		e, rc := faultEnv(t, FaultRotationKeepsOlderSecrets)
+		ep := createEndpoint(t, e.client, map[string]any{"url": rc.url("/r"), "events": []string{"payout.success"}})
+		for _, grace := range []int{3600, 0} {
+			e.client.do(http.MethodPost, "/v1/webhooks/"+ep["id"].(string)+"/rotate-secret", map[string]any{"grace_period_seconds": grace})
+		}
+		id := e.client.createPayout(mobilePayout(""))
+		d := rc.waitFor(1, forObject(id))[0]
+		assert.Len(t, webhook.Signatures(d.header.Get("webhook-signature")), 2, "the first secret still signs after the second rotation")
+	},
 	FaultLoseFirstCreateResponse: func(t *testing.T) {
 		e, _ := faultEnv(t, FaultLoseFirstCreateResponse)
 		// Without keep-alive the transport cannot retry on its own, so the drop is visible.

@@ -62,7 +62,7 @@ type WebhookEndpoint struct {
 type endpoint struct {
 	WebhookEndpoint
 	secret   webhook.Secret
-	previous []previousSecret // still valid after rotations, oldest first
+	previous []previousSecret // the secret the last rotation replaced, while its grace lasts
 }
 
 type previousSecret struct {

@@ -162,8 +162,12 @@ func (s *Server) deleteWebhookEndpoint(req *request) *response {
 	return &response{status: http.StatusNoContent, header: http.Header{}}
 }
 
-// rotateWebhookEndpointSecret issues a new secret. The old one keeps signing deliveries (next to the
-// new one) for the grace period, so a receiver can switch without rejecting anything.
+// rotateWebhookEndpointSecret issues a new secret. The one it replaces keeps signing deliveries (next
+// to the new one) until previous_secret_expires_at, so a receiver can switch without rejecting
+// anything. The response is the whole truth about which secrets sign afterwards: the new one, and the
+// replaced one while its grace lasts. Secrets retired by earlier rotations stop signing at once, even
+// inside their own grace period, so a rotation with grace 0 (the answer to a leaked secret) leaves
+// exactly one valid secret.
 func (s *Server) rotateWebhookEndpointSecret(req *request) *response {
 	var in rotateRequest
 	if fail := s.decode(req.body, &in); fail != nil {
@@ -191,6 +195,9 @@ func (s *Server) rotateWebhookEndpointSecret(req *request) *response {
 	}
 	now := s.now()
 	expires := now.Add(grace)
+	if !s.fault(FaultRotationKeepsOlderSecrets) {
+		e.previous = nil
+	}
 	if grace > 0 {
 		e.previous = append(e.previous, previousSecret{secret: e.secret, expires: expires})
 	}
