@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/internal/webhook"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
@@ -195,6 +196,12 @@ func printBanner(w io.Writer, spec *openapi.Spec, f *sandboxFlags, url string) e
 	fmt.Fprintf(tw, "  listening on\t%s\n", url)
 	fmt.Fprintf(tw, "  public-key\t%s\n", f.publicKey)
 	fmt.Fprintf(tw, "  secret-key\t%s\n", secret)
+	if f.secretKey == sandbox.DefaultSecretKey {
+		fmt.Fprintf(tw, "  webhook_url signing secret\t%s  (\"whsec_\" + base64(secret-key): verify with any Standard Webhooks library)\n",
+			webhook.MerchantSigningSecret(f.secretKey))
+	} else {
+		fmt.Fprintf(tw, "  webhook_url signing secret\t\"whsec_\" + base64(secret-key): verify with any Standard Webhooks library\n")
+	}
 	fmt.Fprintf(tw, "  push prompt answered after\t%s\n", f.promptDelay)
 	fmt.Fprintf(tw, "  payouts settle after\t%s\n", f.payoutDelay)
 	fmt.Fprintf(tw, "  webhook retries after\t%s (time-out %s)\n", formatDurations(f.retrySchedule), f.webhookTimeout)

@@ -117,6 +117,16 @@ func (s Secret) value() (v secretValue, ok bool) {
 	return s.p.val(), true
 }
 
+// MerchantSigningSecret returns the Standard Webhooks form of a merchant secret key: "whsec_" and the
+// standard base64 of the key's UTF-8 bytes. Deliveries to a payment's or payout's own webhook_url are
+// signed with the key's bytes as the HMAC key; the official libraries (standardwebhooks, svix) take
+// their secret as whsec_<base64 of the HMAC key>, so this string is what a merchant passes to them
+// (`new Webhook(secret).verify(body, headers)`). The API documents the same derivation, and the sandbox
+// prints the result in its banner.
+func MerchantSigningSecret(secretKey string) string {
+	return whsecPrefix + base64.StdEncoding.EncodeToString([]byte(secretKey))
+}
+
 // ParseSecret turns secret text into a Secret. Two forms are accepted because
 // the sandbox signs two kinds of deliveries:
 //

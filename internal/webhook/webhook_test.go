@@ -506,3 +506,17 @@ func BenchmarkVerify(b *testing.B) {
 		}
 	}
 }
+
+// TestMerchantSigningSecret ties the documented derivation to the signing key: a delivery signed with the
+// merchant secret key (as the sandbox signs webhook_url deliveries) verifies with its whsec_ form.
+func TestMerchantSigningSecret(t *testing.T) {
+	const key = "sk_test_malipo_sandbox"
+	assert.Equal(t, "whsec_c2tfdGVzdF9tYWxpcG9fc2FuZGJveA==", MerchantSigningSecret(key))
+	raw, err := ParseSecret(key)
+	require.NoError(t, err)
+	whsec, err := ParseSecret(MerchantSigningSecret(key))
+	require.NoError(t, err)
+	h := http.Header{}
+	SetHeaders(h, "evt_1", time.Now(), []byte(`{}`), raw)
+	assert.NoError(t, Verifier{Secrets: []Secret{whsec}}.Verify(h, []byte(`{}`)))
+}
