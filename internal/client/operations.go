@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -28,13 +29,24 @@ func (c *Client) InitializePayment(ctx context.Context, req PaymentInitRequest, 
 	switch {
 	case math.IsNaN(req.Amount) || math.IsInf(req.Amount, 0) || req.Amount <= 0:
 		v.add("/amount", "must be a number greater than 0")
-	case math.Abs(req.Amount*100-math.Round(req.Amount*100)) > 1e-6:
+	case decimals(req.Amount) > 2:
 		v.add("/amount", "must have at most two decimals")
 	}
 	if err := v.err(opInitializePayment); err != nil {
 		return nil, err
 	}
 	return call[Payment](ctx, c, request{op: opInitializePayment, body: req, opts: opts})
+}
+
+// decimals counts the digits after the point in x's shortest decimal form, the form encoding/json
+// sends and the API's multipleOf 0.01 judges. Arithmetic on x*100 would not do: 2188118558.01*100 is
+// 218811855801.00003 in binary floating point, and a valid amount would be refused.
+func decimals(x float64) int {
+	s := strconv.FormatFloat(x, 'f', -1, 64)
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		return len(s) - i - 1
+	}
+	return 0
 }
 
 // CompletePayment sends the push prompt for a pending payment (POST /v1/payment/pay/{payment_reference})
