@@ -429,6 +429,7 @@ func All() ([]*Check, error) {
 	all = append(all, referenceChecks()...)
 	all = append(all, negative...)
 	all = append(all, protocolChecks()...)
+	all = append(all, urlChecks()...)
 	all = append(all, derivedAuthChecks(spec)...)
 	all = append(all, isolationChecks()...)
 	all = append(all, idempotencyChecks()...)

@@ -44,6 +44,7 @@ var faultChecks = map[sandbox.Fault]string{
 	sandbox.FaultSecretInEndpointRead:         `^extensions\.webhook-endpoints\.crud$`,
 	sandbox.FaultStaleWebhookTimestamp:        `^state\.payout\.mobile\.success\.`,
 	sandbox.FaultRotationKeepsOlderSecrets:    `^extensions\.webhook-endpoints\.rotate-twice$`,
+	sandbox.FaultWebhookURLNotParsed:          `^negative\.processPayout\.unusable-webhook-url$`,
 }
 
 func TestSuiteCatchesEveryFault(t *testing.T) {

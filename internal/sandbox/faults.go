@@ -35,6 +35,7 @@ const (
 	FaultSecretInEndpointRead         Fault = "secret-in-endpoint-read"
 	FaultStaleWebhookTimestamp        Fault = "stale-webhook-timestamp"
 	FaultRotationKeepsOlderSecrets    Fault = "rotation-keeps-older-secrets"
+	FaultWebhookURLNotParsed          Fault = "webhook-url-not-parsed"
 )
 
 // FaultInfo describes a fault for `malipo sandbox --fault` and for reports.
@@ -70,6 +71,7 @@ var faultDescriptions = map[Fault]string{
 	FaultSecretInEndpointRead:         "GET and list of webhook endpoints return the signing secret",
 	FaultStaleWebhookTimestamp:        "webhook-timestamp is an hour old, so receivers reject deliveries as replays",
 	FaultRotationKeepsOlderSecrets:    "a rotation keeps signing with secrets retired by earlier rotations, beyond what its response says",
+	FaultWebhookURLNotParsed:          "webhook URLs are only matched against the pattern, not parsed: http://[x and http://:80/ are stored",
 }
 
 // Faults lists every fault with a one-line description, sorted by name.

@@ -177,6 +177,11 @@ var faultChecks = map[Fault]func(t *testing.T){
 		d := rc.waitFor(1, forObject(id))[0]
 		assert.Len(t, webhook.Signatures(d.header.Get("webhook-signature")), 2, "the first secret still signs after the second rotation")
 	},
+	FaultWebhookURLNotParsed: func(t *testing.T) {
+		e, _ := faultEnv(t, FaultWebhookURLNotParsed)
+		res := e.client.do(http.MethodPost, "/v1/payment/payouts/process", with(mobilePayout(""), "webhook_url", "http://[x"))
+		assert.Equal(t, http.StatusCreated, res.status, "%s", res.body)
+	},
 	FaultLoseFirstCreateResponse: func(t *testing.T) {
 		e, _ := faultEnv(t, FaultLoseFirstCreateResponse)
 		// Without keep-alive the transport cannot retry on its own, so the drop is visible.

@@ -29,6 +29,13 @@ func (s *Server) initializePayment(req *request) *response {
 	if fail := s.decode(req.body, &in); fail != nil {
 		return fail
 	}
+	redirect := ""
+	if in.RedirectURL != nil {
+		redirect = *in.RedirectURL
+	}
+	if fail := s.checkURLs([2]string{"/webhook_url", in.WebhookURL}, [2]string{"/redirect_url", redirect}); fail != nil {
+		return fail
+	}
 	country, ok := s.refdata.byCode[in.Country]
 	if !ok {
 		return s.invalid(FieldError{Field: "/country", Reason: "not a supported country code; see GET /v1/countries"})

@@ -26,6 +26,9 @@ func (s *Server) processPayout(req *request) *response {
 	if fail := s.decode(req.body, &in); fail != nil {
 		return fail
 	}
+	if fail := s.checkURLs([2]string{"/webhook_url", in.WebhookURL}); fail != nil {
+		return fail
+	}
 	country, ok := s.refdata.byID[in.CountryID]
 	if !ok && !s.fault(FaultUnknownReferenceDataAccepted) {
 		return s.invalid(FieldError{Field: "/countryId", Reason: "no country has this id; see GET /v1/countries"})

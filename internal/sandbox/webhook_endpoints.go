@@ -56,6 +56,9 @@ func (s *Server) createWebhookEndpoint(req *request) *response {
 	if fail := s.decode(req.body, &in); fail != nil {
 		return fail
 	}
+	if fail := s.checkURLs([2]string{"/url", in.URL}); fail != nil {
+		return fail
+	}
 	secret, err := webhook.NewSecret()
 	if err != nil {
 		return s.internalError("generate the endpoint's secret")
@@ -127,6 +130,9 @@ func (s *Server) updateWebhookEndpoint(req *request) *response {
 		return s.endpointNotFound(id)
 	}
 	if in.URL != nil {
+		if fail := s.checkURLs([2]string{"/url", *in.URL}); fail != nil {
+			return fail
+		}
 		e.URL = *in.URL
 	}
 	if in.Events != nil {

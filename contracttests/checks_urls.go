@@ -1,0 +1,87 @@
+package contracttests
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+)
+
+// unusableWebhookURLs are URLs that no HTTP client can deliver to. Every one breaks the WebhookURL
+// rule of the contract (its pattern, or "must parse as a URL with a host name"), and each was once
+// accepted by an implementation whose pattern was evaluated with Go's RE2, where `\s` does not match
+// these spaces: a JavaScript or Java client would refuse the same value, and every delivery to it fails.
+var unusableWebhookURLs = []string{
+	"https://merchant.example.org/a\u00a0b", // NO-BREAK SPACE
+	"https://merchant.example.org/\u2028",   // LINE SEPARATOR
+	"https://merchant\u3000example.org/",    // IDEOGRAPHIC SPACE
+	"https://merchant.example.org/\ufeff",   // ZERO WIDTH NO-BREAK SPACE
+	"https://merchant.example.org/\u000b",   // VERTICAL TAB
+	"http://\u0000",
+	"http://[ts^s[Ef",
+	"https://\"vi-;[",
+	"http://[x",
+	"http://:80/hooks",
+	"https://merchant.example.org/h\u00e9", // non-ASCII must be percent-encoded
+}
+
+// urlChecks: a webhook URL the contract does not allow is refused where it is given, with 400 naming
+// the field, instead of being stored and failing every delivery later.
+func urlChecks() []*Check {
+	var checks []*Check
+	for _, target := range []struct {
+		op, path, field string
+		extension       bool
+		body            func(t *T, url string) map[string]any
+	}{
+		{"initializePayment", "/v1/payment/init", "/webhook_url", false, func(t *T, url string) map[string]any {
+			rd := t.RefData()
+			return map[string]any{"currency": rd.Currency, "country": rd.CountryCode, "narration": "conform", "method": "mobilemoney",
+				"amount": 1, "webhook_url": url}
+		}},
+		{"processPayout", "/v1/payment/payouts/process", "/webhook_url", false, func(t *T, url string) map[string]any {
+			return t.MobilePayout("", url)
+		}},
+		{"createWebhookEndpoint", "/v1/webhooks", "/url", true, func(_ *T, url string) map[string]any {
+			return map[string]any{"url": url, "events": []string{"payout.success"}}
+		}},
+	} {
+		checks = append(checks, &Check{ID: "negative." + target.op + ".unusable-webhook-url", Category: CategoryNegative,
+			Covers: []string{target.op}, Extension: target.extension,
+			Doc: fmt.Sprintf("%d URLs no client can deliver to (Unicode spaces, controls, no host, unparsable) are each refused with 400 naming %s",
+				len(unusableWebhookURLs), target.field),
+			Run: func(t *T) {
+				for _, u := range unusableWebhookURLs {
+					if !t.ExpectError(t.Do(http.MethodPost, target.path, target.body(t, u)), http.StatusBadRequest, 1000, target.field) {
+						t.Errorf("the webhook URL %s was not refused as the contract's WebhookURL rule requires", strconv.QuoteToASCII(u))
+					}
+				}
+			}})
+	}
+	checks = append(checks, &Check{ID: "positive.initializePayment.amount-exact", Category: CategoryPositive,
+		Covers: []string{"initializePayment", "getTransactionStatus"},
+		Doc:    "payment amounts up to the maximum keep every digit: 987654321.12 and 999999999999.99 come back as sent",
+		Run: func(t *T) {
+			for _, amount := range []string{"987654321.12", "999999999999.99", "0.01", "2188118558.01"} {
+				init := t.InitPayment("", "https://merchant.example.org/hooks/malipo", map[string]any{"amount": json.Number(amount)})
+				for _, ex := range []*Exchange{init, t.Transaction(init.Str("/data/paymentReference"))} {
+					if got := rawMember(ex.Body, "amount"); got != amount {
+						t.Errorf("%s: the amount %s came back as %s", ex, amount, got)
+					}
+				}
+			}
+		}})
+	return checks
+}
+
+// rawMember returns the JSON text of data.<name> in an envelope body, as sent.
+func rawMember(body []byte, name string) string {
+	var env struct {
+		Data map[string]json.RawMessage `json:"data"`
+	}
+	if err := json.NewDecoder(bytes.NewReader(body)).Decode(&env); err != nil {
+		return "(not a JSON envelope)"
+	}
+	return string(env.Data[name])
+}

@@ -1,0 +1,51 @@
+package sandbox
+
+import (
+	"net/url"
+)
+
+// urlProblem is what the contract's WebhookURL rule asks beyond its pattern: the URL must parse, be
+// absolute http or https, and name a host. The pattern alone lets through text such as "http://[x" or
+// "http://:80/" that no HTTP client can deliver to; storing it would only produce failed deliveries
+// later, far from the request that caused them. It returns "" when raw is a usable URL.
+func urlProblem(raw string) string {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return "is not a URL: " + trimURLError(err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "must be an absolute http or https URL"
+	case u.Opaque != "" || u.Hostname() == "":
+		return "must name a host, as in https://merchant.example.org/hooks"
+	}
+	return ""
+}
+
+// trimURLError keeps url.Parse's reason without repeating the (possibly long) input.
+func trimURLError(err error) string {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
+// checkURLs returns a validation failure naming every field whose URL is unusable; empty values are
+// skipped (the schema decides whether a field is required).
+func (s *Server) checkURLs(fields ...[2]string) *response {
+	if s.fault(FaultWebhookURLNotParsed) {
+		return nil
+	}
+	var bad []FieldError
+	for _, f := range fields {
+		if f[1] == "" {
+			continue
+		}
+		if p := urlProblem(f[1]); p != "" {
+			bad = append(bad, FieldError{Field: f[0], Reason: p})
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return s.invalid(bad...)
+}
