@@ -1,13 +1,14 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
 // failingTransport makes every webhook attempt fail at once, so that fuzzed webhook_urls never
@@ -19,7 +20,8 @@ func (failingTransport) RoundTrip(*http.Request) (*http.Response, error) {
 }
 
 // FuzzHandler feeds arbitrary methods, paths, headers and bodies to the handler: it must never
-// panic and never answer 5xx, and every answer except 204 must be a JSON envelope.
+// panic, never answer 5xx, and every answer must be valid against the contract (status, headers and
+// body of the operation the request routes to), or the error envelope for an undeclared path.
 func FuzzHandler(f *testing.F) {
 	seeds := []struct {
 		method, path, contentType, body string
@@ -62,6 +64,7 @@ func FuzzHandler(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { _ = srv.Close() })
+	spec := testSpec(f)
 
 	f.Fuzz(func(t *testing.T, method, path, contentType, body string, keys uint8) {
 		if !strings.HasPrefix(path, "/") {
@@ -90,20 +93,25 @@ func FuzzHandler(f *testing.F) {
 		if keys&16 != 0 {
 			req.Header.Set("secret-key", body) // arbitrary key material
 		}
+		// The handler may consume the body; keep a copy so the request can be routed again afterwards.
+		sent := req.Clone(req.Context())
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, req)
 		if rec.Code >= 500 {
 			t.Fatalf("%s %s (%q, %q) -> %d: %s", method, path, contentType, body, rec.Code, rec.Body.String())
 		}
-		if rec.Code == http.StatusNoContent {
-			return
+		resp := rec.Result()
+		// Every answer must be one the contract documents for the operation, with its documented
+		// headers and body; an answer to a path the contract does not declare must be the error
+		// envelope (404/405 cannot be validated per operation).
+		var vs openapi.Violations
+		if _, ok := spec.FindOperation(sent); ok {
+			vs = spec.ValidateResponse(sent, resp)
+		} else {
+			vs = checkEnvelope(resp)
 		}
-		var env struct {
-			Status string `json:"status"`
-			Code   *int   `json:"code"`
-		}
-		if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil || env.Code == nil || (env.Status != "success" && env.Status != "error") {
-			t.Fatalf("%s %s -> %d is not an envelope: %s", method, path, rec.Code, rec.Body.String())
+		if len(vs) > 0 {
+			t.Fatalf("%s %s (%q, %q, keys %d) -> %d breaks the contract: %v\n%s", method, path, contentType, body, keys, rec.Code, vs, rec.Body.String())
 		}
 	})
 }
