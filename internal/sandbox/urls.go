@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"net/url"
 )
 
@@ -23,7 +24,8 @@ func urlProblem(raw string) string {
 
 // trimURLError keeps url.Parse's reason without repeating the (possibly long) input.
 func trimURLError(err error) string {
-	if ue, ok := err.(*url.Error); ok {
+	var ue *url.Error
+	if errors.As(err, &ue) {
 		return ue.Err.Error()
 	}
 	return err.Error()
