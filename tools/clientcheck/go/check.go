@@ -10,14 +10,19 @@ import (
 	"github.com/malipo/terraform-provider-malipo/tools/clientcheck/go/gen"
 )
 
-// ProcessBankPayout sends a bank payout through the generated client and reads the envelope back.
-func ProcessBankPayout(ctx context.Context, baseURL, publicKey, secretKey string) (*gen.Payout, error) {
-	keys := func(_ context.Context, r *http.Request) error {
+// Keys sends the merchant's keys on every request, the way a user of the generated client does: the
+// generator has no notion of the document's apiKey header schemes beyond this hook.
+func Keys(publicKey, secretKey string) gen.RequestEditorFn {
+	return func(_ context.Context, r *http.Request) error {
 		r.Header.Set("public-key", publicKey)
 		r.Header.Set("secret-key", secretKey)
 		return nil
 	}
-	c, err := gen.NewClientWithResponses(baseURL, gen.WithRequestEditorFn(keys))
+}
+
+// ProcessBankPayout sends a bank payout through the generated client and reads the envelope back.
+func ProcessBankPayout(ctx context.Context, baseURL, publicKey, secretKey string) (*gen.Payout, error) {
+	c, err := gen.NewClientWithResponses(baseURL, gen.WithRequestEditorFn(Keys(publicKey, secretKey)))
 	if err != nil {
 		return nil, err
 	}

@@ -12,12 +12,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"reflect"
 	"strconv"
 	"time"
 
+	clientcheck "github.com/malipo/terraform-provider-malipo/tools/clientcheck/go"
 	"github.com/malipo/terraform-provider-malipo/tools/clientcheck/go/gen"
 )
 
@@ -40,12 +40,7 @@ func main() {
 func run(baseURL, publicKey, secretKey string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	keys := func(_ context.Context, r *http.Request) error {
-		r.Header.Set("public-key", publicKey)
-		r.Header.Set("secret-key", secretKey)
-		return nil
-	}
-	c, err := gen.NewClientWithResponses(baseURL, gen.WithRequestEditorFn(keys))
+	c, err := gen.NewClientWithResponses(baseURL, gen.WithRequestEditorFn(clientcheck.Keys(publicKey, secretKey)))
 	if err != nil {
 		return err
 	}
