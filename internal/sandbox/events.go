@@ -43,11 +43,19 @@ type eventData struct {
 const maxEventLog = 10000
 
 func (s *Server) emitPayment(m *merchant, p *Payment, previous string) {
-	s.emit(m, "payment."+p.Status, p.PaymentReference, *p, p.WebhookURL, previous)
+	s.emit(m, "payment."+p.Status, p.PaymentReference, *p, deliverableURL(p.WebhookURL, p.seeded), previous)
 }
 
 func (s *Server) emitPayout(m *merchant, p *Payout, previous string) {
-	s.emit(m, "payout."+p.Status, p.PayoutID, *p, p.WebhookURL, previous)
+	s.emit(m, "payout."+p.Status, p.PayoutID, *p, deliverableURL(p.WebhookURL, p.seeded), previous)
+}
+
+// deliverableURL is the object's webhook_url, or "" for seed data, whose url is the documentation's.
+func deliverableURL(url string, seeded bool) string {
+	if seeded {
+		return ""
+	}
+	return url
 }
 
 // emit records a status change and queues its deliveries: to the object's own webhook_url (signed
@@ -70,7 +78,7 @@ func (s *Server) emit(m *merchant, eventType, objectID string, object any, objec
 	}
 	for _, id := range m.endpointOrder {
 		e := m.endpoints[id]
-		if (!e.Enabled && !s.fault(FaultWebhookToDisabledEndpoint)) || !slices.Contains(e.Events, eventType) {
+		if e.seeded || (!e.Enabled && !s.fault(FaultWebhookToDisabledEndpoint)) || !slices.Contains(e.Events, eventType) {
 			continue
 		}
 		s.disp.enqueue(&delivery{event: ev, merchant: m, endpointID: e.ID, url: e.URL})

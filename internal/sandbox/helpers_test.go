@@ -44,8 +44,8 @@ type env struct {
 	client *client
 }
 
-// newEnv starts a sandbox with two merchants, fast timings and a fast retry schedule; opts come
-// after these defaults and override them.
+// newEnv starts a sandbox with two merchants, fast timings and a fast retry schedule, without seed
+// data (seed_test.go turns it on); opts come after these defaults and override them.
 func newEnv(t testing.TB, opts ...Option) *env {
 	t.Helper()
 	base := []Option{
@@ -54,6 +54,7 @@ func newEnv(t testing.TB, opts ...Option) *env {
 		WithTimings(fastTimings),
 		WithRetrySchedule([]time.Duration{5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond}),
 		WithWebhookTimeout(500 * time.Millisecond),
+		WithSeedData(false),
 	}
 	srv, err := New(append(base, opts...)...)
 	require.NoError(t, err)

@@ -52,6 +52,7 @@ type config struct {
 	faults         map[Fault]bool
 	httpClient     *http.Client
 	spec           *openapi.Spec
+	noSeed         bool
 	errs           []error
 }
 

@@ -109,6 +109,11 @@ func New(opts ...Option) (*Server, error) {
 			return nil, fmt.Errorf("configure sandbox: %w", err)
 		}
 		s.merchants = append(s.merchants, m)
+		if s.seedMerchant(m) {
+			if err := s.seed(m); err != nil {
+				return nil, fmt.Errorf("seed the default merchant from the contract's examples: %w", err)
+			}
+		}
 	}
 	s.disp = newDispatcher(s)
 	return s, nil

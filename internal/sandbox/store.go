@@ -25,6 +25,8 @@ type Payment struct {
 	RedirectURL      *string   `json:"redirect_url,omitempty"`
 	CreatedAt        time.Time `json:"created_at"`
 	UpdatedAt        time.Time `json:"updated_at"`
+
+	seeded bool // seed data (seed.go): nothing is delivered to its webhook_url
 }
 
 // Payout is a payout as the API returns it (the spec's Payout schema).
@@ -44,6 +46,8 @@ type Payout struct {
 	FailureReason   string    `json:"failure_reason,omitempty"`
 	CreatedAt       time.Time `json:"created_at"`
 	UpdatedAt       time.Time `json:"updated_at"`
+
+	seeded bool // seed data (seed.go): nothing is delivered to its webhook_url
 }
 
 // WebhookEndpoint is a webhook endpoint as GET returns it: without its secret (the spec's
@@ -63,6 +67,7 @@ type endpoint struct {
 	WebhookEndpoint
 	secret   webhook.Secret
 	previous []previousSecret // the secret the last rotation replaced, while its grace lasts
+	seeded   bool             // seed data (seed.go) with the documentation's url: receives nothing until the url changes
 }
 
 type previousSecret struct {

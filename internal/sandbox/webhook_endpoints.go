@@ -134,6 +134,7 @@ func (s *Server) updateWebhookEndpoint(req *request) *response {
 			return fail
 		}
 		e.URL = *in.URL
+		e.seeded = false // a url of the merchant's own: deliveries start
 	}
 	if in.Events != nil {
 		e.Events = append([]string{}, (*in.Events)...)

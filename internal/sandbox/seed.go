@@ -1,0 +1,159 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/malipo/terraform-provider-malipo/internal/webhook"
+	"github.com/malipo/terraform-provider-malipo/openapi"
+)
+
+// Seed data: the objects the document's examples name exist in every new sandbox, for the merchant
+// whose keys are DefaultPublicKey and DefaultSecretKey. A developer who pastes an example from the
+// docs (`GET /v1/payment/payouts/po_5d1e7b3c2a9f8e40`, `POST /v1/payment/pay/pay_8f3a2c1d9b7e4a60`)
+// into a fresh `malipo sandbox` gets a real answer, and example-driven tools (Specmatic pairs request
+// and response examples by name) pass against it.
+//
+// Only the default merchant is seeded: the examples are written for the sandbox as it starts without
+// configuration, and a merchant configured with its own keys (a CI job's, a second merchant for the
+// isolation checks) starts empty, so nothing it counts or creates collides with documentation data.
+//
+// The objects are not written here twice: each comes from a named example of components.examples,
+// decoded into the sandbox's own types. Only what the document cannot say is stated here: the
+// status a seed starts in when the examples show it in several (the payment that complete-payment's
+// example completes starts `pending`). seed_test.go ties every id and reference of the examples to
+// these seeds and replays every paired example against a fresh sandbox, so the two cannot drift.
+//
+// Seeded objects never send webhooks: their URLs are the documentation's (merchant.example.org),
+// so no delivery goes to their own webhook_url, and the seeded endpoint receives nothing until its
+// url is changed. A status change of a seeded payment (completing it) is still an event, delivered to
+// the merchant's own endpoints like any other. Seeding itself emits no event.
+
+// seedSource is one seeded object: a components.examples entry and where in its value the object is.
+type seedSource struct {
+	example string // name under components.examples
+	path    string // dot path of the object in the example's value: "data" or "data.object"
+	kind    string // "payment", "payout" or "endpoint"
+	// status, when set, replaces the example's status: the state the operation examples that take
+	// this object as input need it in (updated_at is then created_at).
+	status string
+}
+
+var seedSources = []seedSource{
+	// pay_8f3a2c1d9b7e4a60 (order-1042): complete-payment's example sends its prompt, so it starts
+	// pending; transaction status and the payment.* event examples show it afterwards.
+	{example: "PaymentProcessing", path: "data", kind: "payment", status: "pending"},
+	// pay_1a2b3c4d5e6f7a80 (order-1043): declined.
+	{example: "PaymentFailedEvent", path: "data.object", kind: "payment"},
+	// po_5d1e7b3c2a9f8e40 (inv-88): the payout get-payout's `succeeded` example and 409's example name.
+	{example: "PayoutSucceeded", path: "data", kind: "payout"},
+	// po_9a8b7c6d5e4f3a20: get-payout's `failed` example.
+	{example: "PayoutFailed", path: "data", kind: "payout"},
+	// we_2b7c9d1e4f6a8b30, with the secret the create example shows.
+	{example: "WebhookEndpointWithSecret", path: "data", kind: "endpoint"},
+}
+
+// WithSeedData turns the seed data on (the default) or off. Off gives the default merchant an empty
+// store, for tests that count what they create from nothing.
+func WithSeedData(on bool) Option { return func(c *config) { c.noSeed = !on } }
+
+// seedMerchant reports whether m is the merchant that gets the seed data.
+func (s *Server) seedMerchant(m *merchant) bool {
+	return !s.cfg.noSeed && m.publicKey == DefaultPublicKey && m.secretKey == DefaultSecretKey
+}
+
+// seed adds the seed objects to m. A source whose example the document does not have is skipped (a
+// sandbox serving another document, WithSpec); one that does not decode is an error.
+func (s *Server) seed(m *merchant) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, src := range seedSources {
+		raw, ok, err := exampleObject(s.spec, src.example, src.path)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		if err := s.seedOne(m, src, raw); err != nil {
+			return fmt.Errorf("seed from #/components/examples/%s: %w", src.example, err)
+		}
+	}
+	return nil
+}
+
+func (s *Server) seedOne(m *merchant, src seedSource, raw json.RawMessage) error {
+	switch src.kind {
+	case "payment":
+		var p Payment
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return err
+		}
+		if src.status != "" {
+			p.Status, p.FailureReason, p.UpdatedAt = src.status, "", p.CreatedAt
+		}
+		p.seeded = true
+		m.payments[p.PaymentReference] = &p
+		if p.Reference != "" {
+			m.references[p.Reference] = p.PaymentReference
+		}
+	case "payout":
+		var p Payout
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return err
+		}
+		if src.status != "" {
+			p.Status, p.FailureReason, p.UpdatedAt = src.status, "", p.CreatedAt
+		}
+		p.seeded = true
+		m.payouts[p.PayoutID] = &p
+		if p.Reference != "" {
+			m.references[p.Reference] = p.PayoutID
+		}
+	case "endpoint":
+		var e struct {
+			WebhookEndpoint
+			Secret string `json:"secret"`
+		}
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return err
+		}
+		secret, err := webhook.ParseSecret(e.Secret)
+		if err != nil {
+			return fmt.Errorf("the endpoint's secret: %w", err)
+		}
+		m.endpoints[e.ID] = &endpoint{WebhookEndpoint: e.WebhookEndpoint, secret: secret, seeded: true}
+		m.endpointOrder = append(m.endpointOrder, e.ID)
+	default:
+		return fmt.Errorf("unknown seed kind %q", src.kind)
+	}
+	return nil
+}
+
+// exampleObject returns the JSON at path in the value of components.examples[name].
+func exampleObject(spec *openapi.Spec, name, path string) (json.RawMessage, bool, error) {
+	comps := spec.Model().Components
+	if comps == nil || comps.Examples == nil {
+		return nil, false, nil
+	}
+	ex, ok := comps.Examples.Get(name)
+	if !ok || ex == nil || ex.Value == nil {
+		return nil, false, nil
+	}
+	var v any
+	if err := ex.Value.Decode(&v); err != nil {
+		return nil, false, fmt.Errorf("decode #/components/examples/%s: %w", name, err)
+	}
+	for _, key := range strings.Split(path, ".") {
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil, false, fmt.Errorf("#/components/examples/%s has no %s", name, path)
+		}
+		if v, ok = obj[key]; !ok {
+			return nil, false, fmt.Errorf("#/components/examples/%s has no %s", name, path)
+		}
+	}
+	raw, err := json.Marshal(v)
+	return raw, err == nil, err
+}

@@ -1,0 +1,331 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+)
+
+// Every seed object is the example it is taken from (with only the documented status override).
+func TestSeedObjectsAreTheirExamples(t *testing.T) {
+	e := newEnv(t, WithSeedData(true))
+	spec := testSpec(t)
+	for _, src := range seedSources {
+		raw, ok, err := exampleObject(spec, src.example, src.path)
+		require.NoError(t, err)
+		require.True(t, ok, "#/components/examples/%s is gone: update seedSources", src.example)
+		var want map[string]any
+		require.NoError(t, json.Unmarshal(raw, &want))
+		if src.status != "" {
+			want["status"], want["updated_at"] = src.status, want["created_at"]
+			delete(want, "failure_reason")
+		}
+		var got any
+		switch src.kind {
+		case "payment":
+			p, ok := e.srv.Payment(DefaultPublicKey, want["paymentReference"].(string))
+			require.True(t, ok, src.example)
+			got = p
+		case "payout":
+			p, ok := e.srv.Payout(DefaultPublicKey, want["payout_id"].(string))
+			require.True(t, ok, src.example)
+			got = p
+		case "endpoint":
+			ep, ok := e.srv.WebhookEndpoint(DefaultPublicKey, want["id"].(string))
+			require.True(t, ok, src.example)
+			got = ep
+			delete(want, "secret")
+		}
+		var gotMap map[string]any
+		data, err := json.Marshal(got)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(data, &gotMap))
+		assert.Equal(t, want, gotMap, "seed from #/components/examples/%s", src.example)
+	}
+}
+
+var (
+	exampleIDPattern  = regexp.MustCompile(`\b(?:pay|po|we)_[0-9a-f]{16}\b`)
+	exampleRefPattern = regexp.MustCompile(`\b(?:order|inv)-[0-9]+\b`)
+)
+
+// Every id and merchant reference the examples name exists in a fresh sandbox, except what a create
+// example creates and the id that illustrates 404.
+func TestEveryObjectTheExamplesNameExists(t *testing.T) {
+	e := newEnv(t, WithSeedData(true))
+	spec := testSpec(t)
+	examples, err := spec.Examples()
+	require.NoError(t, err)
+	created := createdByExamples(t, spec)
+	created["po_0000000000000000"] = true // NotFound's example
+	named := map[string]bool{}
+	for _, ex := range examples {
+		for _, id := range exampleIDPattern.FindAllString(string(ex.JSON), -1) {
+			named[id] = true
+		}
+		for _, ref := range exampleRefPattern.FindAllString(string(ex.JSON), -1) {
+			named[ref] = true
+		}
+	}
+	require.Greater(t, len(named), 8)
+	for id := range named {
+		path := "/v1/payment/transactions/" + url.PathEscape(id) + "/check"
+		if strings.HasPrefix(id, "we_") {
+			path = "/v1/webhooks/" + id
+		}
+		res := e.client.do(http.MethodGet, path, nil)
+		if created[id] {
+			assert.Equal(t, http.StatusNotFound, res.status, "%s is what a create example creates, so it must not be seeded", id)
+		} else {
+			assert.Equal(t, http.StatusOK, res.status, "%s is named by an example but not seeded: add its example to seedSources", id)
+		}
+	}
+	assert.Empty(t, e.srv.Events(""), "seeding emits no event")
+}
+
+// createdByExamples returns the ids and references of the objects the create operations' examples
+// create (request and 201 examples of initializePayment and processPayout).
+func createdByExamples(t *testing.T, spec *openapi.Spec) map[string]bool {
+	out := map[string]bool{}
+	for _, id := range []string{"initializePayment", "processPayout"} {
+		op, ok := spec.Operation(id)
+		require.True(t, ok)
+		var texts []string
+		for _, ex := range namedBodyExamples(t, op) {
+			texts = append(texts, string(ex))
+		}
+		for code, resp := range op.Op.Responses.Codes.FromOldest() {
+			if code != "201" {
+				continue
+			}
+			for _, mt := range resp.Content.FromOldest() {
+				for _, ex := range mt.Examples.FromOldest() {
+					texts = append(texts, string(nodeJSON(t, ex.Value)))
+				}
+			}
+		}
+		for _, text := range texts {
+			for _, v := range append(exampleIDPattern.FindAllString(text, -1), exampleRefPattern.FindAllString(text, -1)...) {
+				out[v] = true
+			}
+		}
+	}
+	return out
+}
+
+// Every request example of the document, built the way Specmatic builds it (parameter and body
+// examples of one name), gets the status of the response example of that name from a fresh sandbox:
+// the objects the examples take as input are seeded, in the states the examples need. Operations run
+// in document order, DELETE last (tools/interop/specmatic.sh runs Specmatic the same way).
+func TestPairedExamplesAnswerAsDocumented(t *testing.T) {
+	e := newEnv(t, WithSeedData(true))
+	spec := testSpec(t)
+	ops := spec.Operations()
+	slices.SortStableFunc(ops, func(a, b *openapi.Operation) int {
+		return boolInt(a.Method == http.MethodDelete) - boolInt(b.Method == http.MethodDelete)
+	})
+	tested := 0
+	for _, op := range ops {
+		params := operationParameters(spec, op)
+		bodies := namedBodyExamples(t, op)
+		names := map[string]bool{}
+		for _, p := range params {
+			for name := range p.Examples.KeysFromOldest() {
+				names[name] = true
+			}
+		}
+		for name := range bodies {
+			names[name] = true
+		}
+		if len(names) == 0 {
+			names[""] = true // an operation without request examples: its single 2xx example
+		}
+		for _, name := range slices.Sorted(func(yield func(string) bool) {
+			for n := range names {
+				if !yield(n) {
+					return
+				}
+			}
+		}) {
+			want := pairedStatus(op, name)
+			require.NotZero(t, want, "%s: request example %q has no response example of that name", op.ID, name)
+			path, query := op.Path, url.Values{}
+			for _, p := range params {
+				ex, ok := p.Examples.Get(name)
+				if !ok {
+					continue
+				}
+				switch p.In {
+				case "path":
+					path = strings.Replace(path, "{"+p.Name+"}", url.PathEscape(ex.Value.Value), 1)
+				case "query":
+					query.Set(p.Name, ex.Value.Value)
+				}
+			}
+			for _, p := range params {
+				require.False(t, p.In == "path" && strings.Contains(path, "{"+p.Name+"}"), "%s %q: no example for path parameter %s", op.ID, name, p.Name)
+			}
+			if len(query) > 0 {
+				path += "?" + query.Encode()
+			}
+			var body any
+			if b, ok := bodies[name]; ok {
+				body = b
+			}
+			res := e.client.do(op.Method, path, body)
+			assert.Equal(t, want, res.status, "%s with example %q: %s", op.ID, name, res.body)
+			tested++
+		}
+	}
+	assert.GreaterOrEqual(t, tested, 15)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// pairedStatus is the status whose response example is named name, else the only bodiless 2xx
+// (Specmatic pairs a 204 with any request example), else, for name "", the only 2xx.
+func pairedStatus(op *openapi.Operation, name string) int {
+	var bodiless2xx, any2xx []string
+	for code, resp := range op.Op.Responses.Codes.FromOldest() {
+		if strings.HasPrefix(code, "2") {
+			any2xx = append(any2xx, code)
+			if resp.Content == nil || resp.Content.Len() == 0 {
+				bodiless2xx = append(bodiless2xx, code)
+			}
+		}
+		if resp.Content == nil {
+			continue
+		}
+		for _, mt := range resp.Content.FromOldest() {
+			if _, ok := mt.Examples.Get(name); ok && name != "" {
+				return atoi(code)
+			}
+		}
+	}
+	if len(bodiless2xx) == 1 {
+		return atoi(bodiless2xx[0])
+	}
+	if name == "" && len(any2xx) == 1 {
+		return atoi(any2xx[0])
+	}
+	return 0
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+func namedBodyExamples(t *testing.T, op *openapi.Operation) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	if op.Op.RequestBody == nil {
+		return out
+	}
+	for _, mt := range op.Op.RequestBody.Content.FromOldest() {
+		for name, ex := range mt.Examples.FromOldest() {
+			out[name] = nodeJSON(t, ex.Value)
+		}
+	}
+	return out
+}
+
+func nodeJSON(t *testing.T, node interface{ Decode(any) error }) json.RawMessage {
+	t.Helper()
+	var v any
+	require.NoError(t, node.Decode(&v))
+	data, err := json.Marshal(v)
+	require.NoError(t, err)
+	return data
+}
+
+// Seeds belong to the default merchant only.
+func TestOnlyTheDefaultMerchantIsSeeded(t *testing.T) {
+	e := newEnv(t, WithSeedData(true))
+	assert.Len(t, e.srv.Payouts(DefaultPublicKey), 2)
+	assert.Empty(t, e.srv.Payouts(otherPublicKey))
+	other := e.client.as(otherPublicKey, otherSecretKey)
+	assert.Equal(t, http.StatusNotFound, other.do(http.MethodGet, "/v1/payment/transactions/order-1042/check", nil).status)
+	// The default merchant's seeded reference is taken; another merchant may use it.
+	assert.Equal(t, http.StatusCreated, other.do(http.MethodPost, "/v1/payment/init", with(paymentInit("260970000001", "http://127.0.0.1:9/hooks"), "reference", "order-1042")).status)
+	res := e.client.do(http.MethodPost, "/v1/payment/init", with(paymentInit("260970000001", "http://127.0.0.1:9/hooks"), "reference", "order-1042"))
+	assert.Equal(t, http.StatusConflict, res.status)
+	assert.Equal(t, "pay_8f3a2c1d9b7e4a60", res.json(t)["data"].(map[string]any)["existing_id"])
+
+	custom, err := New(WithMerchant("pk_test_custom", "sk_test_custom"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = custom.Close() })
+	assert.Empty(t, custom.Payouts("pk_test_custom"))
+}
+
+// Seeded objects send no webhook: neither to their own (documentation) webhook_url nor to the
+// seeded endpoint; a status change of a seeded payment reaches the merchant's own endpoints.
+func TestSeededObjectsSendNoWebhooks(t *testing.T) {
+	var outbound atomic.Int32
+	rc := newReceiver(t)
+	e := newEnv(t, WithSeedData(true), WithHTTPClient(&http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if !strings.HasPrefix(r.URL.String(), rc.url("")) {
+			outbound.Add(1)
+		}
+		return http.DefaultTransport.RoundTrip(r)
+	})}))
+	mine := e.client.do(http.MethodPost, "/v1/webhooks", map[string]any{"url": rc.url("/mine"), "events": []string{"payment.processing", "payment.success", "payout.success"}})
+	require.Equal(t, http.StatusCreated, mine.status)
+	// Complete the seeded pending payment and make a payout: the seeded endpoint (payout.*) and the
+	// payment's webhook_url get nothing.
+	require.Equal(t, http.StatusAccepted, e.client.do(http.MethodPost, "/v1/payment/pay/pay_8f3a2c1d9b7e4a60", nil).status)
+	e.client.createPayout(mobilePayout("260960000001"))
+	got := rc.waitFor(3, func(received) bool { return true })
+	assert.Len(t, got, 3)
+	e.idle()
+	time.Sleep(20 * time.Millisecond)
+	assert.Zero(t, outbound.Load(), "deliveries left loopback")
+
+	// Pointing the seeded endpoint at the merchant's own receiver starts its deliveries.
+	require.Equal(t, http.StatusOK, e.client.do(http.MethodPatch, "/v1/webhooks/we_2b7c9d1e4f6a8b30", map[string]any{"url": rc.url("/seeded")}).status)
+	e.client.createPayout(mobilePayout("260960000001"))
+	rc.waitFor(1, func(d received) bool { return d.path == "/seeded" })
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// operationParameters returns the operation's parameters, path-level ones included.
+func operationParameters(spec *openapi.Spec, op *openapi.Operation) []*v3.Parameter {
+	var out []*v3.Parameter
+	if item, ok := spec.Model().Paths.PathItems.Get(op.Path); ok && item != nil {
+		out = append(out, item.Parameters...)
+	}
+	return append(out, op.Op.Parameters...)
+}
+
+func TestWithSeedDataOff(t *testing.T) {
+	srv, err := New(WithSeedData(false))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = srv.Close() })
+	assert.Empty(t, srv.Payouts(DefaultPublicKey))
+	on, err := New()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = on.Close() })
+	assert.Len(t, on.Payouts(DefaultPublicKey), 2, "New seeds by default")
+}
