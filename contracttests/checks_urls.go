@@ -23,6 +23,8 @@ var unusableWebhookURLs = []string{
 	"https://\"vi-;[",
 	"http://[x",
 	"http://:80/hooks",
+	"http://merchant.example.org:99999/hooks",
+	"http://::1/hooks", // an IPv6 host without brackets
 	"https://merchant.example.org/h\u00e9", // non-ASCII must be percent-encoded
 }
 

@@ -329,3 +329,31 @@ func TestWithSeedDataOff(t *testing.T) {
 	t.Cleanup(func() { _ = on.Close() })
 	assert.Len(t, on.Payouts(DefaultPublicKey), 2, "New seeds by default")
 }
+
+// TestSchemaRequestExamplesCreateInAFreshSandbox: the examples of the request schemas are pasted as
+// often as the operations' own (generators show them as the sample body), so each creates an object
+// in a fresh sandbox instead of colliding with the seed data's merchant references.
+func TestSchemaRequestExamplesCreateInAFreshSandbox(t *testing.T) {
+	e := newEnv(t, WithSeedData(true))
+	examples, err := testSpec(t).Examples()
+	require.NoError(t, err)
+	paths := map[string]string{
+		"#/components/schemas/PaymentInitRequest/examples/":       "/v1/payment/init",
+		"#/components/schemas/BankPayoutRequest/examples/":        "/v1/payment/payouts/process",
+		"#/components/schemas/MobileMoneyPayoutRequest/examples/": "/v1/payment/payouts/process",
+	}
+	tried := 0
+	for _, ex := range examples {
+		for prefix, path := range paths {
+			if !strings.HasPrefix(ex.Location, prefix) {
+				continue
+			}
+			var body map[string]any
+			require.NoError(t, json.Unmarshal(ex.JSON, &body))
+			res := e.client.do(http.MethodPost, path, body)
+			assert.Equal(t, http.StatusCreated, res.status, "%s: %s", ex.Location, res.body)
+			tried++
+		}
+	}
+	assert.GreaterOrEqual(t, tried, len(paths), "every request schema has an example")
+}

@@ -3,6 +3,8 @@ package sandbox
 import (
 	"errors"
 	"net/url"
+	"strconv"
+	"strings"
 )
 
 // urlProblem is what the contract's WebhookURL rule asks beyond its pattern: the URL must parse, be
@@ -18,6 +20,13 @@ func urlProblem(raw string) string {
 		return "must be an absolute http or https URL"
 	case u.Opaque != "" || u.Hostname() == "":
 		return "must name a host, as in https://merchant.example.org/hooks"
+	case strings.Contains(u.Hostname(), ":") && !strings.HasPrefix(u.Host, "["):
+		return "an IPv6 address must be in brackets, as in http://[::1]:8080/hooks"
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "the port must be between 1 and 65535"
+		}
 	}
 	return ""
 }

@@ -33,6 +33,7 @@ func TestWebhookURLsMustBeDeliverable(t *testing.T) {
 		"https://a.example.org/\u00a0", "https://a.example.org/\u2000", "https://a.example.org/\u200a", "https://a.example.org/\u2028",
 		"https://a.example.org/\u2029", "https://a.example.org/\u3000", "https://a.example.org/\ufeff", "https://a.example.org/\u000b",
 		"https://a.example.org/\u0085", "https://a.example.org/ x", "ftp://a.example.org/", "https://", "https:///path",
+		"http://a.example.org:99999/", "http://a.example.org:0/", "http://::1/",
 	}
 	good := []string{
 		"https://merchant.example.org/hooks/malipo", "http://127.0.0.1:9000/hooks", "http://[::1]:8080/h?x=1&y=%20#frag",

@@ -18,9 +18,38 @@ out=$here/out/dredd
 mkdir -p "$out"
 start=$(date +%s.%N)
 echo "dredd-parse: $("$dredd" --version 2>/dev/null | head -n1), node $(node --version); $doc"
+# Dredd reads only a parameter's singular `example` (dredd-transactions' validateParams) and refuses to
+# compile any transaction when a required path or query parameter has none. The document gives its
+# parameters named `examples` instead, because Specmatic pairs request and response examples by name,
+# and OpenAPI forbids `example` beside `examples`. So Dredd gets a copy in which each parameter's first
+# named example is its `example`; nothing else changes. (Its YAML 1.1 reading of the document itself is
+# covered by the openapi package's TestDocumentReadsTheSameInYAML11.)
+dredd_doc=$out/$(basename "$doc")
+node --input-type=module -e '
+import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+const [, dir, src, dst] = process.argv;
+const YAML = createRequire(dir + "/").call(null, "yaml");
+const doc = YAML.parse(readFileSync(src, "utf8"));
+let n = 0;
+const visit = (node) => {
+  if (Array.isArray(node)) return node.forEach(visit);
+  if (node === null || typeof node !== "object") return;
+  if ("in" in node && "name" in node && node.examples && typeof node.examples === "object") {
+    node.example = Object.values(node.examples)[0].value;
+    delete node.examples;
+    n++;
+  }
+  Object.values(node).forEach(visit);
+};
+visit(doc);
+// Written for a YAML 1.1 reader: strings that YAML 1.1 would read as something else stay quoted.
+writeFileSync(dst, YAML.stringify(doc, { version: "1.1" }));
+console.log(`dredd-parse: ${n} parameters given their first named example as example, for Dredd`);
+' "$root/tools/node_modules" "$doc" "$dredd_doc"
 set +e
 # Run from the scratch directory so that no ./dredd.yml of the caller's working directory applies.
-(cd "$out" && "$dredd" "$doc" http://127.0.0.1:9 --dry-run --no-color --loglevel=warning) >"$out/dredd.log" 2>&1
+(cd "$out" && "$dredd" "$dredd_doc" http://127.0.0.1:9 --dry-run --no-color --loglevel=warning) >"$out/dredd.log" 2>&1
 rc=$?
 set -e
 echo "dredd-parse: dredd exit $rc in $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')s; full output in $out/dredd.log"
