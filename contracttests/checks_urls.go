@@ -24,7 +24,7 @@ var unusableWebhookURLs = []string{
 	"http://[x",
 	"http://:80/hooks",
 	"http://merchant.example.org:99999/hooks",
-	"http://::1/hooks", // an IPv6 host without brackets
+	"http://::1/hooks",                     // an IPv6 host without brackets
 	"https://merchant.example.org/h\u00e9", // non-ASCII must be percent-encoded
 }
 
