@@ -13,7 +13,13 @@ go=${GO:-go}
 
 rm -rf "$tools/clientcheck/go/gen"
 mkdir -p "$tools/clientcheck/go/gen"
-(cd "$tools" && "$go" tool oapi-codegen -config clientcheck/oapi-codegen.yaml ../openapi/malipo.yaml)
+# OAPI_CODEGEN: an oapi-codegen binary already built (make interop passes the one make clients built);
+# otherwise the version tools/go.mod pins, through `go tool`.
+if [ -n "${OAPI_CODEGEN:-}" ]; then
+  (cd "$tools" && "$OAPI_CODEGEN" -config clientcheck/oapi-codegen.yaml ../openapi/malipo.yaml)
+else
+  (cd "$tools" && "$go" tool oapi-codegen -config clientcheck/oapi-codegen.yaml ../openapi/malipo.yaml)
+fi
 (cd "$tools" && "$go" build -o "$bin/oapi-codegen-roundtrip" ./clientcheck/go/roundtrip)
 
 # shellcheck source=lib-sandbox.sh
