@@ -31,11 +31,12 @@ const (
 )
 
 var (
-	objectIDPattern      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]*$`) // ObjectId, ObjectReference
-	webhookURLPattern    = regexp.MustCompile(`^https?://[^\s]+$`)             // WebhookURL
-	phoneNumberPattern   = regexp.MustCompile(`^[1-9][0-9]{7,14}$`)            // PhoneNumber
-	accountNumberPattern = regexp.MustCompile(`^[A-Za-z0-9]+$`)                // BankPayoutRequest.account_number
-	countryCodePattern   = regexp.MustCompile(`^[A-Z]{2}$`)                    // CountryCode
+	objectIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]*$`) // ObjectId, ObjectReference
+	// webhookURLPattern is WebhookURL's pattern: RFC 3986 characters only, in explicit ASCII classes.
+	webhookURLPattern    = regexp.MustCompile(`^https?://[A-Za-z0-9._~%!$&'()*+,;=:@\[\]-]+([/?#][A-Za-z0-9._~%!$&'()*+,;=:@/?#\[\]-]*)?$`)
+	phoneNumberPattern   = regexp.MustCompile(`^[1-9][0-9]{7,14}$`) // PhoneNumber
+	accountNumberPattern = regexp.MustCompile(`^[A-Za-z0-9]+$`)     // BankPayoutRequest.account_number
+	countryCodePattern   = regexp.MustCompile(`^[A-Z]{2}$`)         // CountryCode
 	// singleLinePattern rejects line breaks, which cannot travel in a header (the idempotency key).
 	singleLinePattern = regexp.MustCompile(`^[^\r\n]+$`)
 	// httpURLPattern is what base_url must look like: an absolute http or https URL without a query.
@@ -54,7 +55,7 @@ func objectIDValidators() []validator.String {
 func webhookURLValidators() []validator.String {
 	return []validator.String{
 		stringvalidator.LengthBetween(webhookURLMinLength, webhookURLMaxLength),
-		stringvalidator.RegexMatches(webhookURLPattern, "must be an absolute http or https URL without white space"),
+		stringvalidator.RegexMatches(webhookURLPattern, "must be an absolute http or https URL of RFC 3986 characters only (percent-encode spaces and non-ASCII)"),
 	}
 }
 
