@@ -17,10 +17,22 @@ import (
 
 	"github.com/malipo/terraform-provider-malipo/internal/client"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
-// maxPaymentCents is PaymentAmount's maximum (1000000000000) in cents.
+// maxPaymentCents is PaymentAmount's maximum (1000000000000) in cents; TestMaximumIsTheSpecs ties it
+// to the document.
 const maxPaymentCents = 100_000_000_000_000
+
+func TestMaximumIsTheSpecs(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	schema := spec.Model().Components.Schemas.GetOrZero("PaymentAmount").Schema()
+	require.NotNil(t, schema.Maximum)
+	require.NotNil(t, schema.MultipleOf)
+	assert.InDelta(t, 0.01, *schema.MultipleOf, 0, "the amounts here are built in cents")
+	assert.Equal(t, int64(maxPaymentCents), int64(*schema.Maximum*100))
+}
 
 // cents renders an amount in cents the way a merchant writes it: shortest decimal, no trailing zeros.
 func cents(c int64) string {

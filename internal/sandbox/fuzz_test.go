@@ -93,8 +93,6 @@ func FuzzHandler(f *testing.F) {
 		if keys&16 != 0 {
 			req.Header.Set("secret-key", body) // arbitrary key material
 		}
-		// The handler may consume the body; keep a copy so the request can be routed again afterwards.
-		sent := req.Clone(req.Context())
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, req)
 		if rec.Code >= 500 {
@@ -105,8 +103,8 @@ func FuzzHandler(f *testing.F) {
 		// headers and body; an answer to a path the contract does not declare must be the error
 		// envelope (404/405 cannot be validated per operation).
 		var vs openapi.Violations
-		if _, ok := spec.FindOperation(sent); ok {
-			vs = spec.ValidateResponse(sent, resp)
+		if _, ok := spec.FindOperation(req); ok {
+			vs = spec.ValidateResponse(req, resp)
 		} else {
 			vs = checkEnvelope(resp)
 		}
