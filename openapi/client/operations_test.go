@@ -1,0 +1,330 @@
+package client
+
+import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func ts(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestOperationsHappyPath calls every operation once against a mock that answers the documented
+// success; the harness validates request and response against the document. It checks the request
+// the client built (method, path, headers, body) and the model it decoded.
+func TestOperationsHappyPath(t *testing.T) {
+	type call func(ctx context.Context, c *Client, opts ...CallOption) (any, error)
+	cases := []struct {
+		name     string
+		opID     string
+		path     string
+		query    map[string]string
+		status   int
+		response string
+		replayed bool
+		call     call
+		opts     []CallOption
+		wantKey  string // the Idempotency-Key the caller gave; empty expects a generated one
+		wantBody string // JSON; empty means no body
+		check    func(t *testing.T, got any)
+	}{
+		{
+			name: "initialize payment", opID: "initializePayment", path: "/v1/payment/init",
+			status: 201, response: success("Payment initialized", paymentPending),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.InitializePayment(ctx, PaymentInitRequest{Currency: "ZMW", Country: "ZM", Narration: "Order 1042",
+					Amount: 150.5, Reference: "order-1042", PhoneNumber: "260970000001",
+					WebhookURL: "https://merchant.example.org/hooks/malipo"}, o...)
+			},
+			wantBody: `{"currency":"ZMW","country":"ZM","narration":"Order 1042","method":"mobilemoney","amount":150.5,
+				"reference":"order-1042","phone_number":"260970000001","webhook_url":"https://merchant.example.org/hooks/malipo"}`,
+			check: func(t *testing.T, got any) {
+				assert.Equal(t, &Payment{PaymentReference: "pay_8f3a2c1d9b7e4a60", Reference: "order-1042", Status: api.PaymentStatusPending,
+					Amount: 150.5, Currency: "ZMW", Country: "ZM", Method: api.PaymentMethodMobileMoney, Narration: "Order 1042",
+					PhoneNumber: "260970000001", WebhookURL: "https://merchant.example.org/hooks/malipo",
+					CreatedAt: ts("2026-11-21T10:15:00Z"), UpdatedAt: ts("2026-11-21T10:15:00Z")}, got)
+			},
+		},
+		{
+			name: "complete payment with a phone number", opID: "completePayment", path: "/v1/payment/pay/pay_8f3a2c1d9b7e4a60",
+			status: 202, response: success("Push prompt sent", paymentProcessing),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.CompletePayment(ctx, "pay_8f3a2c1d9b7e4a60", PaymentCompleteRequest{PhoneNumber: "260970000001"}, o...)
+			},
+			wantBody: `{"phone_number":"260970000001"}`,
+			check: func(t *testing.T, got any) {
+				p := got.(*Payment)
+				assert.Equal(t, api.PaymentStatusProcessing, p.Status)
+				assert.Equal(t, ts("2026-11-21T10:15:01Z"), p.UpdatedAt)
+			},
+		},
+		{
+			name: "complete payment without a body", opID: "completePayment", path: "/v1/payment/pay/pay_8f3a2c1d9b7e4a60",
+			status: 202, response: success("Push prompt sent", paymentProcessing),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.CompletePayment(ctx, "pay_8f3a2c1d9b7e4a60", PaymentCompleteRequest{}, o...)
+			},
+			check: func(t *testing.T, got any) { assert.Equal(t, api.PaymentStatusProcessing, got.(*Payment).Status) },
+		},
+		{
+			name: "transaction status", opID: "getTransactionStatus", path: "/v1/payment/transactions/inv-88/check",
+			status: 200, response: success("Transaction retrieved", `{"type":"payout","id":"po_5d1e7b3c2a9f8e40","reference":"inv-88",
+				"status":"failed","failure_reason":"insufficient_funds","amount":2500,"currency":"ZMW",
+				"created_at":"2026-11-21T10:20:00Z","updated_at":"2026-11-21T10:20:04Z"}`),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.GetTransactionStatus(ctx, "inv-88", o...)
+			},
+			check: func(t *testing.T, got any) {
+				assert.Equal(t, &Transaction{Type: api.TransactionTypePayout, ID: "po_5d1e7b3c2a9f8e40", Reference: "inv-88",
+					Status: "failed", FailureReason: api.FailureReasonInsufficientFunds, Amount: 2500, Currency: "ZMW",
+					CreatedAt: ts("2026-11-21T10:20:00Z"), UpdatedAt: ts("2026-11-21T10:20:04Z")}, got)
+				assert.True(t, got.(*Transaction).Final())
+			},
+		},
+		{
+			name: "bank payout", opID: "processPayout", path: "/v1/payment/payouts/process",
+			status: 201, response: success("Payout is processing", payoutProcessing),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.ProcessPayout(ctx, bankPayout(), o...)
+			},
+			wantBody: `{"amount":2500,"countryId":"ctry_zm","transfer_to":"bank","bank_id":"bank_zm_zanaco",
+				"account_number":"0000000001","narration":"Supplier invoice 88","reference":"inv-88",
+				"webhook_url":"https://merchant.example.org/hooks/malipo"}`,
+			check: func(t *testing.T, got any) {
+				assert.Equal(t, &Payout{PayoutID: "po_5d1e7b3c2a9f8e40", Reference: "inv-88", Amount: 2500, Currency: "ZMW",
+					CountryID: "ctry_zm", TransferTo: api.TransferToBank, BankID: "bank_zm_zanaco", AccountNumber: "0000000001",
+					Status: api.PayoutStatusProcessing, CreatedAt: ts("2026-11-21T10:20:00Z"), UpdatedAt: ts("2026-11-21T10:20:00Z")}, got)
+			},
+		},
+		{
+			name: "mobile payout to the merchant's own wallet, replayed, with the caller's key", opID: "processPayout",
+			path: "/v1/payment/payouts/process", status: 201, replayed: true,
+			response: success("Payout is processing", payoutFailed),
+			opts:     []CallOption{WithIdempotencyKey("payout-2026-11-21-0001")},
+			wantKey:  "payout-2026-11-21-0001",
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.ProcessPayout(ctx, &MobilePayout{Amount: 5000, CountryID: "ctry_zm"}, o...)
+			},
+			wantBody: `{"amount":5000,"countryId":"ctry_zm","transfer_to":"mobile_number"}`,
+			check: func(t *testing.T, got any) {
+				p := got.(*Payout)
+				assert.Equal(t, api.TransferToMobileNumber, p.TransferTo)
+				assert.Equal(t, api.FailureReasonAccountNotFound, p.FailureReason)
+				assert.True(t, p.Status.Final())
+			},
+		},
+		{
+			name: "get payout", opID: "getPayout", path: "/v1/payment/payouts/po_9a8b7c6d5e4f3a20",
+			status: 200, response: success("Payout retrieved", payoutFailed),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.GetPayout(ctx, "po_9a8b7c6d5e4f3a20", o...)
+			},
+			check: func(t *testing.T, got any) {
+				p := got.(*Payout)
+				assert.Equal(t, "260960000002", p.MomoPhoneNumber)
+				assert.Equal(t, api.PayoutStatusFailed, p.Status)
+			},
+		},
+		{
+			name: "list countries", opID: "listCountries", path: "/v1/countries",
+			status: 200, response: success("Countries retrieved", `[{"id":"ctry_zm","name":"Zambia","country_code":"ZM","currency_code":"ZMW"},
+				{"id":"ctry_gh","name":"Ghana","country_code":"GH","currency_code":"GHS"}]`),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) { return c.ListCountries(ctx, o...) },
+			check: func(t *testing.T, got any) {
+				assert.Equal(t, []Country{{ID: "ctry_zm", Name: "Zambia", CountryCode: "ZM", CurrencyCode: "ZMW"},
+					{ID: "ctry_gh", Name: "Ghana", CountryCode: "GH", CurrencyCode: "GHS"}}, got)
+			},
+		},
+		{
+			name: "list banks", opID: "listBanks", path: "/v1/payment/banks", query: map[string]string{"country": "ZM"},
+			status: 200, response: success("Banks retrieved", `[{"id":"bank_zm_zanaco","name":"Zambia National Commercial Bank","country_code":"ZM"}]`),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.ListBanks(ctx, "ZM", o...)
+			},
+			check: func(t *testing.T, got any) {
+				assert.Equal(t, []Bank{{ID: "bank_zm_zanaco", Name: "Zambia National Commercial Bank", CountryCode: "ZM"}}, got)
+			},
+		},
+		{
+			name: "create webhook endpoint", opID: "createWebhookEndpoint", path: "/v1/webhooks",
+			status: 201, response: success("Webhook endpoint created", endpointWithSecret),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.CreateWebhookEndpoint(ctx, WebhookEndpointCreateRequest{URL: "https://merchant.example.org/hooks/payouts",
+					Events: []EventType{api.EventTypePayoutSuccess, api.EventTypePayoutFailed}, Description: "Finance", Enabled: ptr(false)}, o...)
+			},
+			wantBody: `{"url":"https://merchant.example.org/hooks/payouts","events":["payout.success","payout.failed"],
+				"description":"Finance","enabled":false}`,
+			check: func(t *testing.T, got any) {
+				e := got.(*WebhookEndpointWithSecret)
+				assert.Equal(t, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", e.Secret)
+				assert.Equal(t, "we_2b7c9d1e4f6a8b30", e.ID)
+				assert.Nil(t, e.PreviousSecretExpiresAt)
+			},
+		},
+		{
+			name: "list webhook endpoints", opID: "listWebhookEndpoints", path: "/v1/webhooks",
+			status: 200, response: success("Webhook endpoints retrieved", "["+endpoint+"]"),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.ListWebhookEndpoints(ctx, o...)
+			},
+			check: func(t *testing.T, got any) {
+				require.Len(t, got, 1)
+				assert.Equal(t, []EventType{api.EventTypePayoutSuccess, api.EventTypePayoutFailed}, got.([]WebhookEndpoint)[0].Events)
+			},
+		},
+		{
+			name: "get webhook endpoint", opID: "getWebhookEndpoint", path: "/v1/webhooks/we_2b7c9d1e4f6a8b30",
+			status: 200, response: success("Webhook endpoint retrieved", endpoint),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.GetWebhookEndpoint(ctx, "we_2b7c9d1e4f6a8b30", o...)
+			},
+			check: func(t *testing.T, got any) {
+				assert.Equal(t, &WebhookEndpoint{ID: "we_2b7c9d1e4f6a8b30", URL: "https://merchant.example.org/hooks/payouts",
+					Events: []EventType{api.EventTypePayoutSuccess, api.EventTypePayoutFailed}, Description: "Finance", Enabled: true,
+					CreatedAt: ts("2026-11-21T10:15:00Z"), UpdatedAt: ts("2026-11-21T10:15:00Z")}, got)
+			},
+		},
+		{
+			name: "update webhook endpoint sends only the set fields", opID: "updateWebhookEndpoint", path: "/v1/webhooks/we_2b7c9d1e4f6a8b30",
+			status: 200, response: success("Webhook endpoint updated", endpoint),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.UpdateWebhookEndpoint(ctx, "we_2b7c9d1e4f6a8b30", WebhookEndpointUpdateRequest{Enabled: ptr(false), Description: ptr("")}, o...)
+			},
+			wantBody: `{"enabled":false,"description":""}`,
+			check:    func(t *testing.T, got any) { assert.Equal(t, "we_2b7c9d1e4f6a8b30", got.(*WebhookEndpoint).ID) },
+		},
+		{
+			name: "delete webhook endpoint", opID: "deleteWebhookEndpoint", path: "/v1/webhooks/we_2b7c9d1e4f6a8b30", status: 204,
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return nil, c.DeleteWebhookEndpoint(ctx, "we_2b7c9d1e4f6a8b30", o...)
+			},
+			check: func(*testing.T, any) {},
+		},
+		{
+			name: "rotate webhook endpoint secret", opID: "rotateWebhookEndpointSecret", path: "/v1/webhooks/we_2b7c9d1e4f6a8b30/rotate-secret",
+			status: 200, response: success("Webhook endpoint secret rotated", endpointRotated),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.RotateWebhookEndpointSecret(ctx, "we_2b7c9d1e4f6a8b30", RotateSecretRequest{GracePeriodSeconds: ptr(int64(3600))}, o...)
+			},
+			wantBody: `{"grace_period_seconds":3600}`,
+			check: func(t *testing.T, got any) {
+				e := got.(*WebhookEndpointWithSecret)
+				require.NotNil(t, e.PreviousSecretExpiresAt)
+				assert.Equal(t, ts("2026-11-21T11:15:00Z"), *e.PreviousSecretExpiresAt)
+			},
+		},
+		{
+			name: "rotate webhook endpoint secret with the default grace period", opID: "rotateWebhookEndpointSecret",
+			path: "/v1/webhooks/we_2b7c9d1e4f6a8b30/rotate-secret", status: 200, response: success("Webhook endpoint secret rotated", endpointRotated),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.RotateWebhookEndpointSecret(ctx, "we_2b7c9d1e4f6a8b30", RotateSecretRequest{}, o...)
+			},
+			check: func(t *testing.T, got any) { assert.NotEmpty(t, got.(*WebhookEndpointWithSecret).Secret) },
+		},
+	}
+
+	covered := map[string]bool{}
+	for _, tc := range cases {
+		covered[tc.opID] = true
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			op := opByID(t, tc.opID)
+			m := h.mock(op.Method, tc.path)
+			for k, v := range tc.query {
+				m.MatchParam(k, "^"+v+"$")
+			}
+			r := m.Reply(tc.status)
+			if tc.response != "" {
+				r.JSON(tc.response)
+			}
+			if tc.replayed {
+				r.SetHeader("Idempotent-Replayed", "true")
+			}
+			var meta Meta
+			got, err := tc.call(context.Background(), h.client(), append(tc.opts, WithMeta(&meta))...)
+			require.NoError(t, err)
+			tc.check(t, got)
+
+			reqs := h.requests()
+			require.Len(t, reqs, 1, "one logical call, one request")
+			req := reqs[0]
+			assert.Equal(t, op.Method, req.method)
+			assert.Equal(t, tc.path, req.path)
+			assert.Equal(t, testPublicKey, req.header.Get("public-key"), "public-key is sent on every operation")
+			if op.Needs(api.HeaderSecretKey) {
+				assert.Equal(t, testSecretKey, req.header.Get("secret-key"))
+			} else {
+				assert.Empty(t, req.header.Values("secret-key"), "%s must not send the secret key", op.ID)
+			}
+			assert.Equal(t, DefaultUserAgent, req.header.Get("User-Agent"))
+			assert.Equal(t, "application/json", req.header.Get("Accept"))
+			key := req.header.Get("Idempotency-Key")
+			if op.Method == http.MethodPost {
+				assert.Equal(t, key, meta.IdempotencyKey)
+				if tc.wantKey != "" {
+					assert.Equal(t, tc.wantKey, key)
+				} else {
+					assert.Regexp(t, uuidV4, key, "a POST carries a generated key")
+				}
+			} else {
+				assert.Empty(t, key, "only POSTs carry an Idempotency-Key")
+			}
+			if tc.wantBody == "" {
+				assert.Empty(t, req.body)
+				assert.Empty(t, req.header.Get("Content-Type"))
+			} else {
+				assert.JSONEq(t, tc.wantBody, string(req.body))
+				assert.Equal(t, "application/json", req.header.Get("Content-Type"))
+			}
+			assert.Equal(t, tc.status, meta.StatusCode)
+			assert.Equal(t, 1, meta.Attempts)
+			assert.Equal(t, tc.replayed, meta.Replayed)
+		})
+	}
+	for _, op := range api.Operations() {
+		assert.True(t, covered[op.ID], "operation %s has no happy-path case", op.ID)
+	}
+}
+
+func opByID(t *testing.T, id string) api.Operation {
+	t.Helper()
+	op, ok := api.OperationByID(id)
+	require.True(t, ok, "the document has no operation %q", id)
+	return op
+}
+
+// TestCompletePaymentNeverSendsTheSecretKey pins the seed's rule (complete-payment lists only
+// public-key) on a client that has a secret key, and shows a client without one can still call it.
+func TestCompletePaymentNeverSendsTheSecretKey(t *testing.T) {
+	h := newHarness(t)
+	h.mock(http.MethodPost, "/v1/payment/pay/pay_8f3a2c1d9b7e4a60").Reply(202).JSON(success("Push prompt sent", paymentProcessing))
+	h.mock(http.MethodPost, "/v1/payment/pay/pay_8f3a2c1d9b7e4a60").Reply(202).JSON(success("Push prompt sent", paymentProcessing))
+
+	_, err := h.client().CompletePayment(context.Background(), "pay_8f3a2c1d9b7e4a60", PaymentCompleteRequest{})
+	require.NoError(t, err)
+	publicOnly, err := New(testBase, testPublicKey, "", WithHTTPClient(h.hc))
+	require.NoError(t, err)
+	_, err = publicOnly.CompletePayment(context.Background(), "pay_8f3a2c1d9b7e4a60", PaymentCompleteRequest{})
+	require.NoError(t, err)
+
+	for _, r := range h.requests() {
+		assert.NotContains(t, r.header, http.CanonicalHeaderKey("secret-key"))
+	}
+	_, err = publicOnly.ProcessPayout(context.Background(), bankPayout())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "needs the secret key")
+	assert.Len(t, h.requests(), 2, "nothing is sent without the secret key an operation needs")
+}

@@ -1,0 +1,118 @@
+package client
+
+import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var verbs = []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d", "%T"}
+
+// TestSecretKeyIsNeverPrinted formats the client with every verb, as a value, inside other values and
+// through slog, and checks the secret key never shows.
+func TestSecretKeyIsNeverPrinted(t *testing.T) {
+	c, err := New(testBase, testPublicKey, testSecretKey)
+	require.NoError(t, err)
+	type holder struct {
+		Exported   *Client
+		unexported *Client
+		Value      Client
+	}
+	values := []any{c, *c, holder{c, c, *c}, []*Client{c}, map[string]*Client{"c": c}}
+	for _, v := range values {
+		for _, verb := range verbs {
+			out := fmt.Sprintf(verb, v)
+			assert.NotContains(t, out, testSecretKey, "%s of %T", verb, v)
+			assert.NotContains(t, out, fmt.Sprintf("%x", testSecretKey), "%s of %T", verb, v)
+		}
+	}
+	assert.Equal(t, `client.Client{baseURL: "http://127.0.0.1:8080", publicKey: "pk_test_4f1c2a9e", secretKey: [redacted]}`, c.String())
+	assert.Equal(t, c.String(), fmt.Sprintf("%#v", c))
+
+	var logs bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logs, nil)).Info("client", "c", c, "held", holder{Exported: c})
+	assert.NotContains(t, logs.String(), testSecretKey)
+	assert.Contains(t, logs.String(), "[redacted]")
+
+	noSecret, err := New(testBase, testPublicKey, "")
+	require.NoError(t, err)
+	assert.Contains(t, noSecret.String(), "secretKey: <none>")
+	assert.Equal(t, "client.Client(nil)", (*Client)(nil).String())
+}
+
+// TestSecretKeyStaysOutOfLogsAndErrors runs calls that fail in every way through a debug logger,
+// including a proxy that echoes the request headers in its error page, and checks neither the logs nor
+// the errors contain the secret key, while the logs still describe each attempt.
+func TestSecretKeyStaysOutOfLogsAndErrors(t *testing.T) {
+	h := newHarness(t)
+	h.allowOffContract(502, "a proxy that echoes the request it could not forward")
+	echo := "<html>Bad gateway. Your request: POST /v1/payment/payouts/process\nsecret-key: " + testSecretKey + "\n</html>"
+	h.mock(http.MethodPost, "/v1/payment/payouts/process").ReplyError(connReset())
+	h.mock(http.MethodPost, "/v1/payment/payouts/process").Reply(502).SetHeader("Content-Type", "text/html").BodyString(echo)
+	h.mock(http.MethodPost, "/v1/payment/payouts/process").Reply(401).JSON(failure(api.CodeInvalidAPIKey,
+		"The key "+testSecretKey+" is not valid.", `[{"field":"header.secret-key","reason":"`+testSecretKey+` is revoked"}]`))
+
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c := h.client(WithLogger(logger), WithRetryPolicy(RetryPolicy{MaxAttempts: 3, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
+	_, err := c.ProcessPayout(context.Background(), bankPayout())
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), testSecretKey)
+	assert.Contains(t, err.Error(), "The key [redacted] is not valid.; header.secret-key: [redacted] is revoked")
+
+	// The 502 with the echo on its own.
+	h.mock(http.MethodGet, "/v1/countries").Reply(502).SetHeader("Content-Type", "text/html").BodyString(echo)
+	_, err = h.client(WithRetryPolicy(NoRetries())).ListCountries(context.Background())
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), testSecretKey)
+	assert.Contains(t, err.Error(), "secret-key: [redacted]")
+
+	out := logs.String()
+	assert.NotContains(t, out, testSecretKey)
+	assert.NotContains(t, out, testPublicKey, "headers are never logged")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var requests []string
+	for _, l := range lines {
+		if strings.Contains(l, `msg="malipo: request"`) {
+			requests = append(requests, l)
+		}
+	}
+	require.Len(t, requests, 3, out)
+	for i, want := range []string{"status=0", "status=502", "status=401"} {
+		assert.Contains(t, requests[i], "operation=processPayout method=POST path=/v1/payment/payouts/process")
+		assert.Contains(t, requests[i], fmt.Sprintf("attempt=%d %s duration=", i+1, want))
+	}
+	assert.Contains(t, requests[0], "connection reset by peer")
+	assert.Contains(t, out, `msg="malipo: retrying" operation=processPayout attempt=1 wait=`)
+}
+
+// TestWebhookSecretIsRedactedWhenPrinted checks a WebhookEndpointWithSecret never prints its secret,
+// alone, by pointer or inside a slice, while the field stays readable for callers that store it.
+func TestWebhookSecretIsRedactedWhenPrinted(t *testing.T) {
+	expires := ts("2026-11-21T11:15:00Z")
+	e := WebhookEndpointWithSecret{
+		WebhookEndpoint: WebhookEndpoint{ID: "we_1", URL: "https://merchant.example.org/hooks", Events: []EventType{api.EventTypePayoutFailed},
+			Enabled: true, CreatedAt: ts("2026-11-21T10:15:00Z"), UpdatedAt: ts("2026-11-21T10:15:00Z")},
+		Secret:                  "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+		PreviousSecretExpiresAt: &expires,
+	}
+	for _, v := range []any{e, &e, []WebhookEndpointWithSecret{e}, []*WebhookEndpointWithSecret{&e}} {
+		for _, verb := range verbs {
+			out := fmt.Sprintf(verb, v)
+			assert.NotContains(t, out, "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "%s of %T", verb, v)
+		}
+	}
+	assert.Equal(t, `{ID:we_1 URL:https://merchant.example.org/hooks Events:[payout.failed] Description:"" Enabled:true `+
+		`Secret:[redacted] PreviousSecretExpiresAt:2026-11-21T11:15:00Z CreatedAt:2026-11-21T10:15:00Z UpdatedAt:2026-11-21T10:15:00Z}`, e.String())
+	assert.Equal(t, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", e.Secret)
+}

@@ -1,0 +1,557 @@
+package client
+
+// These tests tie the hand-written models, enums and operation table to openapi/malipo.yaml: a field,
+// enum value, error code or operation added to (or changed in) the document fails one of them until
+// the client follows.
+
+import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"maps"
+	"net/http"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+)
+
+func loadSpec(t *testing.T) *openapi.Spec {
+	t.Helper()
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	return spec
+}
+
+func schema(t *testing.T, spec *openapi.Spec, name string) *base.Schema {
+	t.Helper()
+	proxy, ok := spec.Model().Components.Schemas.Get(name)
+	require.True(t, ok, "the document has no schema %s", name)
+	s := proxy.Schema()
+	require.NotNil(t, s, "schema %s does not build: %v", name, proxy.GetBuildError())
+	return s
+}
+
+func specErrorStatuses(t *testing.T) map[int]int {
+	t.Helper()
+	statuses, err := loadSpec(t).ErrorStatuses()
+	require.NoError(t, err)
+	require.NotEmpty(t, statuses)
+	return statuses
+}
+
+// TestOperationTableMatchesSpec checks the client's operations against the document's: the same
+// operationIds, methods and paths, the secret-key header exactly where the security requires it, the
+// public key everywhere, and the idempotency headers on every POST.
+func TestOperationTableMatchesSpec(t *testing.T) {
+	spec := loadSpec(t)
+	var specIDs, clientIDs []string
+	for _, op := range spec.Operations() {
+		specIDs = append(specIDs, op.ID)
+	}
+	for _, op := range api.Operations() {
+		clientIDs = append(clientIDs, op.ID)
+	}
+	require.ElementsMatch(t, specIDs, clientIDs, "the client must call every operation of the document and no other")
+
+	for _, op := range api.Operations() {
+		t.Run(op.ID, func(t *testing.T) {
+			sop, ok := spec.Operation(op.ID)
+			require.True(t, ok)
+			assert.Equal(t, sop.Method, op.Method)
+			assert.Equal(t, sop.Path, op.Path)
+			require.NotEmpty(t, sop.KeyHeaders, "every operation is authenticated")
+			for _, alternative := range sop.KeyHeaders {
+				assert.Contains(t, alternative, api.HeaderPublicKey, "the client always sends the public key")
+				assert.Equal(t, slices.Contains(alternative, api.HeaderSecretKey), op.Needs(api.HeaderSecretKey),
+					"the client sends secret-key on %s iff the document's security requires it", op.ID)
+				for _, h := range alternative {
+					assert.Contains(t, []string{api.HeaderPublicKey, api.HeaderSecretKey}, h, "a key header the client does not know")
+				}
+			}
+			var params []string
+			for _, p := range sop.Op.Parameters {
+				params = append(params, p.In+":"+p.Name)
+			}
+			if op.Method == http.MethodPost {
+				assert.Contains(t, params, "header:"+api.HeaderIdempotencyKey, "every POST takes an Idempotency-Key")
+				for code, resp := range sop.Op.Responses.Codes.FromOldest() {
+					if strings.HasPrefix(code, "2") {
+						_, ok := resp.Headers.Get(api.HeaderIdempotentReplayed)
+						assert.True(t, ok, "the %s response of %s declares %s", code, op.ID, api.HeaderIdempotentReplayed)
+					}
+				}
+			} else {
+				assert.NotContains(t, params, "header:"+api.HeaderIdempotencyKey)
+			}
+			if slices.Contains(sop.Responses, "429") {
+				resp := sop.Op.Responses.Codes.GetOrZero("429")
+				_, ok := resp.Headers.Get(api.HeaderRetryAfter)
+				assert.True(t, ok, "429 of %s declares %s", op.ID, api.HeaderRetryAfter)
+			}
+		})
+	}
+}
+
+// TestEnumsMatchSpec checks every enum the client declares against the document's enum, in order, and
+// (by parsing the package source) that every declared constant of an enum type is in its list.
+func TestEnumsMatchSpec(t *testing.T) {
+	spec := loadSpec(t)
+	strs := func(vs ...any) []string {
+		out := make([]string, len(vs))
+		for i, v := range vs {
+			out[i] = fmt.Sprint(v)
+		}
+		return out
+	}
+	anys := func(s any) []any {
+		v := reflect.ValueOf(s)
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = v.Index(i).Interface()
+		}
+		return out
+	}
+	enumOf := func(s *base.Schema) []string {
+		var out []string
+		for _, n := range s.Enum {
+			out = append(out, n.Value)
+		}
+		return out
+	}
+	prop := func(schemaName, property string) *base.Schema {
+		p, ok := schema(t, spec, schemaName).Properties.Get(property)
+		require.True(t, ok, "%s.%s", schemaName, property)
+		return p.Schema()
+	}
+	transactionStatuses := strs(anys(api.PaymentStatusValues())...)
+	cases := []struct {
+		where  string
+		spec   []string
+		client []string
+	}{
+		{"PaymentMethod", enumOf(schema(t, spec, "PaymentMethod")), strs(anys(api.PaymentMethodValues())...)},
+		{"PaymentStatus", enumOf(schema(t, spec, "PaymentStatus")), strs(anys(api.PaymentStatusValues())...)},
+		{"PayoutStatus", enumOf(schema(t, spec, "PayoutStatus")), strs(anys(api.PayoutStatusValues())...)},
+		{"TransferTo", enumOf(schema(t, spec, "TransferTo")), strs(anys(api.TransferToValues())...)},
+		{"FailureReason", enumOf(schema(t, spec, "FailureReason")), strs(anys(api.FailureReasonValues())...)},
+		{"EventType", enumOf(schema(t, spec, "EventType")), strs(anys(api.EventTypeValues())...)},
+		{"ErrorCode", enumOf(schema(t, spec, "ErrorCode")), intStrs(api.ErrorCodes())},
+		{"Transaction.type", enumOf(prop("Transaction", "type")), strs(anys(api.TransactionTypeValues())...)},
+		{"Transaction.status", enumOf(prop("Transaction", "status")), transactionStatuses},
+		{"BankPayoutRequest.transfer_to", enumOf(prop("BankPayoutRequest", "transfer_to")), []string{string(BankPayout{}.payoutKind())}},
+		{"MobileMoneyPayoutRequest.transfer_to", enumOf(prop("MobileMoneyPayoutRequest", "transfer_to")), []string{string(MobilePayout{}.payoutKind())}},
+		{"Error.status", enumOf(prop("Error", "status")), []string{"error"}},
+		{"SuccessStatus", enumOf(schema(t, spec, "SuccessStatus")), []string{"success"}},
+		{"SuccessCode", enumOf(schema(t, spec, "SuccessCode")), []string{"0"}},
+	}
+	for _, tc := range cases {
+		require.NotEmpty(t, tc.spec, "%s has no enum in the document", tc.where)
+		assert.Equal(t, tc.spec, tc.client, "%s: the client's values differ from the document's", tc.where)
+	}
+	// Event types in the enum, in the webhooks and in the event schemas agree.
+	events := strs(anys(api.EventTypeValues())...)
+	sorted := slices.Clone(events)
+	sort.Strings(sorted)
+	assert.Equal(t, spec.EventTypes(), sorted, "every event type has a webhook entry")
+	for _, name := range []string{"PaymentEvent", "PayoutEvent"} {
+		for _, e := range enumOf(prop(name, "type")) {
+			assert.Contains(t, events, e, "%s.type", name)
+		}
+	}
+}
+
+func intStrs(codes []ErrorCode) []string {
+	out := make([]string, len(codes))
+	for i, c := range codes {
+		out[i] = strconv.Itoa(int(c))
+	}
+	return out
+}
+
+// models maps every object schema of the document to the client type that carries it.
+var models = map[string]reflect.Type{
+	"PaymentInitRequest":            reflect.TypeFor[PaymentInitRequest](),
+	"PaymentCompleteRequest":        reflect.TypeFor[PaymentCompleteRequest](),
+	"Payment":                       reflect.TypeFor[Payment](),
+	"BankPayoutRequest":             reflect.TypeFor[BankPayout](),
+	"MobileMoneyPayoutRequest":      reflect.TypeFor[MobilePayout](),
+	"Payout":                        reflect.TypeFor[Payout](),
+	"Transaction":                   reflect.TypeFor[Transaction](),
+	"Country":                       reflect.TypeFor[Country](),
+	"Bank":                          reflect.TypeFor[Bank](),
+	"WebhookEndpointCreateRequest":  reflect.TypeFor[WebhookEndpointCreateRequest](),
+	"WebhookEndpointUpdateRequest":  reflect.TypeFor[WebhookEndpointUpdateRequest](),
+	"RotateSecretRequest":           reflect.TypeFor[RotateSecretRequest](),
+	"WebhookEndpoint":               reflect.TypeFor[WebhookEndpoint](),
+	"WebhookEndpointWithSecret":     reflect.TypeFor[WebhookEndpointWithSecret](),
+	"PaymentEvent":                  reflect.TypeFor[PaymentEvent](),
+	"PayoutEvent":                   reflect.TypeFor[PayoutEvent](),
+	"PaymentResponse":               reflect.TypeFor[envelope[Payment]](),
+	"PayoutResponse":                reflect.TypeFor[envelope[Payout]](),
+	"TransactionResponse":           reflect.TypeFor[envelope[Transaction]](),
+	"CountryListResponse":           reflect.TypeFor[envelope[[]Country]](),
+	"BankListResponse":              reflect.TypeFor[envelope[[]Bank]](),
+	"WebhookEndpointResponse":       reflect.TypeFor[envelope[WebhookEndpoint]](),
+	"WebhookEndpointSecretResponse": reflect.TypeFor[envelope[WebhookEndpointWithSecret]](),
+	"WebhookEndpointListResponse":   reflect.TypeFor[envelope[[]WebhookEndpoint]](),
+	"FieldError":                    reflect.TypeFor[FieldError](),
+	"ErrorData":                     reflect.TypeFor[errorData](),
+	"Error":                         reflect.TypeFor[errorEnvelope](),
+}
+
+// requestModels are the schemas the client sends, whose optional fields must be omitted when unset.
+var requestModels = []string{"PaymentInitRequest", "PaymentCompleteRequest", "BankPayoutRequest", "MobileMoneyPayoutRequest",
+	"WebhookEndpointCreateRequest", "WebhookEndpointUpdateRequest", "RotateSecretRequest"}
+
+// TestModelsMatchSchemas checks that every object schema has a model whose JSON fields are exactly
+// the schema's properties, recursively, and that request models send their required fields and omit
+// unset optional ones (an empty optional string would break minLength or a pattern).
+func TestModelsMatchSchemas(t *testing.T) {
+	spec := loadSpec(t)
+	for name, proxy := range spec.Model().Components.Schemas.FromOldest() {
+		s := proxy.Schema()
+		require.NotNil(t, s, name)
+		switch {
+		case len(s.OneOf) > 0:
+			checkPayoutUnion(t, name, s)
+		case s.Properties != nil && s.Properties.Len() > 0:
+			typ, ok := models[name]
+			if !assert.True(t, ok, "schema %s has no client model; add one and list it in models", name) {
+				continue
+			}
+			compareFields(t, name, s, typ)
+		}
+	}
+	for _, name := range requestModels {
+		s := schema(t, spec, name)
+		zero := reflect.New(models[name]).Elem().Interface()
+		b, err := json.Marshal(zero)
+		require.NoError(t, err)
+		var keys map[string]any
+		require.NoError(t, json.Unmarshal(b, &keys))
+		assert.ElementsMatch(t, s.Required, slices.Collect(maps.Keys(keys)),
+			"%s: a zero request must carry exactly the required fields (%s)", name, b)
+		closed := s.AdditionalProperties != nil && !s.AdditionalProperties.IsA() && !s.AdditionalProperties.B
+		assert.True(t, closed, "%s: request schemas are closed (additionalProperties: false), so the strict decode covers them", name)
+	}
+}
+
+// checkPayoutUnion checks the payout oneOf: its discriminator maps each TransferTo to the schema whose
+// model reports that kind.
+func checkPayoutUnion(t *testing.T, name string, s *base.Schema) {
+	t.Helper()
+	require.Equal(t, "PayoutRequest", name, "a new oneOf schema needs a model")
+	require.NotNil(t, s.Discriminator)
+	assert.Equal(t, "transfer_to", s.Discriminator.PropertyName)
+	var kinds []string
+	for kind, ref := range s.Discriminator.Mapping.FromOldest() {
+		kinds = append(kinds, kind)
+		model, ok := models[strings.TrimPrefix(ref, "#/components/schemas/")]
+		require.True(t, ok, "%s has no model", ref)
+		pr, ok := reflect.New(model).Elem().Interface().(PayoutRequest)
+		require.True(t, ok, "%s is a PayoutRequest", model)
+		assert.Equal(t, TransferTo(kind), pr.payoutKind())
+	}
+	assert.Equal(t, []string{string(api.TransferToBank), string(api.TransferToMobileNumber)}, kinds)
+}
+
+// compareFields asserts that typ's JSON fields equal schema's properties, and recurses into nested
+// objects and arrays of objects.
+func compareFields(t *testing.T, where string, s *base.Schema, typ reflect.Type) {
+	t.Helper()
+	for typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	if !assert.Equal(t, reflect.Struct, typ.Kind(), "%s: the model of an object must be a struct, not %s", where, typ) {
+		return
+	}
+	fields := jsonFields(typ)
+	var props []string
+	for p := range s.Properties.KeysFromOldest() {
+		props = append(props, p)
+	}
+	var names []string
+	for n := range fields {
+		names = append(names, n)
+	}
+	assert.ElementsMatch(t, props, names, "%s: the schema's properties and %s's JSON fields differ", where, typ)
+	for p, proxy := range s.Properties.FromOldest() {
+		ft, ok := fields[p]
+		if !ok {
+			continue
+		}
+		ps := proxy.Schema()
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		switch {
+		case ps.Properties != nil && ps.Properties.Len() > 0:
+			compareFields(t, where+"."+p, ps, ft)
+		case ps.Items != nil && ps.Items.IsA():
+			if items := ps.Items.A.Schema(); items.Properties != nil && items.Properties.Len() > 0 && assert.Equal(t, reflect.Slice, ft.Kind(), "%s.%s", where, p) {
+				compareFields(t, where+"."+p+"[]", items, ft.Elem())
+			}
+		}
+	}
+}
+
+// jsonFields returns the JSON names of a struct's encoded fields (embedded structs flattened), with
+// `transfer_to` for the payout kinds, which MarshalJSON adds.
+func jsonFields(typ reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	if reflect.PointerTo(typ).Implements(reflect.TypeFor[PayoutRequest]()) {
+		out["transfer_to"] = reflect.TypeFor[TransferTo]()
+	}
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		tag := f.Tag.Get("json")
+		name, _, _ := strings.Cut(tag, ",")
+		switch {
+		case name == "-" || !f.IsExported():
+			continue
+		case f.Anonymous && name == "":
+			for k, v := range jsonFields(f.Type) {
+				out[k] = v
+			}
+			continue
+		case name == "":
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+// TestSpecExamplesDecodeIntoModels decodes every example of the document — schema examples, request
+// and response bodies of every operation, webhook bodies — into its client model with unknown fields
+// disallowed, re-encodes the model, and checks that nothing of the example was lost or changed.
+func TestSpecExamplesDecodeIntoModels(t *testing.T) {
+	spec := loadSpec(t)
+	requestOf := map[string]reflect.Type{
+		"initializePayment":           models["PaymentInitRequest"],
+		"completePayment":             models["PaymentCompleteRequest"],
+		"processPayout":               reflect.TypeFor[PayoutRequest](),
+		"createWebhookEndpoint":       models["WebhookEndpointCreateRequest"],
+		"updateWebhookEndpoint":       models["WebhookEndpointUpdateRequest"],
+		"rotateWebhookEndpointSecret": models["RotateSecretRequest"],
+	}
+	successOf := map[string]reflect.Type{
+		"initializePayment":           models["PaymentResponse"],
+		"completePayment":             models["PaymentResponse"],
+		"getTransactionStatus":        models["TransactionResponse"],
+		"processPayout":               models["PayoutResponse"],
+		"getPayout":                   models["PayoutResponse"],
+		"listCountries":               models["CountryListResponse"],
+		"listBanks":                   models["BankListResponse"],
+		"createWebhookEndpoint":       models["WebhookEndpointSecretResponse"],
+		"listWebhookEndpoints":        models["WebhookEndpointListResponse"],
+		"getWebhookEndpoint":          models["WebhookEndpointResponse"],
+		"updateWebhookEndpoint":       models["WebhookEndpointResponse"],
+		"deleteWebhookEndpoint":       nil, // 204, no body
+		"rotateWebhookEndpointSecret": models["WebhookEndpointSecretResponse"],
+	}
+	walked := 0
+	check := func(where string, typ reflect.Type, example []byte) {
+		t.Helper()
+		walked++
+		t.Run(where, func(t *testing.T) { roundTrip(t, typ, example) })
+	}
+
+	for name, proxy := range spec.Model().Components.Schemas.FromOldest() {
+		typ, ok := models[name]
+		if !ok {
+			if name == "PayoutRequest" {
+				typ = reflect.TypeFor[PayoutRequest]()
+			} else {
+				continue // scalars and enums: covered by TestEnumsMatchSpec
+			}
+		}
+		for i, ex := range proxy.Schema().Examples {
+			check(fmt.Sprintf("#/components/schemas/%s/examples/%d", name, i), typ, nodeJSON(t, ex))
+		}
+	}
+	for _, op := range spec.Operations() {
+		reqType, hasReq := requestOf[op.ID]
+		okType, known := successOf[op.ID]
+		require.True(t, known, "operation %s has no response model in this test", op.ID)
+		if rb := op.Op.RequestBody; rb != nil {
+			require.True(t, hasReq, "operation %s has a request body but no request model in this test", op.ID)
+			for where, ex := range mediaExamples(t, rb.Content) {
+				check(op.ID+" request "+where, reqType, ex)
+			}
+		}
+		for code, resp := range op.Op.Responses.Codes.FromOldest() {
+			typ := reflect.TypeFor[errorEnvelope]()
+			if strings.HasPrefix(code, "2") {
+				typ = okType
+			}
+			for where, ex := range mediaExamples(t, resp.Content) {
+				require.NotNil(t, typ, "%s %s has a body but no model", op.ID, code)
+				check(op.ID+" "+code+" "+where, typ, ex)
+			}
+		}
+	}
+	for eventType, item := range spec.Model().Webhooks.FromOldest() {
+		typ := models["PaymentEvent"]
+		if strings.HasPrefix(eventType, "payout.") {
+			typ = models["PayoutEvent"]
+		}
+		for where, ex := range mediaExamples(t, item.Post.RequestBody.Content) {
+			check("webhook "+eventType+" "+where, typ, ex)
+		}
+	}
+	assert.Greater(t, walked, 60, "the walk found the document's examples")
+}
+
+// mediaExamples returns the JSON examples of a content map (`example` and every `examples` entry).
+func mediaExamples(t *testing.T, content interface {
+	Get(string) (*v3.MediaType, bool)
+}) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	if content == nil || reflect.ValueOf(content).IsNil() {
+		return out
+	}
+	mt, ok := content.Get("application/json")
+	if !ok || mt == nil {
+		return out
+	}
+	if mt.Example != nil {
+		out["example"] = nodeJSON(t, mt.Example)
+	}
+	if mt.Examples != nil {
+		for name, ex := range mt.Examples.FromOldest() {
+			require.NotNil(t, ex.Value, "example %s has no value (unresolved $ref %q?)", name, ex.Reference)
+			out["examples/"+name] = nodeJSON(t, ex.Value)
+		}
+	}
+	return out
+}
+
+func nodeJSON(t *testing.T, node interface{ Decode(any) error }) []byte {
+	t.Helper()
+	var v any
+	require.NoError(t, node.Decode(&v))
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
+}
+
+// roundTrip decodes example strictly into typ and re-encodes it; every member of the example must
+// come back with the same value (an omitted empty value counts as the same).
+func roundTrip(t *testing.T, typ reflect.Type, example []byte) {
+	t.Helper()
+	var model any
+	if payout := reflect.TypeFor[PayoutRequest](); typ == payout || typ.Implements(payout) {
+		model = decodePayout(t, example)
+		if typ != payout {
+			require.Equal(t, typ, reflect.TypeOf(model), "transfer_to of %s", example)
+		}
+	} else {
+		ptr := reflect.New(typ)
+		dec := json.NewDecoder(bytes.NewReader(example))
+		dec.DisallowUnknownFields()
+		require.NoError(t, dec.Decode(ptr.Interface()), "decode %s into %s: a field of the document is unknown to the model, or has another type", example, typ)
+		model = ptr.Elem().Interface()
+	}
+	again, err := json.Marshal(model)
+	require.NoError(t, err)
+	var want, got any
+	require.NoError(t, decodeNumbers(example, &want))
+	require.NoError(t, decodeNumbers(again, &got))
+	assertSubset(t, "", want, got)
+}
+
+func decodePayout(t *testing.T, example []byte) PayoutRequest {
+	t.Helper()
+	var fields map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(example, &fields))
+	var kind TransferTo
+	require.NoError(t, json.Unmarshal(fields["transfer_to"], &kind))
+	delete(fields, "transfer_to")
+	rest, err := json.Marshal(fields)
+	require.NoError(t, err)
+	dec := json.NewDecoder(bytes.NewReader(rest))
+	dec.DisallowUnknownFields()
+	switch kind {
+	case api.TransferToBank:
+		var p BankPayout
+		require.NoError(t, dec.Decode(&p))
+		return p
+	case api.TransferToMobileNumber:
+		var p MobilePayout
+		require.NoError(t, dec.Decode(&p))
+		return p
+	}
+	require.Failf(t, "unknown transfer_to", "%q", kind)
+	return nil
+}
+
+func decodeNumbers(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+func assertSubset(t *testing.T, path string, want, got any) {
+	t.Helper()
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !assert.True(t, ok, "%s: want an object, got %v", path, got) {
+			return
+		}
+		for k, wv := range w {
+			gv, present := g[k]
+			if !present {
+				assert.True(t, isEmpty(wv), "%s/%s: %v was lost by the model", path, k, wv)
+				continue
+			}
+			assertSubset(t, path+"/"+k, wv, gv)
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !assert.True(t, ok && len(g) == len(w), "%s: want %v, got %v", path, want, got) {
+			return
+		}
+		for i := range w {
+			assertSubset(t, path+"/"+strconv.Itoa(i), w[i], g[i])
+		}
+	default:
+		assert.Equal(t, want, got, path)
+	}
+}
+
+func isEmpty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return x == ""
+	case bool:
+		return !x
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	return false
+}
