@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/malipo/terraform-provider-malipo/internal/webhook"
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
 // Idempotency, webhook retries, the webhook-endpoint extension, cross-merchant isolation, and the

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/malipo/terraform-provider-malipo/internal/webhook"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
 // RefData is the reference data the target offers, read once per run: checks build valid requests

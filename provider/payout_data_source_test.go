@@ -12,7 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/stretchr/testify/require"
 
-	"github.com/malipo/terraform-provider-malipo/internal/client"
+	"github.com/malipo/terraform-provider-malipo/openapi/client"
 )
 
 // malipo_payout (data) reads a payout made outside Terraform, and one made by the resource; an unknown

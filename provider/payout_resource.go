@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"context"
 	"crypto/rand"
 	"errors"
@@ -22,7 +24,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/malipo/terraform-provider-malipo/internal/client"
+	"github.com/malipo/terraform-provider-malipo/openapi/client"
 )
 
 // Ensure PayoutResource satisfies the framework's interfaces.
@@ -218,9 +220,9 @@ func keyChangeSendsNewPayout(_ context.Context, req planmodifier.StringRequest, 
 // ConfigValidators check, at plan time, the fields each transfer_to needs and forbids.
 func (r *PayoutResource) ConfigValidators(_ context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{
-		whenEquals{attr: "transfer_to", value: string(client.TransferToBank),
+		whenEquals{attr: "transfer_to", value: string(api.TransferToBank),
 			required: []string{"bank_id", "account_number"}, forbidden: []string{"momo_phone_number"}},
-		whenEquals{attr: "transfer_to", value: string(client.TransferToMobileNumber),
+		whenEquals{attr: "transfer_to", value: string(api.TransferToMobileNumber),
 			forbidden: []string{"bank_id", "account_number"}},
 	}
 }
@@ -317,7 +319,7 @@ func (r *PayoutResource) Create(ctx context.Context, req resource.CreateRequest,
 		}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if plan.Status.ValueString() == string(client.PayoutFailed) {
+	if plan.Status.ValueString() == string(api.PayoutStatusFailed) {
 		resp.Diagnostics.AddError("Payout Failed",
 			fmt.Sprintf("Payout %s failed with reason %s; no money moved. Fix the cause (for example the destination "+
 				"account or wallet, or the merchant's balance) and apply again: the failed payout is tainted and will be "+
@@ -438,7 +440,7 @@ func (r *PayoutResource) ImportState(ctx context.Context, req resource.ImportSta
 
 // request builds the API request from the plan.
 func (m *PayoutResourceModel) request() client.PayoutRequest {
-	if m.TransferTo.ValueString() == string(client.TransferToBank) {
+	if m.TransferTo.ValueString() == string(api.TransferToBank) {
 		return client.BankPayout{
 			Amount:        m.Amount.ValueInt64(),
 			CountryID:     m.CountryID.ValueString(),

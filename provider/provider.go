@@ -1,6 +1,6 @@
 // Package provider is the Terraform provider `malipo`: webhook endpoints and payouts of the Malipo v1
 // Collections & Payouts API as resources, and its reference data and status checks as data sources.
-// It talks to the API only through internal/client.
+// It talks to the API only through openapi/client.
 package provider
 
 import (
@@ -20,7 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/malipo/terraform-provider-malipo/internal/client"
+	"github.com/malipo/terraform-provider-malipo/openapi/client"
 )
 
 // Environment variables the provider reads when its configuration leaves a setting out, so that keys

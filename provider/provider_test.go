@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"bytes"
 	"context"
 	"errors"
@@ -30,8 +32,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/malipo/terraform-provider-malipo/internal/client"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/openapi/client"
 )
 
 // testAccProtoV6ProviderFactories serves the provider in-process to the Terraform CLI that the
@@ -316,8 +318,8 @@ func TestPayoutCreateErrorSaysWhetherMoneyMoved(t *testing.T) {
 		summary string
 		detail  string
 	}{
-		{&client.APIError{StatusCode: 400, Code: client.CodeValidationFailed}, "Payout Rejected", "no money moved"},
-		{&client.APIError{StatusCode: 409, Code: client.CodeIdempotencyKeyReused}, "Payout Conflicts With an Earlier Request", "new idempotency_key"},
+		{&client.APIError{StatusCode: 400, Code: api.CodeValidationFailed}, "Payout Rejected", "no money moved"},
+		{&client.APIError{StatusCode: 409, Code: api.CodeIdempotencyKeyReused}, "Payout Conflicts With an Earlier Request", "new idempotency_key"},
 		{&client.APIError{StatusCode: 401}, "Payout Rejected", "keys"},
 		{&client.APIError{StatusCode: 503}, "Payout Outcome Unknown", `idempotency_key = "k-1"`},
 		{errAny, "Payout Outcome Unknown", `idempotency_key = "k-1"`},

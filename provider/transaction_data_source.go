@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/malipo/terraform-provider-malipo/internal/client"
+	"github.com/malipo/terraform-provider-malipo/openapi/client"
 )
 
 // Ensure TransactionDataSource satisfies the framework's interfaces.

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"context"
 	"fmt"
 	"regexp"
@@ -12,8 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/malipo/terraform-provider-malipo/internal/client"
 )
 
 // Limits and patterns of openapi/malipo.yaml, so that a plan fails on what the service would reject.
@@ -86,9 +86,9 @@ func payoutAmountValidators() []validator.Int64 {
 
 // eventTypeValues, transferToValues: the client's enum lists (tied to the document by its tests) as
 // strings for stringvalidator.OneOf and the docs.
-func eventTypeValues() []string     { return enumStrings(client.EventTypes()) }
-func transferToValues() []string    { return enumStrings(client.TransferKinds()) }
-func failureReasonValues() []string { return enumStrings(client.FailureReasons()) }
+func eventTypeValues() []string     { return enumStrings(api.EventTypeValues()) }
+func transferToValues() []string    { return enumStrings(api.TransferToValues()) }
+func failureReasonValues() []string { return enumStrings(api.FailureReasonValues()) }
 
 func enumStrings[T ~string](values []T) []string {
 	out := make([]string, len(values))

@@ -19,7 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/malipo/terraform-provider-malipo/internal/client"
+	"github.com/malipo/terraform-provider-malipo/openapi/client"
 )
 
 // Ensure WebhookEndpointResource satisfies the framework's interfaces.

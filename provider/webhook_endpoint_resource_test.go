@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"fmt"
 	"regexp"
 	"testing"
@@ -14,8 +16,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/stretchr/testify/require"
 
-	"github.com/malipo/terraform-provider-malipo/internal/client"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/openapi/client"
 )
 
 const endpointAddr = "malipo_webhook_endpoint.test"
@@ -231,7 +233,7 @@ func TestAccWebhookEndpointResource_invalidInput(t *testing.T) {
 func TestAccWebhookEndpointResource_importThenRotate(t *testing.T) {
 	sb := startSandbox(t)
 	created, err := sb.client(t).CreateWebhookEndpoint(t.Context(), client.WebhookEndpointCreateRequest{
-		URL: "https://merchant.example.org/hooks/legacy", Events: []client.EventType{client.EventPayoutFailed}})
+		URL: "https://merchant.example.org/hooks/legacy", Events: []client.EventType{api.EventTypePayoutFailed}})
 	require.NoError(t, err)
 	config := sb.providerConfig() + `
 resource "malipo_webhook_endpoint" "test" {

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
-	"github.com/malipo/terraform-provider-malipo/internal/webhook"
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
 // sandboxFlags are the settings of `malipo sandbox`.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/malipo/terraform-provider-malipo/internal/webhook"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
 // BenchmarkPayoutCreateAndRead measures sandbox throughput over loopback HTTP with keep-alive: each

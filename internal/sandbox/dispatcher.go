@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/malipo/terraform-provider-malipo/internal/webhook"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
 // Attempt is one webhook delivery attempt, as Attempts reports it. Tests use it to check retries

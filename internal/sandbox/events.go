@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/malipo/terraform-provider-malipo/internal/webhook"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
 // Event is one webhook event the sandbox emitted: one per status change of a payment or payout.

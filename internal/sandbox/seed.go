@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/malipo/terraform-provider-malipo/internal/webhook"
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
 // Seed data: the objects the document's examples name exist in every new sandbox, for the merchant

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/malipo/terraform-provider-malipo/internal/webhook"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
 // Payment is a mobile-money collection as the API returns it (the spec's Payment schema). The JSON

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/malipo/terraform-provider-malipo/internal/webhook"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
 // DefaultGracePeriod is how long a rotated-out endpoint secret keeps signing deliveries when

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // DefaultUserAgent is sent when New gets no WithUserAgent, so that the service's logs can tell this

@@ -146,7 +146,7 @@ func FuzzResponses(f *testing.F) {
 			var out Payout
 			err = c.decode(api.OpGetPayout, res, &out, &Meta{})
 		} else {
-			err = newAPIError(api.OpGetPayout.name, status, res.header, body, c.scrub)
+			err = newAPIError(api.OpGetPayout.Words(), status, res.header, body, c.scrub)
 		}
 		if err == nil {
 			return

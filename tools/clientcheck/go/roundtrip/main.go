@@ -71,7 +71,7 @@ func run(baseURL, publicKey, secretKey string) error {
 	for _, text := range amounts {
 		amount, _ := strconv.ParseFloat(text, 64)
 		init, err := c.InitializePaymentWithResponse(ctx, &gen.InitializePaymentParams{}, gen.PaymentInitRequest{
-			Amount: amount, Country: country.CountryCode, Currency: country.CurrencyCode, Method: gen.Mobilemoney,
+			Amount: amount, Country: country.CountryCode, Currency: country.CurrencyCode, Method: gen.MobileMoney,
 			Narration: "oapi-codegen round trip " + text, WebhookUrl: "https://merchant.example.org/hooks/malipo"})
 		if err != nil || init.JSON201 == nil {
 			return fmt.Errorf("initialize a payment of %s: %v %s", text, err, body(init))
