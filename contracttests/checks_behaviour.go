@@ -1,6 +1,8 @@
 package contracttests
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"fmt"
 	"net/http"
 	"net/url"
@@ -16,14 +18,14 @@ import (
 // final coverage check: behaviour the schemas cannot express.
 
 func idempotencyChecks() []*Check {
-	replay := func(id, op, path string, status int, body func(t *T) map[string]any, idPointer string) *Check {
-		return &Check{ID: id, Category: CategoryIdempotency, Covers: []string{op},
-			Doc: op + ": the same Idempotency-Key and body replays the first response with Idempotent-Replayed: true",
+	replay := func(op api.Operation, status int, body func(t *T) map[string]any, idPointer string) *Check {
+		return &Check{ID: "idempotency." + op.ID + ".replay", Category: CategoryIdempotency, Covers: []string{op.ID},
+			Doc: op.ID + ": the same Idempotency-Key and body replays the first response with Idempotent-Replayed: true",
 			Run: func(t *T) {
 				key, b := NewID("conform-key-"), body(t)
-				first := t.Do(http.MethodPost, path, b, WithIdempotencyKey(key))
+				first := t.Do(op.Method, op.URL(), b, WithIdempotencyKey(key))
 				t.RequireStatus(first, status)
-				second := t.Do(http.MethodPost, path, b, WithIdempotencyKey(key))
+				second := t.Do(op.Method, op.URL(), b, WithIdempotencyKey(key))
 				t.ExpectStatus(second, status)
 				if second.Header.Get("Idempotent-Replayed") != "true" {
 					t.Errorf("the replay must carry Idempotent-Replayed: true, got %q", second.Header.Get("Idempotent-Replayed"))
@@ -36,20 +38,20 @@ func idempotencyChecks() []*Check {
 				}
 			}}
 	}
-	conflict := func(id, op, path string, body func(t *T) map[string]any, change func(map[string]any)) *Check {
-		return &Check{ID: id, Category: CategoryIdempotency, Covers: []string{op},
-			Doc: op + ": the same Idempotency-Key with another body is rejected with 409 (code 4000)",
+	conflict := func(op api.Operation, body func(t *T) map[string]any, change func(map[string]any)) *Check {
+		return &Check{ID: "idempotency." + op.ID + ".conflict", Category: CategoryIdempotency, Covers: []string{op.ID},
+			Doc: fmt.Sprintf("%s: the same Idempotency-Key with another body is rejected with %d (code %d)", op.ID, api.CodeIdempotencyKeyReused.HTTPStatus(), api.CodeIdempotencyKeyReused),
 			Run: func(t *T) {
 				key, b := NewID("conform-key-"), body(t)
-				first := t.Do(http.MethodPost, path, b, WithIdempotencyKey(key))
+				first := t.Do(op.Method, op.URL(), b, WithIdempotencyKey(key))
 				if first.Status/100 != 2 {
 					t.Fatalf("the first request failed: %s", first)
 				}
 				change(b)
-				t.ExpectError(t.Do(http.MethodPost, path, b, WithIdempotencyKey(key)), http.StatusConflict, 4000)
+				t.ExpectError(t.Do(op.Method, op.URL(), b, WithIdempotencyKey(key)), api.CodeIdempotencyKeyReused)
 			}}
 	}
-	payout := func(t *T) map[string]any { return t.MobilePayout("260960000001", "") }
+	payout := func(t *T) map[string]any { return t.MobilePayout(t.Inputs().CreditedWallet, "") }
 	payment := func(t *T) map[string]any {
 		rd := t.RefData()
 		_, hook := t.Hook()
@@ -57,16 +59,16 @@ func idempotencyChecks() []*Check {
 			"amount": 99.5, "reference": NewID("conform-"), "webhook_url": hook}
 	}
 	return []*Check{
-		replay("idempotency.processPayout.replay", "processPayout", "/v1/payment/payouts/process", http.StatusCreated, payout, "/data/payout_id"),
-		replay("idempotency.initializePayment.replay", "initializePayment", "/v1/payment/init", http.StatusCreated, payment, "/data/paymentReference"),
-		conflict("idempotency.processPayout.conflict", "processPayout", "/v1/payment/payouts/process", payout,
+		replay(api.OpProcessPayout, http.StatusCreated, payout, "/data/payout_id"),
+		replay(api.OpInitializePayment, http.StatusCreated, payment, "/data/paymentReference"),
+		conflict(api.OpProcessPayout, payout,
 			func(b map[string]any) { b["amount"] = 121 }),
-		conflict("idempotency.initializePayment.conflict", "initializePayment", "/v1/payment/init", payment,
+		conflict(api.OpInitializePayment, payment,
 			func(b map[string]any) { b["amount"] = 100.25 }),
 		{ID: "idempotency.processPayout.concurrent", Category: CategoryIdempotency, Covers: []string{"processPayout"},
 			Doc: "10 concurrent payouts with one Idempotency-Key create one payout: every success names the same payout_id",
 			Run: func(t *T) {
-				key, b := NewID("conform-key-"), t.MobilePayout("260960000001", "")
+				key, b := NewID("conform-key-"), t.MobilePayout(t.Inputs().CreditedWallet, "")
 				var mu sync.Mutex
 				var ids []string
 				var wg sync.WaitGroup
@@ -74,15 +76,15 @@ func idempotencyChecks() []*Check {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						ex := t.Do(http.MethodPost, "/v1/payment/payouts/process", b, WithIdempotencyKey(key))
+						ex := t.Do(api.OpProcessPayout.Method, api.OpProcessPayout.URL(), b, WithIdempotencyKey(key))
 						switch {
 						case ex.Status == http.StatusCreated:
 							mu.Lock()
 							ids = append(ids, ex.Str("/data/payout_id"))
 							mu.Unlock()
-						case ex.Status == http.StatusConflict && int(ex.Num("/code")) == 4001:
+						case ex.Status == api.CodeIdempotencyKeyInUse.HTTPStatus() && int(ex.Num("/code")) == int(api.CodeIdempotencyKeyInUse):
 						default:
-							t.Errorf("a concurrent duplicate must succeed (replay) or get 409 code 4001, got %s", ex)
+							t.Errorf("a concurrent duplicate must succeed (replay) or get %d code %d, got %s", api.CodeIdempotencyKeyInUse.HTTPStatus(), api.CodeIdempotencyKeyInUse, ex)
 						}
 					}()
 				}
@@ -101,7 +103,7 @@ func idempotencyChecks() []*Check {
 			Doc: "completePayment replayed with its Idempotency-Key returns the first 202 instead of 422",
 			Run: func(t *T) {
 				_, hook := t.Hook()
-				ref := t.InitPayment("260970000001", hook, nil).Str("/data/paymentReference")
+				ref := t.InitPayment(t.Inputs().ApprovingPhone, hook, nil).Str("/data/paymentReference")
 				key := NewID("conform-key-")
 				t.RequireStatus(t.CompletePayment(ref, nil, WithIdempotencyKey(key)), http.StatusAccepted)
 				again := t.CompletePayment(ref, nil, WithIdempotencyKey(key))
@@ -111,39 +113,39 @@ func idempotencyChecks() []*Check {
 				}
 			}},
 		{ID: "idempotency.reference.payout-duplicate", Category: CategoryIdempotency, Covers: []string{"processPayout"},
-			Doc: "a second payout with a used merchant reference is rejected with 409 (code 4002) naming the existing payout",
+			Doc: errorDoc("a second payout with a used merchant reference", api.CodeDuplicateReference) + ", naming the existing payout",
 			Run: func(t *T) {
-				b := t.MobilePayout("260960000001", "")
+				b := t.MobilePayout(t.Inputs().CreditedWallet, "")
 				first := t.CreatePayout(b)
-				second := t.Do(http.MethodPost, "/v1/payment/payouts/process", b)
-				if t.ExpectError(second, http.StatusConflict, 4002, "/reference") {
+				second := t.Do(api.OpProcessPayout.Method, api.OpProcessPayout.URL(), b)
+				if t.ExpectError(second, api.CodeDuplicateReference, "/reference") {
 					if got, want := second.Str("/data/existing_id"), first.Str("/data/payout_id"); got != want {
 						t.Errorf("data.existing_id must name the payout holding the reference: want %q, got %q", want, got)
 					}
 				}
 			}},
 		{ID: "idempotency.reference.payment-duplicate", Category: CategoryIdempotency, Covers: []string{"initializePayment"},
-			Doc: "a second payment with a used merchant reference is rejected with 409 (code 4002) naming the existing payment",
+			Doc: errorDoc("a second payment with a used merchant reference", api.CodeDuplicateReference) + ", naming the existing payment",
 			Run: func(t *T) {
 				_, hook := t.Hook()
 				first := t.InitPayment("", hook, nil)
-				second := t.Do(http.MethodPost, "/v1/payment/init", map[string]any{"currency": t.RefData().Currency,
+				second := t.Do(api.OpInitializePayment.Method, api.OpInitializePayment.URL(), map[string]any{"currency": t.RefData().Currency,
 					"country": t.RefData().CountryCode, "narration": "conform", "method": "mobilemoney", "amount": 1,
 					"reference": first.Str("/data/reference"), "webhook_url": hook})
-				if t.ExpectError(second, http.StatusConflict, 4002, "/reference") {
+				if t.ExpectError(second, api.CodeDuplicateReference, "/reference") {
 					if got, want := second.Str("/data/existing_id"), first.Str("/data/paymentReference"); got != want {
 						t.Errorf("data.existing_id must name the payment holding the reference: want %q, got %q", want, got)
 					}
 				}
 			}},
 		{ID: "idempotency.reference.shared-across-kinds", Category: CategoryIdempotency, Covers: []string{"initializePayment", "processPayout"},
-			Doc: "merchant references are unique across payments and payouts: a payout reusing a payment's reference gets 409 (code 4002)",
+			Doc: "merchant references are unique across payments and payouts: " + errorDoc("a payout reusing a payment's reference", api.CodeDuplicateReference),
 			Run: func(t *T) {
 				_, hook := t.Hook()
 				ref := t.InitPayment("", hook, nil).Str("/data/reference")
 				b := t.MobilePayout("", "")
 				b["reference"] = ref
-				t.ExpectError(t.Do(http.MethodPost, "/v1/payment/payouts/process", b), http.StatusConflict, 4002, "/reference")
+				t.ExpectError(t.Do(api.OpProcessPayout.Method, api.OpProcessPayout.URL(), b), api.CodeDuplicateReference, "/reference")
 			}},
 	}
 }
@@ -154,7 +156,7 @@ func webhookRetryChecks() []*Check {
 			Doc: "a delivery answered with 500 is retried, with the same webhook-id and a valid signature each time",
 			Run: func(t *T) {
 				path, hook := t.Hook(Behavior{FailFirst: 2})
-				t.CreatePayout(t.MobilePayout("260960000001", hook))
+				t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, hook))
 				ds := t.WaitDeliveries(path, "a delivery after two 500s", func(ds []*Delivery) bool { return len(Acknowledged(ds)) >= 1 })
 				checkRetried(t, ds, 3)
 			}},
@@ -162,7 +164,7 @@ func webhookRetryChecks() []*Check {
 			Doc: "a delivery the receiver does not answer in time is retried with the same webhook-id",
 			Run: func(t *T) {
 				path, hook := t.Hook(Behavior{StallFirst: 1, Stall: t.StallTime()})
-				t.CreatePayout(t.MobilePayout("260960000001", hook))
+				t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, hook))
 				ds := t.WaitDeliveries(path, "a second attempt after a time-out", func(ds []*Delivery) bool { return len(ds) >= 2 })
 				checkRetried(t, ds, 2)
 			}},
@@ -207,7 +209,7 @@ func extensionChecks() []*Check {
 			Doc:    "create returns a whsec_ secret once; get and list hide it; update changes only what is sent; delete makes it 404",
 			Run: func(t *T) {
 				_, hook := t.Hook()
-				created := t.Do(http.MethodPost, "/v1/webhooks", endpointBody(hook, "payout.success"))
+				created := t.Do(api.OpCreateWebhookEndpoint.Method, api.OpCreateWebhookEndpoint.URL(), endpointBody(hook, "payout.success"))
 				t.RequireStatus(created, http.StatusCreated)
 				id := created.Str("/data/id")
 				if !strings.HasPrefix(created.Str("/data/secret"), "whsec_") {
@@ -216,13 +218,13 @@ func extensionChecks() []*Check {
 				if created.Get("/data/enabled") != true {
 					t.Errorf("enabled must default to true")
 				}
-				p := "/v1/webhooks/" + url.PathEscape(id)
-				got := t.Do(http.MethodGet, p, nil)
+				p := api.OpGetWebhookEndpoint.URL(id)
+				got := t.Do(api.OpGetWebhookEndpoint.Method, p, nil)
 				t.ExpectStatus(got, http.StatusOK)
 				if got.Get("/data/secret") != nil {
 					t.Errorf("get must not return the secret")
 				}
-				list := t.Do(http.MethodGet, "/v1/webhooks", nil)
+				list := t.Do(api.OpListWebhookEndpoints.Method, api.OpListWebhookEndpoints.URL(), nil)
 				found := false
 				items, _ := list.Get("/data").([]any)
 				for _, it := range items {
@@ -243,7 +245,7 @@ func extensionChecks() []*Check {
 					t.Errorf("update must change description and keep url: %s", snippet(upd.Body))
 				}
 				t.ExpectStatus(t.Do(http.MethodDelete, p, nil), http.StatusNoContent)
-				t.ExpectError(t.Do(http.MethodGet, p, nil), http.StatusNotFound, 3000)
+				t.ExpectError(t.Do(http.MethodGet, p, nil), api.CodeNotFound)
 			}},
 		{ID: "extensions.webhook-endpoints.delivery", Category: CategoryExtensions, Extension: true,
 			Covers: []string{"createWebhookEndpoint", "payout.success"},
@@ -261,7 +263,7 @@ func extensionChecks() []*Check {
 				if err != nil {
 					t.Fatalf("the endpoint secret is not a whsec_ secret: %v", err)
 				}
-				id := t.CreatePayout(t.MobilePayout("260960000001", "")).Str("/data/payout_id")
+				id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, "")).Str("/data/payout_id")
 				mine := func(ds []*Delivery) []*Delivery { return forObject(ds, id) }
 				ds := t.WaitDeliveries(subPath, "payout.success at the subscribed endpoint", func(ds []*Delivery) bool {
 					return len(Acknowledged(mine(ds))) >= 1
@@ -287,7 +289,7 @@ func extensionChecks() []*Check {
 				if err != nil {
 					t.Fatalf("the endpoint secret is not a whsec_ secret: %v", err)
 				}
-				rot := t.Do(http.MethodPost, "/v1/webhooks/"+url.PathEscape(created.Str("/data/id"))+"/rotate-secret",
+				rot := t.Do(api.OpRotateWebhookEndpointSecret.Method, api.OpRotateWebhookEndpointSecret.URL(created.Str("/data/id")),
 					map[string]any{"grace_period_seconds": 3600})
 				t.RequireStatus(rot, http.StatusOK)
 				newSecret, err := webhook.ParseSecret(rot.Str("/data/secret"))
@@ -297,7 +299,7 @@ func extensionChecks() []*Check {
 				if rot.Str("/data/previous_secret_expires_at") == "" {
 					t.Errorf("rotate-secret must say when the previous secret expires")
 				}
-				id := t.CreatePayout(t.MobilePayout("260960000001", "")).Str("/data/payout_id")
+				id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, "")).Str("/data/payout_id")
 				ds := t.WaitDeliveries(path, "a delivery after rotation", func(ds []*Delivery) bool { return len(forObject(ds, id)) >= 1 })
 				d := forObject(ds, id)[0]
 				if n := len(webhook.Signatures(d.Header.Get("webhook-signature"))); n != 2 {
@@ -316,11 +318,11 @@ func extensionChecks() []*Check {
 				path, hook := t.Hook()
 				created := t.CreateEndpoint(endpointBody(hook, "payout.failed"))
 				oldSecret, _ := webhook.ParseSecret(created.Str("/data/secret"))
-				rot := t.Do(http.MethodPost, "/v1/webhooks/"+url.PathEscape(created.Str("/data/id"))+"/rotate-secret",
+				rot := t.Do(api.OpRotateWebhookEndpointSecret.Method, api.OpRotateWebhookEndpointSecret.URL(created.Str("/data/id")),
 					map[string]any{"grace_period_seconds": 0})
 				t.RequireStatus(rot, http.StatusOK)
 				newSecret, _ := webhook.ParseSecret(rot.Str("/data/secret"))
-				id := t.CreatePayout(t.MobilePayout("260960000002", "")).Str("/data/payout_id")
+				id := t.CreatePayout(t.MobilePayout(t.Inputs().FailingWallet, "")).Str("/data/payout_id")
 				ds := t.WaitDeliveries(path, "a payout.failed delivery", func(ds []*Delivery) bool { return len(forObject(ds, id)) >= 1 })
 				d := forObject(ds, id)[0]
 				t.VerifyDelivery(d, newSecret)
@@ -337,16 +339,16 @@ func extensionChecks() []*Check {
 				created := t.CreateEndpoint(endpointBody(hook, "payout.success"))
 				id := url.PathEscape(created.Str("/data/id"))
 				retired := []string{created.Str("/data/secret")}
-				first := t.Do(http.MethodPost, "/v1/webhooks/"+id+"/rotate-secret", map[string]any{"grace_period_seconds": 3600})
+				first := t.Do(api.OpRotateWebhookEndpointSecret.Method, api.OpRotateWebhookEndpointSecret.URL(id), map[string]any{"grace_period_seconds": 3600})
 				t.RequireStatus(first, http.StatusOK)
 				retired = append(retired, first.Str("/data/secret"))
-				rot := t.Do(http.MethodPost, "/v1/webhooks/"+id+"/rotate-secret", map[string]any{"grace_period_seconds": 0})
+				rot := t.Do(api.OpRotateWebhookEndpointSecret.Method, api.OpRotateWebhookEndpointSecret.URL(id), map[string]any{"grace_period_seconds": 0})
 				t.RequireStatus(rot, http.StatusOK)
 				newest, err := webhook.ParseSecret(rot.Str("/data/secret"))
 				if err != nil {
 					t.Fatalf("rotate-secret must return a whsec_ secret: %v", err)
 				}
-				payout := t.CreatePayout(t.MobilePayout("260960000001", "")).Str("/data/payout_id")
+				payout := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, "")).Str("/data/payout_id")
 				ds := t.WaitDeliveries(path, "a delivery after two rotations", func(ds []*Delivery) bool { return len(forObject(ds, payout)) >= 1 })
 				d := forObject(ds, payout)[0]
 				if n := len(webhook.Signatures(d.Header.Get("webhook-signature"))); n != 1 {
@@ -362,9 +364,9 @@ func extensionChecks() []*Check {
 			}},
 		{ID: "extensions.webhook-endpoints.not-found", Category: CategoryExtensions, Extension: true,
 			Covers: []string{"getWebhookEndpoint"},
-			Doc:    "an endpoint id that does not exist answers 404 (code 3000)",
+			Doc:    errorDoc("an endpoint id that does not exist", api.CodeNotFound),
 			Run: func(t *T) {
-				t.ExpectError(t.Do(http.MethodGet, "/v1/webhooks/conform-unknown-id", nil), http.StatusNotFound, 3000)
+				t.ExpectError(t.Do(api.OpGetWebhookEndpoint.Method, api.OpGetWebhookEndpoint.URL(unknownID), nil), api.CodeNotFound)
 			}},
 	}
 }
@@ -385,20 +387,20 @@ func isolationChecks() []*Check {
 			Covers: []string{"getPayout", "getTransactionStatus"},
 			Doc:    "another merchant's payout is not found (404), by payout_id and by the status API",
 			Run: func(t *T) {
-				created := t.CreatePayout(t.MobilePayout("260960000001", ""))
+				created := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, ""))
 				other := WithKeys(t.OtherMerchant())
-				t.ExpectError(t.GetPayout(created.Str("/data/payout_id"), other), http.StatusNotFound, 3000)
-				t.ExpectError(t.Transaction(created.Str("/data/payout_id"), other), http.StatusNotFound, 3000)
+				t.ExpectError(t.GetPayout(created.Str("/data/payout_id"), other), api.CodeNotFound)
+				t.ExpectError(t.Transaction(created.Str("/data/payout_id"), other), api.CodeNotFound)
 			}},
 		{ID: "auth.isolation.payment", Category: CategoryAuth, NeedsSecondMerchant: true,
 			Covers: []string{"completePayment", "getTransactionStatus"},
 			Doc:    "another merchant's payment cannot be completed or read (404)",
 			Run: func(t *T) {
 				_, hook := t.Hook()
-				init := t.InitPayment("260970000001", hook, nil)
+				init := t.InitPayment(t.Inputs().ApprovingPhone, hook, nil)
 				other := WithKeys(t.OtherMerchant())
-				t.ExpectError(t.CompletePayment(init.Str("/data/paymentReference"), nil, other), http.StatusNotFound, 3000)
-				t.ExpectError(t.Transaction(init.Str("/data/reference"), other), http.StatusNotFound, 3000)
+				t.ExpectError(t.CompletePayment(init.Str("/data/paymentReference"), nil, other), api.CodeNotFound)
+				t.ExpectError(t.Transaction(init.Str("/data/reference"), other), api.CodeNotFound)
 			}},
 		{ID: "auth.isolation.webhook-endpoint", Category: CategoryAuth, NeedsSecondMerchant: true, Extension: true,
 			Covers: []string{"getWebhookEndpoint"},
@@ -406,7 +408,7 @@ func isolationChecks() []*Check {
 			Run: func(t *T) {
 				_, hook := t.Hook()
 				id := t.CreateEndpoint(map[string]any{"url": hook, "events": []any{"payout.success"}, "enabled": false}).Str("/data/id")
-				t.ExpectError(t.Do(http.MethodGet, "/v1/webhooks/"+url.PathEscape(id), nil, WithKeys(t.OtherMerchant())), http.StatusNotFound, 3000)
+				t.ExpectError(t.Do(api.OpGetWebhookEndpoint.Method, api.OpGetWebhookEndpoint.URL(id), nil, WithKeys(t.OtherMerchant())), api.CodeNotFound)
 			}},
 	}
 }

@@ -1,9 +1,11 @@
 package contracttests
 
 import (
+	"slices"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"fmt"
-	"net/http"
-	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -29,37 +31,37 @@ type bodyTarget struct {
 
 var bodyTargets = []bodyTarget{
 	{op: "initializePayment",
-		setup: func(*T) string { return "/v1/payment/init" },
+		setup: func(*T) string { return api.OpInitializePayment.URL() },
 		valid: func(t *T) map[string]any {
 			rd := t.RefData()
 			_, hook := t.Hook()
 			return map[string]any{"currency": rd.Currency, "country": rd.CountryCode, "narration": "conform",
-				"method": "mobilemoney", "amount": 10.5, "reference": NewID("conform-"), "phone_number": "260970000001",
+				"method": "mobilemoney", "amount": 10.5, "reference": NewID("conform-"), "phone_number": t.Inputs().ApprovingPhone,
 				"webhook_url": hook, "redirect_url": ""}
 		}},
 	{op: "completePayment",
 		setup: func(t *T) string {
 			_, hook := t.Hook()
 			ref := t.InitPayment("", hook, nil).Str("/data/paymentReference")
-			return "/v1/payment/pay/" + url.PathEscape(ref)
+			return api.OpCompletePayment.URL(ref)
 		},
-		valid: func(*T) map[string]any { return map[string]any{"phone_number": "260970000001"} }},
+		valid: func(t *T) map[string]any { return map[string]any{"phone_number": t.Inputs().ApprovingPhone} }},
 	{op: "processPayout", branch: "bank",
-		setup: func(*T) string { return "/v1/payment/payouts/process" },
+		setup: func(*T) string { return api.OpProcessPayout.URL() },
 		valid: func(t *T) map[string]any {
 			_, hook := t.Hook()
-			return t.BankPayout("0000000001", hook)
+			return t.BankPayout(t.Inputs().CreditedAccount, hook)
 		}},
 	{op: "processPayout", branch: "mobile_number",
-		setup: func(*T) string { return "/v1/payment/payouts/process" },
+		setup: func(*T) string { return api.OpProcessPayout.URL() },
 		valid: func(t *T) map[string]any {
 			_, hook := t.Hook()
-			b := t.MobilePayout("260960000001", hook)
+			b := t.MobilePayout(t.Inputs().CreditedWallet, hook)
 			b["narration"] = "conform"
 			return b
 		}},
 	{op: "createWebhookEndpoint", extension: true,
-		setup: func(*T) string { return "/v1/webhooks" },
+		setup: func(*T) string { return api.OpCreateWebhookEndpoint.URL() },
 		valid: func(t *T) map[string]any {
 			_, hook := t.Hook()
 			return map[string]any{"url": hook, "events": []any{"payout.success"}, "description": "conform", "enabled": false}
@@ -68,7 +70,7 @@ var bodyTargets = []bodyTarget{
 		setup: func(t *T) string {
 			_, hook := t.Hook()
 			id := t.CreateEndpoint(map[string]any{"url": hook, "events": []any{"payout.success"}, "enabled": false}).Str("/data/id")
-			return "/v1/webhooks/" + url.PathEscape(id)
+			return api.OpUpdateWebhookEndpoint.URL(id)
 		},
 		valid: func(t *T) map[string]any {
 			_, hook := t.Hook()
@@ -78,7 +80,7 @@ var bodyTargets = []bodyTarget{
 		setup: func(t *T) string {
 			_, hook := t.Hook()
 			id := t.CreateEndpoint(map[string]any{"url": hook, "events": []any{"payout.success"}, "enabled": false}).Str("/data/id")
-			return "/v1/webhooks/" + url.PathEscape(id) + "/rotate-secret"
+			return api.OpRotateWebhookEndpointSecret.URL(id)
 		},
 		valid: func(*T) map[string]any { return map[string]any{"grace_period_seconds": 60} }},
 }
@@ -117,16 +119,16 @@ func negativeCheck(bt bodyTarget, op *openapi.Operation, id string, m mutation) 
 	what := strings.ReplaceAll(m.name, ".", " ")
 	return &Check{
 		ID: id, Category: CategoryNegative, Covers: []string{op.ID}, Extension: bt.extension,
-		Doc: fmt.Sprintf("%s with %s is rejected with 400 (code 1000) naming %q", op.ID, what, m.pointer),
+		Doc: fmt.Sprintf("%s, naming %q", errorDoc(op.ID+" with "+what, api.CodeValidationFailed), m.pointer),
 		Run: func(t *T) {
 			path := bt.setup(t)
 			body := bt.valid(t)
 			m.apply(body)
 			ex := t.Do(op.Method, path, body)
 			if ex.Status/100 == 2 && op.ID == "createWebhookEndpoint" {
-				t.Do(http.MethodDelete, "/v1/webhooks/"+url.PathEscape(ex.Str("/data/id")), nil)
+				t.Do(api.OpDeleteWebhookEndpoint.Method, api.OpDeleteWebhookEndpoint.URL(ex.Str("/data/id")), nil)
 			}
-			t.ExpectError(ex, http.StatusBadRequest, 1000, m.pointer)
+			t.ExpectError(ex, api.CodeValidationFailed, m.pointer)
 		},
 	}
 }
@@ -282,33 +284,30 @@ func derivedAuthChecks(spec *openapi.Spec) []*Check {
 		if len(op.KeyHeaders) == 0 {
 			continue
 		}
-		needsSecret := false
-		for _, h := range op.KeyHeaders[0] {
-			needsSecret = needsSecret || h == "secret-key"
-		}
-		ext := strings.HasPrefix(op.Path, "/v1/webhooks")
-		add := func(name, doc string, code int, opts func(t *T) []ReqOption) {
+		needsSecret := slices.Contains(op.KeyHeaders[0], api.HeaderSecretKey)
+		ext := isExtension(op.ID)
+		add := func(name, doc string, code api.ErrorCode, opts func(t *T) []ReqOption) {
 			checks = append(checks, &Check{
 				ID: "auth." + op.ID + "." + name, Category: CategoryAuth, Covers: []string{op.ID}, Extension: ext,
-				Doc: fmt.Sprintf("%s %s is rejected with 401 (code %d)", op.ID, doc, code),
+				Doc: fmt.Sprintf("%s %s is rejected with %d (code %d)", op.ID, doc, code.HTTPStatus(), code),
 				Run: func(t *T) {
 					path, body := authRequest(t, op)
-					t.ExpectError(t.Do(op.Method, path, body, opts(t)...), http.StatusUnauthorized, code)
+					t.ExpectError(t.Do(op.Method, path, body, opts(t)...), code)
 				},
 			})
 		}
-		add("no-keys", "without any key header", 2000, func(*T) []ReqOption { return []ReqOption{WithoutKeys()} })
-		add("wrong-public-key", "with an unknown public key", 2001, func(t *T) []ReqOption {
+		add("no-keys", "without any key header", api.CodeMissingAPIKey, func(*T) []ReqOption { return []ReqOption{WithoutKeys()} })
+		add("wrong-public-key", "with an unknown public key", api.CodeInvalidAPIKey, func(t *T) []ReqOption {
 			return []ReqOption{WithKeys(Keys{Public: "pk_conform_unknown", Secret: t.suite.cfg.Keys.Secret})}
 		})
 		if needsSecret {
-			add("no-secret-key", "without the secret-key header", 2000, func(*T) []ReqOption {
+			add("no-secret-key", "without the secret-key header", api.CodeMissingAPIKey, func(*T) []ReqOption {
 				return []ReqOption{WithoutKeyHeader("secret-key")}
 			})
-			add("wrong-secret-key", "with a wrong secret key", 2001, func(t *T) []ReqOption {
+			add("wrong-secret-key", "with a wrong secret key", api.CodeInvalidAPIKey, func(t *T) []ReqOption {
 				return []ReqOption{WithKeys(Keys{Public: t.suite.cfg.Keys.Public, Secret: "sk_conform_wrong"})}
 			})
-			add("keys-swapped", "with the public and secret keys swapped", 2001, func(t *T) []ReqOption {
+			add("keys-swapped", "with the public and secret keys swapped", api.CodeInvalidAPIKey, func(t *T) []ReqOption {
 				k := t.suite.cfg.Keys
 				return []ReqOption{WithKeys(Keys{Public: k.Secret, Secret: k.Public})}
 			})
@@ -320,7 +319,7 @@ func derivedAuthChecks(spec *openapi.Spec) []*Check {
 // authRequest builds an otherwise valid request for op: path parameters name objects that need not
 // exist (auth comes first), and bodies are valid.
 func authRequest(t *T, op *openapi.Operation) (string, any) {
-	path := regexp.MustCompile(`\{[^}]+\}`).ReplaceAllString(op.Path, "conform-unknown-id")
+	path := regexp.MustCompile(`\{[^}]+\}`).ReplaceAllString(op.Path, unknownID)
 	switch op.ID {
 	case "listBanks":
 		return path + "?country=ZM", nil

@@ -1,7 +1,10 @@
 package contracttests
 
 import (
-	"bytes"
+	"path"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"fmt"
 	"net/http"
 	"strings"
@@ -15,7 +18,7 @@ func referenceChecks() []*Check {
 		{ID: "reference.countries", Category: CategoryReference, Covers: []string{"listCountries"},
 			Doc: "GET /v1/countries lists at least one country with id, name, country_code and currency_code",
 			Run: func(t *T) {
-				ex := t.Do(http.MethodGet, "/v1/countries", nil)
+				ex := t.Do(api.OpListCountries.Method, api.OpListCountries.URL(), nil)
 				t.RequireStatus(ex, http.StatusOK)
 				if list, _ := ex.Get("/data").([]any); len(list) == 0 {
 					t.Errorf("no country listed; payouts need at least one")
@@ -24,10 +27,10 @@ func referenceChecks() []*Check {
 		{ID: "reference.banks", Category: CategoryReference, Covers: []string{"listCountries", "listBanks"},
 			Doc: "every listed country has banks, and each bank belongs to the country asked for",
 			Run: func(t *T) {
-				countries, _ := t.Do(http.MethodGet, "/v1/countries", nil).Get("/data").([]any)
+				countries, _ := t.Do(api.OpListCountries.Method, api.OpListCountries.URL(), nil).Get("/data").([]any)
 				for _, c := range countries {
 					code, _ := c.(map[string]any)["country_code"].(string)
-					ex := t.Do(http.MethodGet, "/v1/payment/banks?country="+code, nil)
+					ex := t.Do(api.OpListBanks.Method, api.OpListBanks.URL()+"?country="+code, nil)
 					if !t.ExpectStatus(ex, http.StatusOK) {
 						continue
 					}
@@ -45,78 +48,79 @@ func referenceChecks() []*Check {
 		{ID: "reference.banks.unknown-country", Category: CategoryReference, Covers: []string{"listBanks"},
 			Doc: "banks of an unknown country code are rejected with 400 naming query.country",
 			Run: func(t *T) {
-				t.ExpectError(t.Do(http.MethodGet, "/v1/payment/banks?country=QQ", nil), http.StatusBadRequest, 1000, "query.country")
+				t.ExpectError(t.Do(api.OpListBanks.Method, api.OpListBanks.URL()+"?country=QQ", nil), api.CodeValidationFailed, "query.country")
 			}},
 		{ID: "reference.banks.missing-country", Category: CategoryReference, Covers: []string{"listBanks"},
 			Doc: "banks without ?country= are rejected with 400 naming query.country",
 			Run: func(t *T) {
-				t.ExpectError(t.Do(http.MethodGet, "/v1/payment/banks", nil), http.StatusBadRequest, 1000, "query.country")
+				t.ExpectError(t.Do(api.OpListBanks.Method, api.OpListBanks.URL(), nil), api.CodeValidationFailed, "query.country")
 			}},
 	}
 }
 
 // protocolTarget is an operation with a JSON body, for malformed-body checks.
 type protocolTarget struct {
-	op, method, path string
-	extension        bool
+	op     api.Operation
+	params []string // path parameter values: an id that does not exist, since the body is refused first
 }
 
+func (p protocolTarget) path() string { return p.op.URL(p.params...) }
+
 var protocolTargets = []protocolTarget{
-	{"initializePayment", http.MethodPost, "/v1/payment/init", false},
-	{"completePayment", http.MethodPost, "/v1/payment/pay/conform-unknown-id", false},
-	{"processPayout", http.MethodPost, "/v1/payment/payouts/process", false},
-	{"createWebhookEndpoint", http.MethodPost, "/v1/webhooks", true},
-	{"updateWebhookEndpoint", http.MethodPatch, "/v1/webhooks/conform-unknown-id", true},
-	{"rotateWebhookEndpointSecret", http.MethodPost, "/v1/webhooks/conform-unknown-id/rotate-secret", true},
+	{api.OpInitializePayment, nil},
+	{api.OpCompletePayment, []string{unknownID}},
+	{api.OpProcessPayout, nil},
+	{api.OpCreateWebhookEndpoint, nil},
+	{api.OpUpdateWebhookEndpoint, []string{unknownID}},
+	{api.OpRotateWebhookEndpointSecret, []string{unknownID}},
 }
 
 func protocolChecks() []*Check {
 	var checks []*Check
 	for _, p := range protocolTargets {
 		checks = append(checks,
-			&Check{ID: "negative." + p.op + ".malformed-json", Category: CategoryNegative, Covers: []string{p.op}, Extension: p.extension,
-				Doc: p.op + " with a body that is not JSON is rejected with 400 (code 1001)",
+			&Check{ID: "negative." + p.op.ID + ".malformed-json", Category: CategoryNegative, Covers: []string{p.op.ID}, Extension: p.op.Extension,
+				Doc: errorDoc(p.op.ID+" with a body that is not JSON", api.CodeMalformedJSON),
 				Run: func(t *T) {
-					t.ExpectError(t.Do(p.method, p.path, nil, WithRawBody("application/json", []byte(`{"amount": 1,`))), http.StatusBadRequest, 1001)
+					t.ExpectError(t.Do(p.op.Method, p.path(), nil, WithRawBody("application/json", []byte(`{"amount": 1,`))), api.CodeMalformedJSON)
 				}},
-			&Check{ID: "negative." + p.op + ".wrong-content-type", Category: CategoryNegative, Covers: []string{p.op}, Extension: p.extension,
-				Doc: p.op + " with a form-encoded body is rejected with 415 (code 1002)",
+			&Check{ID: "negative." + p.op.ID + ".wrong-content-type", Category: CategoryNegative, Covers: []string{p.op.ID}, Extension: p.op.Extension,
+				Doc: errorDoc(p.op.ID+" with a form-encoded body", api.CodeUnsupportedMediaType),
 				Run: func(t *T) {
-					t.ExpectError(t.Do(p.method, p.path, nil, WithRawBody("application/x-www-form-urlencoded", []byte("amount=1"))),
-						http.StatusUnsupportedMediaType, 1002, "header.content-type")
+					t.ExpectError(t.Do(p.op.Method, p.path(), nil, WithRawBody("application/x-www-form-urlencoded", []byte("amount=1"))),
+						api.CodeUnsupportedMediaType, "header.content-type")
 				}})
 	}
 	checks = append(checks,
 		&Check{ID: "negative.processPayout.body-too-large", Category: CategoryNegative, Covers: []string{"processPayout"},
-			Doc: "a body over 1 MiB is rejected with 413 (code 1003)",
+			Doc: errorDoc("a body over 1 MiB", api.CodePayloadTooLarge),
 			Run: func(t *T) {
 				big := []byte(`{"narration":"` + strings.Repeat("a", 1<<20+10) + `"}`)
-				t.ExpectError(t.Do(http.MethodPost, "/v1/payment/payouts/process", nil, WithRawBody("application/json", big)),
-					http.StatusRequestEntityTooLarge, 1003)
+				t.ExpectError(t.Do(api.OpProcessPayout.Method, api.OpProcessPayout.URL(), nil, WithRawBody("application/json", big)), api.CodePayloadTooLarge)
 			}},
 		&Check{ID: "negative.unknown-path", Category: CategoryNegative,
-			Doc: "a path the spec does not document answers 404 with the error envelope (code 3000)",
+			Doc: errorDoc("a path the spec does not document", api.CodeNotFound),
 			Run: func(t *T) {
-				t.ExpectError(t.Do(http.MethodGet, "/v1/conform-no-such-path", nil), http.StatusNotFound, 3000)
+				t.ExpectError(t.Do(http.MethodGet, path.Dir(api.OpListCountries.Path)+"/conform-no-such-path", nil), api.CodeNotFound)
 			}},
 		&Check{ID: "negative.unknown-method", Category: CategoryNegative, Covers: []string{"listCountries"},
-			Doc: "a method the spec does not document on a known path answers 405 with the error envelope (code 3001)",
+			Doc: errorDoc("a method the spec does not document on a known path", api.CodeMethodNotAllowed),
 			Run: func(t *T) {
-				t.ExpectError(t.Do(http.MethodDelete, "/v1/countries", nil), http.StatusMethodNotAllowed, 3001)
+				t.ExpectError(t.Do(http.MethodDelete, api.OpListCountries.URL(), nil), api.CodeMethodNotAllowed)
 			}},
 		&Check{ID: "negative.processPayout.unknown-country", Category: CategoryNegative, Covers: []string{"processPayout"},
 			Doc: "a payout to a countryId that does not exist is rejected with 400 naming /countryId",
 			Run: func(t *T) {
 				b := t.MobilePayout("", "")
 				b["countryId"] = "conform-no-such-country"
-				t.ExpectError(t.Do(http.MethodPost, "/v1/payment/payouts/process", b), http.StatusBadRequest, 1000, "/countryId")
+				t.ExpectError(t.Do(api.OpProcessPayout.Method, api.OpProcessPayout.URL(), b), api.CodeValidationFailed, "/countryId")
 			}},
 		&Check{ID: "negative.processPayout.unknown-bank", Category: CategoryNegative, Covers: []string{"processPayout"},
 			Doc: "a bank payout to a bank_id that does not exist is rejected with 400 naming /bank_id",
 			Run: func(t *T) {
-				b := t.BankPayout("0000000001", "")
+				b := t.BankPayout(t.Inputs().CreditedAccount, "")
 				b["bank_id"] = "conform-no-such-bank"
-				t.ExpectError(t.Do(http.MethodPost, "/v1/payment/payouts/process", b), http.StatusBadRequest, 1000, "/bank_id")
+				t.ExpectError(t.Do(api.OpProcessPayout.Method, api.OpProcessPayout.URL(), b), api.CodeValidationFailed, "/bank_id")
 			}},
 		&Check{ID: "negative.processPayout.bank-of-other-country", Category: CategoryNegative, Covers: []string{"processPayout"},
 			Doc: "a bank payout to a bank of another country is rejected with 400 naming /bank_id",
@@ -125,9 +129,9 @@ func protocolChecks() []*Check {
 				if rd.OtherBankID == "" {
 					t.Skip("the target lists banks of one country only")
 				}
-				b := t.BankPayout("0000000001", "")
+				b := t.BankPayout(t.Inputs().CreditedAccount, "")
 				b["bank_id"] = rd.OtherBankID
-				t.ExpectError(t.Do(http.MethodPost, "/v1/payment/payouts/process", b), http.StatusBadRequest, 1000, "/bank_id")
+				t.ExpectError(t.Do(api.OpProcessPayout.Method, api.OpProcessPayout.URL(), b), api.CodeValidationFailed, "/bank_id")
 			}},
 		&Check{ID: "negative.initializePayment.unknown-country", Category: CategoryNegative, Covers: []string{"initializePayment"},
 			Doc: "a payment in a country the service does not support is rejected with 400 naming /country",
@@ -136,22 +140,18 @@ func protocolChecks() []*Check {
 				_, hook := t.Hook()
 				body := map[string]any{"currency": rd.Currency, "country": "QQ", "narration": "conform", "method": "mobilemoney",
 					"amount": 1, "webhook_url": hook}
-				t.ExpectError(t.Do(http.MethodPost, "/v1/payment/init", body), http.StatusBadRequest, 1000, "/country")
+				t.ExpectError(t.Do(api.OpInitializePayment.Method, api.OpInitializePayment.URL(), body), api.CodeValidationFailed, "/country")
 			}},
 	)
-	for _, nf := range []struct{ op, method, path string }{
-		{"getPayout", http.MethodGet, "/v1/payment/payouts/conform-unknown-id"},
-		{"getTransactionStatus", http.MethodGet, "/v1/payment/transactions/conform-unknown-id/check"},
-		{"completePayment", http.MethodPost, "/v1/payment/pay/conform-unknown-id"},
-	} {
-		checks = append(checks, &Check{ID: "negative." + nf.op + ".not-found", Category: CategoryNegative, Covers: []string{nf.op},
-			Doc: fmt.Sprintf("%s of an id that does not exist answers 404 (code 3000)", nf.op),
+	for _, nf := range []api.Operation{api.OpGetPayout, api.OpGetTransactionStatus, api.OpCompletePayment} {
+		checks = append(checks, &Check{ID: "negative." + nf.ID + ".not-found", Category: CategoryNegative, Covers: []string{nf.ID},
+			Doc: fmt.Sprintf("%s of an id that does not exist answers %d (code %d)", nf.ID, api.CodeNotFound.HTTPStatus(), api.CodeNotFound),
 			Run: func(t *T) {
 				var opts []ReqOption
-				if nf.method == http.MethodPost {
-					opts = append(opts, WithRawBody("application/json", bytes.TrimSpace([]byte(`{"phone_number":"260970000001"}`))))
+				if nf.Method == http.MethodPost {
+					opts = append(opts, WithRawBody("application/json", []byte(`{"phone_number":"`+t.Inputs().ApprovingPhone+`"}`)))
 				}
-				t.ExpectError(t.Do(nf.method, nf.path, nil, opts...), http.StatusNotFound, 3000)
+				t.ExpectError(t.Do(nf.Method, nf.URL(unknownID), nil, opts...), api.CodeNotFound)
 			}})
 	}
 	return checks

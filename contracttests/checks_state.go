@@ -1,6 +1,8 @@
 package contracttests
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"fmt"
 	"net/http"
 
@@ -51,26 +53,26 @@ func stateChecks(tv openapi.TestValues) []*Check {
 				payoutLifecycle(t, t.MobilePayout("", hook), path, openapi.Outcome{Status: "success"})
 			}},
 		&Check{ID: "state.payment.complete-twice", Category: CategoryState, Covers: []string{"completePayment"},
-			Doc: "completing a payment that is no longer pending is rejected with 422 (code 5000)",
+			Doc: errorDoc("completing a payment that is no longer pending", api.CodeInvalidState),
 			Run: func(t *T) {
 				_, hook := t.Hook()
-				ref := t.InitPayment("260970000001", hook, nil).Str("/data/paymentReference")
+				ref := t.InitPayment(t.Inputs().ApprovingPhone, hook, nil).Str("/data/paymentReference")
 				t.RequireStatus(t.CompletePayment(ref, nil), http.StatusAccepted)
-				t.ExpectError(t.CompletePayment(ref, nil), http.StatusUnprocessableEntity, 5000)
+				t.ExpectError(t.CompletePayment(ref, nil), api.CodeInvalidState)
 			}},
 		&Check{ID: "state.payment.complete-without-phone", Category: CategoryState, Covers: []string{"completePayment"},
 			Doc: "completing a payment with no phone number at init or in the body is rejected with 400 naming /phone_number",
 			Run: func(t *T) {
 				_, hook := t.Hook()
 				ref := t.InitPayment("", hook, nil).Str("/data/paymentReference")
-				t.ExpectError(t.CompletePayment(ref, nil), http.StatusBadRequest, 1000, "/phone_number")
+				t.ExpectError(t.CompletePayment(ref, nil), api.CodeValidationFailed, "/phone_number")
 			}},
 		&Check{ID: "state.payment.phone-at-complete", Category: CategoryState, Covers: []string{"initializePayment", "completePayment"},
 			Doc: "a phone number given at completion (not at init) is used: the payment moves to processing",
 			Run: func(t *T) {
 				_, hook := t.Hook()
 				ref := t.InitPayment("", hook, nil).Str("/data/paymentReference")
-				ex := t.CompletePayment(ref, map[string]any{"phone_number": "260970000001"})
+				ex := t.CompletePayment(ref, map[string]any{"phone_number": t.Inputs().ApprovingPhone})
 				t.RequireStatus(ex, http.StatusAccepted)
 				if s := ex.Str("/data/status"); s != "processing" {
 					t.Errorf("after completion the payment must be processing, got %q", s)
@@ -80,7 +82,7 @@ func stateChecks(tv openapi.TestValues) []*Check {
 			Doc: "an initialized payment is pending, by paymentReference and by merchant reference, and the customer is not contacted",
 			Run: func(t *T) {
 				path, hook := t.Hook()
-				init := t.InitPayment("260970000001", hook, nil)
+				init := t.InitPayment(t.Inputs().ApprovingPhone, hook, nil)
 				if s := init.Str("/data/status"); s != "pending" {
 					t.Errorf("a new payment must be pending, got %q", s)
 				}

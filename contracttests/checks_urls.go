@@ -1,10 +1,11 @@
 package contracttests
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strconv"
 )
 
@@ -33,29 +34,29 @@ var unusableWebhookURLs = []string{
 func urlChecks() []*Check {
 	var checks []*Check
 	for _, target := range []struct {
-		op, path, field string
-		extension       bool
-		body            func(t *T, url string) map[string]any
+		op    api.Operation
+		field string
+		body  func(t *T, url string) map[string]any
 	}{
-		{"initializePayment", "/v1/payment/init", "/webhook_url", false, func(t *T, url string) map[string]any {
+		{api.OpInitializePayment, "/webhook_url", func(t *T, url string) map[string]any {
 			rd := t.RefData()
 			return map[string]any{"currency": rd.Currency, "country": rd.CountryCode, "narration": "conform", "method": "mobilemoney",
 				"amount": 1, "webhook_url": url}
 		}},
-		{"processPayout", "/v1/payment/payouts/process", "/webhook_url", false, func(t *T, url string) map[string]any {
+		{api.OpProcessPayout, "/webhook_url", func(t *T, url string) map[string]any {
 			return t.MobilePayout("", url)
 		}},
-		{"createWebhookEndpoint", "/v1/webhooks", "/url", true, func(_ *T, url string) map[string]any {
+		{api.OpCreateWebhookEndpoint, "/url", func(_ *T, url string) map[string]any {
 			return map[string]any{"url": url, "events": []string{"payout.success"}}
 		}},
 	} {
-		checks = append(checks, &Check{ID: "negative." + target.op + ".unusable-webhook-url", Category: CategoryNegative,
-			Covers: []string{target.op}, Extension: target.extension,
+		checks = append(checks, &Check{ID: "negative." + target.op.ID + ".unusable-webhook-url", Category: CategoryNegative,
+			Covers: []string{target.op.ID}, Extension: target.op.Extension,
 			Doc: fmt.Sprintf("%d URLs no client can deliver to (Unicode spaces, controls, no host, unparsable) are each refused with 400 naming %s",
 				len(unusableWebhookURLs), target.field),
 			Run: func(t *T) {
 				for _, u := range unusableWebhookURLs {
-					if !t.ExpectError(t.Do(http.MethodPost, target.path, target.body(t, u)), http.StatusBadRequest, 1000, target.field) {
+					if !t.ExpectError(t.Do(target.op.Method, target.op.URL(), target.body(t, u)), api.CodeValidationFailed, target.field) {
 						t.Errorf("the webhook URL %s was not refused as the contract's WebhookURL rule requires", strconv.QuoteToASCII(u))
 					}
 				}

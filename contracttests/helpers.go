@@ -1,9 +1,12 @@
 package contracttests
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync"
 	"time"
@@ -37,7 +40,7 @@ func (t *T) RefData() RefData {
 
 func (t *T) loadRefData() (RefData, error) {
 	var rd RefData
-	ex := t.Do(http.MethodGet, "/v1/countries", nil)
+	ex := t.Do(api.OpListCountries.Method, api.OpListCountries.URL(), nil)
 	if ex.Status != http.StatusOK {
 		return rd, fmt.Errorf("GET /v1/countries answered %d", ex.Status)
 	}
@@ -58,10 +61,10 @@ func (t *T) loadRefData() (RefData, error) {
 			rd = p
 		}
 	}
-	banks := t.Do(http.MethodGet, "/v1/payment/banks?country="+rd.CountryCode, nil)
+	banks := t.Do(api.OpListBanks.Method, api.OpListBanks.URL()+"?country="+url.QueryEscape(rd.CountryCode), nil)
 	list, _ := banks.Get("/data").([]any)
 	if len(list) == 0 {
-		return rd, fmt.Errorf("GET /v1/payment/banks?country=%s returned no bank", rd.CountryCode)
+		return rd, fmt.Errorf("%s %s?country=%s returned no bank", api.OpListBanks.Method, api.OpListBanks.Path, rd.CountryCode)
 	}
 	rd.BankID, _ = list[0].(map[string]any)["id"].(string)
 	for _, c := range countries {
@@ -69,7 +72,7 @@ func (t *T) loadRefData() (RefData, error) {
 		if other.CountryCode == rd.CountryCode {
 			continue
 		}
-		ob := t.Do(http.MethodGet, "/v1/payment/banks?country="+other.CountryCode, nil)
+		ob := t.Do(api.OpListBanks.Method, api.OpListBanks.URL()+"?country="+url.QueryEscape(other.CountryCode), nil)
 		if l, _ := ob.Get("/data").([]any); len(l) > 0 {
 			rd.OtherBankID, _ = l[0].(map[string]any)["id"].(string)
 			break
@@ -169,3 +172,19 @@ func (t *T) Receiver() *Receiver { return t.suite.receiver }
 
 // StallTime is how long the receiver stalls to make the target time out.
 func (t *T) StallTime() time.Duration { return t.suite.cfg.WebhookStall }
+
+// unknownID is a path parameter value no implementation has issued, for not-found checks.
+const unknownID = "conform-unknown-id"
+
+// isExtension reports whether the operation belongs to an extension of the contract (a tag marked
+// x-malipo-extension), which a target may leave out.
+func isExtension(operationID string) bool {
+	op, ok := api.OperationByID(operationID)
+	return ok && op.Extension
+}
+
+// errorDoc words a check that expects an error: "<what> is rejected with <status> (code <code>)", with
+// the status from the document's error table.
+func errorDoc(what string, code api.ErrorCode) string {
+	return fmt.Sprintf("%s is rejected with %d (code %d)", what, code.HTTPStatus(), code)
+}

@@ -1,6 +1,8 @@
 package contracttests
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"context"
 	"errors"
 	"fmt"
@@ -107,6 +109,7 @@ type suite struct {
 	ref        refCache
 	// errorStatuses is the spec's error table (code → HTTP status); ExpectError checks itself against it.
 	errorStatuses map[int]int
+	inputs        Inputs
 }
 
 // Run runs the selected checks against the target and reports to every reporter. It returns an error
@@ -130,7 +133,12 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...Reporter
 	if err != nil {
 		return nil, fmt.Errorf("load the contract's error table: %w", err)
 	}
-	s := &suite{cfg: cfg, spec: spec, client: cfg.HTTPClient, receiver: receiver, coverage: newCoverage(spec), errorStatuses: statuses}
+	inputs, err := inputsFrom(spec)
+	if err != nil {
+		return nil, fmt.Errorf("choose test values from the contract: %w", err)
+	}
+	s := &suite{cfg: cfg, spec: spec, client: cfg.HTTPClient, receiver: receiver, coverage: newCoverage(spec),
+		errorStatuses: statuses, inputs: inputs}
 	if err := s.probe(ctx); err != nil {
 		return nil, err
 	}
@@ -188,11 +196,11 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...Reporter
 
 // probe checks that the target answers at all and whether it has the webhook-endpoint extension.
 func (s *suite) probe(ctx context.Context) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.cfg.BaseURL+"/v1/webhooks", nil)
+	req, err := http.NewRequestWithContext(ctx, api.OpListWebhookEndpoints.Method, s.cfg.BaseURL+api.OpListWebhookEndpoints.URL(), nil)
 	if err != nil {
 		return fmt.Errorf("target %q: %w", s.cfg.BaseURL, err)
 	}
-	req.Header.Set("public-key", s.cfg.Keys.Public)
+	req.Header.Set(api.HeaderPublicKey, s.cfg.Keys.Public)
 	req.Header.Set("secret-key", s.cfg.Keys.Secret)
 	resp, err := s.client.Do(req)
 	if err != nil {

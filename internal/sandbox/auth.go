@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"crypto/subtle"
 	"fmt"
 	"net/http"
@@ -38,17 +40,17 @@ func (s *Server) authenticate(op *openapi.Operation, h http.Header) (*merchant, 
 		for i, f := range missing {
 			names[i] = strings.TrimPrefix(f.Field, "header.")
 		}
-		return nil, s.fail(codeMissingAPIKey, fmt.Sprintf("The %s header is missing. Send the merchant's %s in the %s header.",
+		return nil, s.fail(api.CodeMissingAPIKey, fmt.Sprintf("The %s header is missing. Send the merchant's %s in the %s header.",
 			strings.Join(names, " and "), keyWords(names), strings.Join(names, " and ")), missing, nil)
 	}
 	m := s.merchantByPublicKey(strings.TrimSpace(h.Get(headerPublicKey)))
 	if m == nil {
-		return nil, s.fail(codeInvalidAPIKey, "The public-key is not valid. Use the public key of your merchant account (the sandbox prints it at start-up).",
+		return nil, s.fail(api.CodeInvalidAPIKey, "The public-key is not valid. Use the public key of your merchant account (the sandbox prints it at start-up).",
 			[]FieldError{{Field: "header." + headerPublicKey, Reason: "unknown key"}}, nil)
 	}
 	if contains(needed, headerSecretKey) && !s.fault(FaultSecretKeyNotChecked) &&
 		!equalConstantTime(m.secretKey, strings.TrimSpace(h.Get(headerSecretKey))) {
-		return nil, s.fail(codeInvalidAPIKey, "The secret-key is not valid for this public-key. Send the secret key that belongs to the same merchant as the public key.",
+		return nil, s.fail(api.CodeInvalidAPIKey, "The secret-key is not valid for this public-key. Send the secret key that belongs to the same merchant as the public key.",
 			[]FieldError{{Field: "header." + headerSecretKey, Reason: "not the secret key of this merchant"}}, nil)
 	}
 	return m, nil

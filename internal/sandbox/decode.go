@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,7 +28,7 @@ func (s *Server) decode(body []byte, v any) *response {
 		}
 		return s.invalid(FieldError{Field: field, Reason: fmt.Sprintf("cannot be used as %s: %s", goTypeWord(te.Type.Kind().String()), te.Value)})
 	}
-	return s.fail(codeMalformedJSON, "The request body is not valid JSON: "+err.Error()+". Send a JSON object.",
+	return s.fail(api.CodeMalformedJSON, "The request body is not valid JSON: "+err.Error()+". Send a JSON object.",
 		[]FieldError{{Field: "", Reason: "not valid JSON"}}, nil)
 }
 

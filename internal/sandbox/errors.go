@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"bytes"
 	"encoding/json"
 	"net/http"
@@ -9,48 +11,17 @@ import (
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
-// Error codes of the spec's ErrorCode table. The HTTP status of each comes from the document
-// (x-malipo-http-status), not from here.
-const (
-	codeValidationFailed     = 1000
-	codeMalformedJSON        = 1001
-	codeUnsupportedMediaType = 1002
-	codePayloadTooLarge      = 1003
-	codeMissingAPIKey        = 2000
-	codeInvalidAPIKey        = 2001
-	codeNotFound             = 3000
-	codeMethodNotAllowed     = 3001
-	codeIdempotencyReused    = 4000
-	codeIdempotencyInUse     = 4001
-	codeDuplicateReference   = 4002
-	codeInvalidState         = 5000
-	codeInternal             = 9000
-)
-
 // FieldError is one entry of the error envelope's `errors`: the offending field as a JSON pointer
 // (`/amount`) or parameter (`header.secret-key`), and what is wrong with it.
-type FieldError struct {
-	Field  string `json:"field"`
-	Reason string `json:"reason"`
-}
+type FieldError = api.FieldError
 
-type errorData struct {
-	ExistingID string `json:"existing_id,omitempty"`
-}
-
-type errorEnvelope struct {
-	Status  string       `json:"status"`
-	Code    int          `json:"code"`
-	Message string       `json:"message"`
-	Errors  []FieldError `json:"errors"`
-	Data    *errorData   `json:"data,omitempty"`
-}
-
+// successEnvelope is the document's success envelope around any data; the generated *Response types
+// fix the data's type per operation, which a handler that returns `any` cannot use.
 type successEnvelope struct {
-	Status  string `json:"status"`
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-	Data    any    `json:"data"`
+	Status  api.SuccessStatus `json:"status"`
+	Code    int               `json:"code"`
+	Message string            `json:"message"`
+	Data    any               `json:"data"`
 }
 
 // response is a complete HTTP response built by a handler. Handlers return it instead of writing, so
@@ -95,7 +66,7 @@ func jsonResponse(status int, body []byte) *response {
 
 // success wraps data in the success envelope.
 func (s *Server) success(status int, message string, data any) *response {
-	body := marshal(successEnvelope{Status: "success", Code: 0, Message: message, Data: data})
+	body := marshal(successEnvelope{Status: api.SuccessStatusSuccess, Code: 0, Message: message, Data: data})
 	if body == nil {
 		return s.internalError("encode the response")
 	}
@@ -103,8 +74,8 @@ func (s *Server) success(status int, message string, data any) *response {
 }
 
 // fail builds the error envelope for code; the HTTP status is the one the spec's table fixes.
-func (s *Server) fail(code int, message string, fields []FieldError, data *errorData) *response {
-	status, ok := s.statuses[code]
+func (s *Server) fail(code api.ErrorCode, message string, fields []FieldError, data *api.ErrorData) *response {
+	status, ok := s.statuses[int(code)]
 	if !ok {
 		status = http.StatusInternalServerError
 	}
@@ -116,22 +87,22 @@ func (s *Server) fail(code int, message string, fields []FieldError, data *error
 	if fields == nil || s.fault(FaultErrorMissingFieldPointer) {
 		fields = []FieldError{}
 	}
-	body := marshal(errorEnvelope{Status: "error", Code: code, Message: message, Errors: fields, Data: data})
+	body := marshal(api.Error{Status: api.ErrorStatusError, Code: code, Message: message, Errors: fields, Data: data})
 	return jsonResponse(status, body)
 }
 
 func (s *Server) internalError(doing string) *response {
-	body := marshal(errorEnvelope{Status: "error", Code: codeInternal,
+	body := marshal(api.Error{Status: api.ErrorStatusError, Code: api.CodeInternalError,
 		Message: "An internal error occurred while trying to " + doing + "; retry with the same Idempotency-Key.", Errors: []FieldError{}})
 	return jsonResponse(http.StatusInternalServerError, body)
 }
 
 func (s *Server) invalid(fields ...FieldError) *response {
-	return s.fail(codeValidationFailed, "The request is invalid; see errors for each field.", fields, nil)
+	return s.fail(api.CodeValidationFailed, "The request is invalid; see errors for each field.", fields, nil)
 }
 
 func (s *Server) notFound(message string) *response {
-	return s.fail(codeNotFound, message, nil, nil)
+	return s.fail(api.CodeNotFound, message, nil, nil)
 }
 
 // violationsResponse turns contract violations of a request into the error envelope: content-type
@@ -152,7 +123,7 @@ func (s *Server) violationsResponse(vs openapi.Violations) *response {
 		}
 	}
 	if len(mediaType) > 0 {
-		return s.fail(codeUnsupportedMediaType, "The body's Content-Type is not supported; send application/json.", mediaType, nil)
+		return s.fail(api.CodeUnsupportedMediaType, "The body's Content-Type is not supported; send application/json.", mediaType, nil)
 	}
 	return s.invalid(fields...)
 }

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
@@ -58,7 +60,7 @@ func (s *Server) idempotent(req *request, h handlerFunc) *response {
 			if s.fault(FaultIdempotencyConflictIgnored) {
 				return h(s, req)
 			}
-			return s.fail(codeIdempotencyReused, "This Idempotency-Key was already used with a different request body. Use a new key for a new request, or resend the original body.",
+			return s.fail(api.CodeIdempotencyKeyReused, "This Idempotency-Key was already used with a different request body. Use a new key for a new request, or resend the original body.",
 				[]FieldError{{Field: "header.idempotency-key", Reason: "already used with a different body"}}, nil)
 		}
 		if cur.resp != nil {
@@ -104,7 +106,7 @@ func (s *Server) idempotent(req *request, h handlerFunc) *response {
 }
 
 func (s *Server) inUse() *response {
-	return s.fail(codeIdempotencyInUse, "The first request with this Idempotency-Key is still running; retry in a moment with the same key and body.",
+	return s.fail(api.CodeIdempotencyKeyInUse, "The first request with this Idempotency-Key is still running; retry in a moment with the same key and body.",
 		[]FieldError{{Field: "header.idempotency-key", Reason: "first request still running"}}, nil)
 }
 

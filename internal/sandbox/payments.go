@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"fmt"
 	"net/http"
 )
@@ -78,8 +80,8 @@ func (m *merchant) generateReference() string {
 }
 
 func (s *Server) duplicateReference(ref, holder string) *response {
-	return s.fail(codeDuplicateReference, fmt.Sprintf("The reference %s is already used by %s. Use a new reference.", ref, holder),
-		[]FieldError{{Field: "/reference", Reason: "already used"}}, &errorData{ExistingID: holder})
+	return s.fail(api.CodeDuplicateReference, fmt.Sprintf("The reference %s is already used by %s. Use a new reference.", ref, holder),
+		[]FieldError{{Field: "/reference", Reason: "already used"}}, &api.ErrorData{ExistingID: holder})
 }
 
 // completePayment sends the simulated push prompt: the payment moves to `processing` (event
@@ -99,7 +101,7 @@ func (s *Server) completePayment(req *request) *response {
 		return s.notFound(fmt.Sprintf("No payment %s exists for this merchant; use the paymentReference returned by initialize-payment.", ref))
 	}
 	if p.Status != "pending" && !s.fault(FaultCompleteNotPendingAccepted) {
-		return s.fail(codeInvalidState, fmt.Sprintf("Payment %s is %s; only a pending payment can be completed.", p.PaymentReference, p.Status), nil, nil)
+		return s.fail(api.CodeInvalidState, fmt.Sprintf("Payment %s is %s; only a pending payment can be completed.", p.PaymentReference, p.Status), nil, nil)
 	}
 	phone := in.PhoneNumber
 	if phone == "" {

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -84,7 +86,7 @@ func (s *Server) handle(r *http.Request, w http.ResponseWriter, opID *string) *r
 	op, params, allowed := s.routes.match(r.Method, r.URL.Path)
 	if op == nil {
 		if len(allowed) > 0 {
-			resp := s.fail(codeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; use %s.", r.Method, r.URL.Path, strings.Join(allowed, " or ")), nil, nil)
+			resp := s.fail(api.CodeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; use %s.", r.Method, r.URL.Path, strings.Join(allowed, " or ")), nil, nil)
 			resp.header.Set("Allow", strings.Join(allowed, ", "))
 			return resp
 		}
@@ -140,7 +142,7 @@ func withoutKeyHeaders(vs openapi.Violations) openapi.Violations {
 // the whole body.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, op *openapi.Operation) ([]byte, *response) {
 	tooLarge := func() *response {
-		return s.fail(codePayloadTooLarge, fmt.Sprintf("The request body is larger than %d bytes; send a smaller body.", MaxBodyBytes), nil, nil)
+		return s.fail(api.CodePayloadTooLarge, fmt.Sprintf("The request body is larger than %d bytes; send a smaller body.", MaxBodyBytes), nil, nil)
 	}
 	if r.ContentLength > MaxBodyBytes {
 		return nil, tooLarge()
@@ -154,7 +156,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, op *openapi.Op
 			if errors.As(err, &mbe) {
 				return nil, tooLarge()
 			}
-			return nil, s.fail(codeMalformedJSON, "The request body could not be read completely: "+err.Error()+". Send the whole body again.", []FieldError{{Field: "", Reason: "body could not be read"}}, nil)
+			return nil, s.fail(api.CodeMalformedJSON, "The request body could not be read completely: "+err.Error()+". Send the whole body again.", []FieldError{{Field: "", Reason: "body could not be read"}}, nil)
 		}
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
@@ -169,11 +171,11 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, op *openapi.Op
 		if shown == "" {
 			shown = "(none)"
 		}
-		return nil, s.fail(codeUnsupportedMediaType, fmt.Sprintf("Content-Type %s is not supported; send application/json.", shown),
+		return nil, s.fail(api.CodeUnsupportedMediaType, fmt.Sprintf("Content-Type %s is not supported; send application/json.", shown),
 			[]FieldError{{Field: "header.content-type", Reason: "must be application/json"}}, nil)
 	}
 	if !json.Valid(body) {
-		return nil, s.fail(codeMalformedJSON, "The request body is not valid JSON: "+jsonSyntaxError(body)+". Send a JSON object.",
+		return nil, s.fail(api.CodeMalformedJSON, "The request body is not valid JSON: "+jsonSyntaxError(body)+". Send a JSON object.",
 			[]FieldError{{Field: "", Reason: "not valid JSON"}}, nil)
 	}
 	return body, nil

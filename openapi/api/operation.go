@@ -18,6 +18,9 @@ type Operation struct {
 	Path string
 	// Summary is the operation's summary, for people.
 	Summary string
+	// Extension is true for operations of a tag marked x-malipo-extension (the webhook-endpoint
+	// extension): an implementation may leave them out and answer 404.
+	Extension bool
 
 	security  [][]string // alternatives, each a set of key headers
 	responses []string   // documented statuses ("201", "4XX")

@@ -143,12 +143,25 @@ func (g *generator) headers() error {
 
 // operations declares one Operation per path operation, and Operations in document order.
 func (g *generator) operations() error {
+	extensionTags := map[string]bool{}
+	for _, tag := range g.spec.Model().Tags {
+		if tag.Extensions == nil {
+			continue
+		}
+		if node, ok := tag.Extensions.Get("x-malipo-extension"); ok && node.Value == "true" {
+			extensionTags[tag.Name] = true
+		}
+	}
 	var list []string
 	for _, op := range g.spec.Operations() {
+		extension := false
+		for _, tag := range op.Op.Tags {
+			extension = extension || extensionTags[tag]
+		}
 		name := "Op" + GoName(op.ID)
 		list = append(list, name)
 		g.printf("// %s is `%s %s`: %s.\n", name, op.Method, op.Path, oneLine(op.Op.Summary))
-		g.printf("var %s = Operation{ID: %q, Method: %q, Path: %q, Summary: %q,\n", name, op.ID, op.Method, op.Path, oneLine(op.Op.Summary))
+		g.printf("var %s = Operation{ID: %q, Method: %q, Path: %q, Summary: %q, Extension: %t,\n", name, op.ID, op.Method, op.Path, oneLine(op.Op.Summary), extension)
 		g.printf("\tsecurity: [][]string{")
 		for _, req := range op.KeyHeaders {
 			g.printf("{")
