@@ -16,7 +16,7 @@ import (
 func referenceChecks() []*Check {
 	return []*Check{
 		{ID: "reference.countries", Category: CategoryReference, Covers: []string{"listCountries"},
-			Doc: "GET /v1/countries lists at least one country with id, name, country_code and currency_code",
+			Doc: api.OpListCountries.Method + " " + api.OpListCountries.Path + " lists at least one country with id, name, country_code and currency_code",
 			Run: func(t *T) {
 				ex := t.Do(api.OpListCountries.Method, api.OpListCountries.URL(), nil)
 				t.RequireStatus(ex, http.StatusOK)
@@ -40,7 +40,7 @@ func referenceChecks() []*Check {
 					}
 					for _, b := range banks {
 						if got, _ := b.(map[string]any)["country_code"].(string); got != code {
-							t.Errorf("GET /v1/payment/banks?country=%s returned a bank of %q", code, got)
+							t.Errorf("%s %s?country=%s returned a bank of %q", api.OpListBanks.Method, api.OpListBanks.Path, code, got)
 						}
 					}
 				}

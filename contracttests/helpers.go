@@ -3,7 +3,6 @@ package contracttests
 import (
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -42,11 +41,11 @@ func (t *T) loadRefData() (RefData, error) {
 	var rd RefData
 	ex := t.Do(api.OpListCountries.Method, api.OpListCountries.URL(), nil)
 	if ex.Status != http.StatusOK {
-		return rd, fmt.Errorf("GET /v1/countries answered %d", ex.Status)
+		return rd, fmt.Errorf("%s %s answered %d", api.OpListCountries.Method, api.OpListCountries.Path, ex.Status)
 	}
 	countries, _ := ex.Get("/data").([]any)
 	if len(countries) == 0 {
-		return rd, errors.New("GET /v1/countries returned no country; the suite needs at least one with a bank")
+		return rd, fmt.Errorf("%s %s returned no country; the suite needs at least one with a bank", api.OpListCountries.Method, api.OpListCountries.Path)
 	}
 	pick := func(c any) RefData {
 		m, _ := c.(map[string]any)

@@ -194,6 +194,9 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...Reporter
 	return sum, errors.Join(errs...)
 }
 
+// extensionProbe is the request whose 404 means the target lacks the webhook-endpoint extension.
+var extensionProbe = api.OpListWebhookEndpoints.Method + " " + api.OpListWebhookEndpoints.Path
+
 // probe checks that the target answers at all and whether it has the webhook-endpoint extension.
 func (s *suite) probe(ctx context.Context) error {
 	req, err := http.NewRequestWithContext(ctx, api.OpListWebhookEndpoints.Method, s.cfg.BaseURL+api.OpListWebhookEndpoints.URL(), nil)
@@ -230,11 +233,11 @@ func (s *suite) runOne(ctx context.Context, c *Check) Result {
 	res := Result{Check: c, ID: c.ID, Category: c.Category}
 	switch {
 	case c.Extension && !s.extensions && !s.cfg.RequireExtensions:
-		res.Outcome, res.SkipReason = Skipped, "the target does not implement the webhook-endpoint extension (GET /v1/webhooks answered 404)"
+		res.Outcome, res.SkipReason = Skipped, "the target does not implement the webhook-endpoint extension ("+extensionProbe+" answered 404)"
 		return res
 	case c.Extension && !s.extensions:
 		res.Outcome = Failed
-		res.Failures = []Failure{{Message: "the webhook-endpoint extension is required (--require-extensions) but GET /v1/webhooks answered 404"}}
+		res.Failures = []Failure{{Message: "the webhook-endpoint extension is required (--require-extensions) but " + extensionProbe + " answered 404"}}
 		return res
 	case c.NeedsSecondMerchant && s.cfg.OtherMerchant == nil:
 		res.Outcome, res.SkipReason = Skipped, "needs a second merchant's keys (--other-public-key, --other-secret-key)"

@@ -140,7 +140,7 @@ func (r *PayoutResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				PlanModifiers: replace,
 			},
 			"momo_phone_number": schema.StringAttribute{
-				MarkdownDescription: "Receiving wallet, E.164 digits without `+` (e.g. `260960000001`), for `transfer_to = " +
+				MarkdownDescription: "Receiving wallet, E.164 digits without `+` (e.g. `260971234567`), for `transfer_to = " +
 					"\"mobile_number\"`. Leave it out to pay the merchant's own wallet. Not allowed for `bank`.",
 				Optional:      true,
 				Validators:    phoneNumberValidators(),

@@ -61,7 +61,7 @@ func webhookURLValidators() []validator.String {
 
 func phoneNumberValidators() []validator.String {
 	return []validator.String{
-		stringvalidator.RegexMatches(phoneNumberPattern, "must be an E.164 number without the leading +: country code and number, 8 to 15 digits (e.g. 260960000001)"),
+		stringvalidator.RegexMatches(phoneNumberPattern, "must be an E.164 number without the leading +: country code and number, 8 to 15 digits (e.g. 260971234567)"),
 	}
 }
 

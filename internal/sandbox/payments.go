@@ -40,7 +40,7 @@ func (s *Server) initializePayment(req *request) *response {
 	}
 	country, ok := s.refdata.byCode[in.Country]
 	if !ok {
-		return s.invalid(FieldError{Field: "/country", Reason: "not a supported country code; see GET /v1/countries"})
+		return s.invalid(FieldError{Field: "/country", Reason: "not a supported country code; see " + seeCountries})
 	}
 	if in.Currency != country.CurrencyCode {
 		return s.invalid(FieldError{Field: "/currency", Reason: fmt.Sprintf("must be %s, the currency of %s", country.CurrencyCode, country.CountryCode)})

@@ -31,14 +31,14 @@ func (s *Server) processPayout(req *request) *response {
 	}
 	country, ok := s.refdata.byID[in.CountryID]
 	if !ok && !s.fault(FaultUnknownReferenceDataAccepted) {
-		return s.invalid(FieldError{Field: "/countryId", Reason: "no country has this id; see GET /v1/countries"})
+		return s.invalid(FieldError{Field: "/countryId", Reason: "no country has this id; see " + seeCountries})
 	}
 	switch in.TransferTo {
 	case "bank":
 		bank, ok := s.refdata.banksByID[in.BankID]
 		if !s.fault(FaultUnknownReferenceDataAccepted) {
 			if !ok {
-				return s.invalid(FieldError{Field: "/bank_id", Reason: "no bank has this id; see GET /v1/payment/banks"})
+				return s.invalid(FieldError{Field: "/bank_id", Reason: "no bank has this id; see " + seeBanks})
 			}
 			if bank.CountryCode != country.CountryCode {
 				return s.invalid(FieldError{Field: "/bank_id", Reason: fmt.Sprintf("the bank is in %s, not in %s (countryId %s)", bank.CountryCode, country.CountryCode, country.ID)})

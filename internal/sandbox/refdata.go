@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"net/http"
 	"sort"
 )
@@ -99,7 +101,13 @@ func (s *Server) listCountries(req *request) *response {
 func (s *Server) listBanks(req *request) *response {
 	code := req.r.URL.Query().Get("country")
 	if _, ok := s.refdata.byCode[code]; !ok {
-		return s.invalid(FieldError{Field: "query.country", Reason: "no supported country has this code; see GET /v1/countries"})
+		return s.invalid(FieldError{Field: "query.country", Reason: "no supported country has this code; see " + seeCountries})
 	}
 	return s.success(http.StatusOK, "Banks retrieved", s.refdata.banks[code])
 }
+
+// Where a field error sends the caller for the valid values.
+var (
+	seeCountries = api.OpListCountries.Method + " " + api.OpListCountries.Path
+	seeBanks     = api.OpListBanks.Method + " " + api.OpListBanks.Path
+)
