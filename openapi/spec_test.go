@@ -36,8 +36,9 @@ type mode struct {
 	spec *openapi.Spec
 }
 
-// The seed fixes these operations, paths and key headers; DESIGN.md adds the webhook-endpoint
-// extension. The document must declare exactly these.
+// The v1 API fixes these operations, paths and key headers (README, "The contract in brief"), plus the
+// webhook-endpoint extension. The document must declare exactly these: this is the one test that writes
+// them down independently of the document, so that an accidental edit of it cannot go unnoticed.
 func TestEveryDesignOperationIsDocumented(t *testing.T) {
 	both := [][]string{{"public-key", "secret-key"}}
 	public := [][]string{{"public-key"}}
@@ -80,7 +81,7 @@ func TestEveryDesignOperationIsDocumented(t *testing.T) {
 	for _, op := range s.Operations() {
 		got = append(got, op.ID)
 	}
-	assert.ElementsMatch(t, ids, got, "the document has operations DESIGN.md does not list, or lacks some")
+	assert.ElementsMatch(t, ids, got, "the document has operations the v1 API does not have, or lacks some")
 	assert.Equal(t, []string{"payment.failed", "payment.processing", "payment.success", "payout.failed", "payout.success"}, s.EventTypes())
 }
 

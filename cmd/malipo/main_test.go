@@ -119,8 +119,17 @@ func TestCommandLine(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			code := run(context.Background(), tt.args, &stdout, &stderr)
 			assert.Equal(t, tt.wantCode, code, "stderr: %s", stderr.String())
-			assert.Contains(t, stdout.String(), tt.stdout)
-			assert.Contains(t, stderr.String(), tt.stderr)
+			// An empty expectation means the stream must stay empty, not "contains the empty string".
+			for _, stream := range []struct {
+				name      string
+				got, want string
+			}{{"stdout", stdout.String(), tt.stdout}, {"stderr", stderr.String(), tt.stderr}} {
+				if stream.want == "" {
+					assert.Empty(t, stream.got, "nothing on %s", stream.name)
+				} else {
+					assert.Contains(t, stream.got, stream.want, stream.name)
+				}
+			}
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
@@ -73,6 +74,7 @@ type dispatcher struct {
 	s        *Server
 	client   *http.Client
 	sem      chan struct{}
+	blocked  atomic.Int32 // attempts waiting for a slot of sem: lets tests see the bound hold, not sleep on it
 	ctx      context.Context
 	cancel   context.CancelFunc
 	schedule []time.Duration
@@ -164,9 +166,12 @@ func (d *dispatcher) deliver(del *delivery) {
 		if n > 1 && d.s.fault(FaultUnstableWebhookID) {
 			webhookID = newID(prefixEvent)
 		}
+		d.blocked.Add(1)
 		select {
 		case d.sem <- struct{}{}:
+			d.blocked.Add(-1)
 		case <-d.ctx.Done():
+			d.blocked.Add(-1)
 			continue
 		}
 		att := d.attempt(del, target, webhookID, secrets, n)

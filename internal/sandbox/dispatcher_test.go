@@ -128,7 +128,10 @@ func TestDeliveryConcurrencyIsBounded(t *testing.T) {
 	e := newEnv(t, WithDeliveryConcurrency(limit))
 	var inFlight, peak atomic.Int32
 	release := make(chan struct{})
+	var releaseOnce sync.Once
+	unblock := func() { releaseOnce.Do(func() { close(release) }) }
 	rc := newReceiver(t)
+	t.Cleanup(unblock) // a failed assertion below must not leave the receiver's handlers blocked
 	rc.respond = func(received, int) (int, time.Duration) {
 		n := inFlight.Add(1)
 		for {
@@ -145,10 +148,13 @@ func TestDeliveryConcurrencyIsBounded(t *testing.T) {
 	for range payouts {
 		e.client.createPayout(with(mobilePayout(""), "webhook_url", rc.url("/slow")))
 	}
-	require.Eventually(t, func() bool { return inFlight.Load() == limit }, 5*time.Second, time.Millisecond)
-	time.Sleep(20 * time.Millisecond)
+	// Every delivery has either reached the receiver or is waiting for a slot: none can start later, so
+	// the peak seen now is the peak.
+	require.Eventually(t, func() bool {
+		return inFlight.Load() == limit && e.srv.disp.blocked.Load() == payouts-limit
+	}, 5*time.Second, time.Millisecond, "want %d deliveries in flight and %d waiting for a slot", limit, payouts-limit)
 	assert.Equal(t, int32(limit), peak.Load())
-	close(release)
+	unblock()
 	rc.waitFor(payouts, nil)
 	e.idle()
 }
@@ -175,9 +181,9 @@ func TestShutdownDrains(t *testing.T) {
 	assert.Len(t, rc.deliveries(), n, "every queued delivery arrived before Shutdown returned")
 	assert.Zero(t, e.srv.PendingDeliveries())
 
-	// After shutdown nothing new is simulated or queued.
+	// After shutdown nothing new is simulated or queued: the sandbox stays idle.
 	e.client.createPayout(with(mobilePayout(""), "webhook_url", rc.url("/drain")))
-	time.Sleep(30 * time.Millisecond)
+	assert.True(t, e.srv.Idle(), "a payout created after Shutdown scheduled work")
 	assert.Len(t, rc.deliveries(), n)
 }
 

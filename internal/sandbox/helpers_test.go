@@ -400,7 +400,9 @@ func verify(t testing.TB, d received, secrets ...string) {
 }
 
 // idle waits until the dispatcher has nothing queued.
+// idle waits until the sandbox has nothing left to do on its own (Server.Idle): after it, what has not
+// been delivered never will be.
 func (e *env) idle() {
 	e.t.Helper()
-	require.Eventually(e.t, func() bool { return e.srv.PendingDeliveries() == 0 }, 5*time.Second, 2*time.Millisecond)
+	require.Eventually(e.t, e.srv.Idle, 5*time.Second, 2*time.Millisecond, "waiting for the sandbox to be idle")
 }

@@ -60,7 +60,9 @@ func TestPayoutLifecycle(t *testing.T) {
 			byRef := e.client.do(http.MethodGet, "/v1/payment/transactions/"+ref+"/check", nil)
 			assert.Equal(t, id, byRef.data(t)["id"])
 
-			got := rc.waitFor(1, forObject(id))
+			rc.waitFor(1, forObject(id))
+			e.idle() // a second, wrong event would have arrived by now
+			got := rc.waitFor(0, forObject(id))
 			require.Len(t, got, 1, "creation is not a status change: one event only")
 			assert.Equal(t, "payout."+tc.status, got[0].event.Type)
 			assert.Equal(t, "processing", got[0].event.Data.PreviousStatus)

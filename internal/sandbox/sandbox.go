@@ -54,6 +54,7 @@ type Server struct {
 
 	timersMu sync.Mutex
 	timers   map[*time.Timer]struct{}
+	running  int // timer callbacks (simulated status changes) that fired and have not returned
 	closed   bool
 
 	eventsMu sync.Mutex
@@ -157,12 +158,28 @@ func (s *Server) after(d time.Duration, fn func()) {
 		s.timersMu.Lock()
 		_, live := s.timers[t]
 		delete(s.timers, t)
+		if live {
+			s.running++
+		}
 		s.timersMu.Unlock()
 		if live {
 			fn()
+			s.timersMu.Lock()
+			s.running--
+			s.timersMu.Unlock()
 		}
 	})
 	s.timers[t] = struct{}{}
+}
+
+// Idle reports whether nothing is left to happen on its own: no simulated status change is scheduled or
+// running, and no webhook delivery is queued, in flight or waiting to be retried. Tests wait for it to
+// prove that something did not happen, instead of sleeping and hoping it would have by then.
+func (s *Server) Idle() bool {
+	s.timersMu.Lock()
+	busy := len(s.timers) > 0 || s.running > 0
+	s.timersMu.Unlock()
+	return !busy && s.disp.pending() == 0
 }
 
 // now is the sandbox's clock for timestamps in objects and events, in UTC and whole seconds as the

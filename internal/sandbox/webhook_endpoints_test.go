@@ -124,8 +124,7 @@ func TestWebhookEndpointDeliveries(t *testing.T) {
 	require.Equal(t, "failed", failing.Status)
 	id := c.createPayout(with(bankPayout(failing.AccountNumber), "webhook_url", rc.url("/object")))
 	rc.waitFor(2, forObject(id))
-	e.idle()
-	time.Sleep(20 * time.Millisecond) // let anything wrongly sent arrive
+	e.idle() // anything wrongly sent has arrived by now
 	got := rc.waitFor(0, forObject(id))
 	paths := map[string]received{}
 	for _, d := range got {
