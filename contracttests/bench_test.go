@@ -20,7 +20,9 @@ func BenchmarkConformEmbedded(b *testing.B) {
 			b.Fatal(err)
 		}
 		sum, err := contracttests.Run(context.Background(), cfg, checks)
-		stop()
+		if stopErr := stop(); stopErr != nil {
+			b.Fatal(stopErr)
+		}
 		if err != nil {
 			b.Fatal(err)
 		}

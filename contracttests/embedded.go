@@ -33,10 +33,15 @@ var EmbeddedTimings = struct {
 	Stall:          time.Second,
 }
 
-// StartEmbedded starts the sandbox on a loopback port and returns a Config aimed at it (two merchants,
-// timings matched to the receiver's stall) and a function that stops it. Extra options (a fault, a
-// logger) are applied after the defaults.
-func StartEmbedded(opts ...sandbox.Option) (Config, func(), error) {
+// StartEmbedded starts the reference sandbox on a loopback port and returns a Config aimed at it (two
+// merchants, timings matched to the receiver's stall) and a function that stops it and reports an error
+// the server met while serving.
+func StartEmbedded() (Config, func() error, error) { return startEmbedded() }
+
+// startEmbedded is StartEmbedded with extra sandbox options (a fault, for the self-test) applied after
+// the defaults. It is not exported because package sandbox is internal: outside code could not name
+// the options.
+func startEmbedded(opts ...sandbox.Option) (Config, func() error, error) {
 	base := []sandbox.Option{
 		sandbox.WithMerchant(sandbox.DefaultPublicKey, sandbox.DefaultSecretKey),
 		sandbox.WithMerchant(embeddedOtherPublicKey, embeddedOtherSecretKey),
@@ -53,16 +58,18 @@ func StartEmbedded(opts ...sandbox.Option) (Config, func(), error) {
 		return Config{}, nil, fmt.Errorf("start the embedded sandbox: %w", err)
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			fmt.Println("embedded sandbox:", err)
-		}
-	}()
-	stop := func() {
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	stop := func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		_ = hs.Shutdown(ctx)
-		_ = srv.Shutdown(ctx)
+		// Deliveries still being retried when the run ends (to a receiver that is gone) are abandoned
+		// when the drain's time is up; that is the end of a run, not an error.
+		err := errors.Join(ignoreDeadline(hs.Shutdown(ctx)), ignoreDeadline(srv.Shutdown(ctx)))
+		if serveErr := <-served; !errors.Is(serveErr, http.ErrServerClosed) {
+			err = errors.Join(fmt.Errorf("embedded sandbox: %w", serveErr), err)
+		}
+		return err
 	}
 	cfg := Config{
 		BaseURL:           "http://" + ln.Addr().String(),
@@ -72,4 +79,11 @@ func StartEmbedded(opts ...sandbox.Option) (Config, func(), error) {
 		EventuallyTimeout: 10 * time.Second,
 	}
 	return cfg, stop, nil
+}
+
+func ignoreDeadline(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return nil
+	}
+	return err
 }

@@ -64,9 +64,9 @@ func TestExtensionsAreDetected(t *testing.T) {
 }
 
 func TestReports(t *testing.T) {
-	cfg, stop, err := contracttests.StartEmbedded(sandbox.WithFault(sandbox.FaultAuthNotEnforced))
+	cfg, stop, err := contracttests.StartEmbeddedWith(sandbox.WithFault(sandbox.FaultAuthNotEnforced))
 	require.NoError(t, err)
-	defer stop()
+	t.Cleanup(func() { assert.NoError(t, stop()) })
 	checks, err := contracttests.All()
 	require.NoError(t, err)
 	cfg.Run = regexp.MustCompile(`^(auth\.getPayout\.|reference\.countries$)`)

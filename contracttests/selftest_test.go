@@ -58,9 +58,9 @@ func TestSuiteCatchesEveryFault(t *testing.T) {
 			pattern, ok := faultChecks[fi.Fault]
 			require.True(t, ok, "fault %s has no expected check: add it to faultChecks", fi.Fault)
 			want := regexp.MustCompile(pattern)
-			cfg, stop, err := contracttests.StartEmbedded(sandbox.WithFault(fi.Fault))
+			cfg, stop, err := contracttests.StartEmbeddedWith(sandbox.WithFault(fi.Fault))
 			require.NoError(t, err)
-			defer stop()
+			t.Cleanup(func() { assert.NoError(t, stop()) })
 			// The embedded timings are milliseconds: a check still waiting after 3 s has caught the fault.
 			cfg.EventuallyTimeout = 3 * time.Second
 			sum, err := contracttests.Run(context.Background(), cfg, checks)

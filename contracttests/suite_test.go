@@ -14,7 +14,7 @@ import (
 func TestEmbeddedSandboxConforms(t *testing.T) {
 	cfg, stop, err := contracttests.StartEmbedded()
 	require.NoError(t, err)
-	defer stop()
+	t.Cleanup(func() { assert.NoError(t, stop()) })
 	checks, err := contracttests.All()
 	require.NoError(t, err)
 	var out bytes.Buffer

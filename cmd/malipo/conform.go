@@ -81,7 +81,11 @@ func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			fmt.Fprintf(stderr, "malipo conform: %v\n", err)
 			return exitFail
 		}
-		defer stop()
+		defer func() {
+			if err := stop(); err != nil {
+				fmt.Fprintf(stderr, "malipo conform: stopping the embedded sandbox: %v\n", err)
+			}
+		}()
 		cfg = embedded
 		fmt.Fprintf(stdout, "malipo conform: no --target; checking an embedded sandbox at %s\n", cfg.BaseURL)
 	} else {

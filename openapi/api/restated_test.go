@@ -28,7 +28,7 @@ const moduleRoot = "../.."
 // directory holds more (a new copy) or fewer (lower the number, so it cannot creep back up).
 // Production code has no allowance at all.
 var pendingTestLiterals = map[string]int{
-	"cmd/malipo":       4,
+	"cmd/malipo":       3,
 	"contracttests":    2,
 	"internal/sandbox": 221,
 	"openapi/client":   80,
