@@ -128,7 +128,7 @@ resource "malipo_webhook_endpoint" "test" {
 					switch {
 					case !ok:
 						return fmt.Errorf("endpoint %s is gone from the sandbox", id)
-					case e.URL != "https://merchant.example.org/hooks/all" || e.Enabled || e.Description != "":
+					case e.URL != "https://merchant.example.org/hooks/all" || e.Enabled || e.Description != nil:
 						return fmt.Errorf("the sandbox did not get the update: %+v", e)
 					}
 					return nil

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"bytes"
 	"slices"
 	"time"
@@ -43,11 +45,11 @@ type eventData struct {
 const maxEventLog = 10000
 
 func (s *Server) emitPayment(m *merchant, p *Payment, previous string) {
-	s.emit(m, "payment."+p.Status, p.PaymentReference, *p, deliverableURL(p.WebhookURL, p.seeded), previous)
+	s.emit(m, api.EventType("payment."+p.Status), p.PaymentReference, *p, deliverableURL(p.WebhookURL, p.seeded), previous)
 }
 
 func (s *Server) emitPayout(m *merchant, p *Payout, previous string) {
-	s.emit(m, "payout."+p.Status, p.PayoutID, *p, deliverableURL(p.WebhookURL, p.seeded), previous)
+	s.emit(m, api.EventType("payout."+p.Status), p.PayoutID, *p, deliverableURL(p.WebhookURL, p.seeded), previous)
 }
 
 // deliverableURL is the object's webhook_url, or "" for seed data, whose url is the documentation's.
@@ -62,10 +64,10 @@ func deliverableURL(url string, seeded bool) string {
 // with the merchant's secret key) and to every endpoint of the merchant subscribed to the type and
 // enabled (signed with the endpoint's secrets). The caller holds m.mu, which orders the events of
 // one object.
-func (s *Server) emit(m *merchant, eventType, objectID string, object any, objectURL, previous string) {
-	ev := Event{ID: newID(prefixEvent), Type: eventType, ObjectID: objectID, PreviousStatus: previous,
+func (s *Server) emit(m *merchant, eventType api.EventType, objectID string, object any, objectURL, previous string) {
+	ev := Event{ID: newID(prefixEvent), Type: string(eventType), ObjectID: objectID, PreviousStatus: previous,
 		MerchantPublicKey: m.publicKey, Emitted: time.Now()}
-	ev.Body = marshal(eventEnvelope{ID: ev.ID, Type: eventType, CreatedAt: s.now(), Data: eventData{Object: object, PreviousStatus: previous}})
+	ev.Body = marshal(eventEnvelope{ID: ev.ID, Type: string(eventType), CreatedAt: s.now(), Data: eventData{Object: object, PreviousStatus: previous}})
 	s.eventsMu.Lock()
 	if len(s.events) >= maxEventLog {
 		s.events = slices.Delete(s.events, 0, len(s.events)-maxEventLog+1)

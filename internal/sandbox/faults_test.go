@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"net/http"
 	"testing"
 	"time"
@@ -125,7 +127,7 @@ var faultChecks = map[Fault]func(t *testing.T){
 		assert.Equal(t, "payout.success", got[0].event.Type)
 		assert.Equal(t, "payout.failed", got[1].event.Type)
 		p, _ := e.srv.Payout(DefaultPublicKey, id)
-		assert.Equal(t, "failed", p.Status)
+		assert.Equal(t, api.PayoutStatusFailed, p.Status)
 	},
 	FaultCrossMerchantVisible: func(t *testing.T) {
 		e, _ := faultEnv(t, FaultCrossMerchantVisible)

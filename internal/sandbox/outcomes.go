@@ -1,6 +1,9 @@
 package sandbox
 
-import "github.com/malipo/terraform-provider-malipo/openapi"
+import (
+	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+)
 
 // outcome is how the simulated network ends a payment or payout.
 type outcome struct {
@@ -39,7 +42,7 @@ func (o outcomes) payment(phone string) outcome { return lookupOutcome(o.payment
 func (o outcomes) payout(p *Payout) outcome {
 	switch {
 	case p.TransferTo == "bank":
-		return lookupOutcome(o.bank, p.AccountNumber)
+		return lookupOutcome(o.bank, deref(p.AccountNumber))
 	case p.MomoPhoneNumber != "":
 		return lookupOutcome(o.mobile, p.MomoPhoneNumber)
 	default:
@@ -55,9 +58,9 @@ func lookupOutcome(m map[string]outcome, key string) outcome {
 }
 
 // wrongReason returns a failure reason other than r, for FaultWrongFailureReason.
-func wrongReason(r string) string {
-	if r == "transaction_failed" {
-		return "declined_transaction"
+func wrongReason(r api.FailureReason) api.FailureReason {
+	if r == api.FailureReasonTransactionFailed {
+		return api.FailureReasonDeclined
 	}
-	return "transaction_failed"
+	return api.FailureReasonTransactionFailed
 }

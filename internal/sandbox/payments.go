@@ -47,12 +47,12 @@ func (s *Server) initializePayment(req *request) *response {
 	}
 	m := req.m
 	now := s.now()
-	p := &Payment{
-		PaymentReference: newID(prefixPayment), Reference: in.Reference, Status: "pending", Amount: in.Amount,
-		Currency: in.Currency, Country: in.Country, Method: in.Method, Narration: in.Narration,
+	p := &Payment{Payment: api.Payment{
+		PaymentReference: newID(prefixPayment), Reference: in.Reference, Status: api.PaymentStatusPending, Amount: in.Amount,
+		Currency: in.Currency, Country: in.Country, Method: api.PaymentMethod(in.Method), Narration: in.Narration,
 		PhoneNumber: in.PhoneNumber, WebhookURL: in.WebhookURL, RedirectURL: in.RedirectURL,
 		CreatedAt: now, UpdatedAt: now,
-	}
+	}}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if p.Reference == "" {
@@ -112,10 +112,10 @@ func (s *Server) completePayment(req *request) *response {
 	}
 	prev := p.Status
 	p.PhoneNumber = phone
-	p.Status = "processing"
+	p.Status = api.PaymentStatusProcessing
 	p.UpdatedAt = s.now()
 	if !s.fault(FaultMissingWebhookEvent) {
-		s.emitPayment(m, p, prev)
+		s.emitPayment(m, p, string(prev))
 	}
 	s.after(s.cfg.timings.PromptDelay, func() { s.settlePayment(m, p) })
 	return s.success(http.StatusAccepted, "Push prompt sent", *p)
@@ -125,12 +125,12 @@ func (s *Server) completePayment(req *request) *response {
 func (s *Server) settlePayment(m *merchant, p *Payment) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if p.Status != "processing" {
+	if p.Status != api.PaymentStatusProcessing {
 		return // final states never change
 	}
 	out := s.outcomes.payment(p.PhoneNumber)
-	p.Status = out.status
-	p.FailureReason = out.failureReason
+	p.Status = api.PaymentStatus(out.status)
+	p.FailureReason = api.FailureReason(out.failureReason)
 	if p.FailureReason != "" && s.fault(FaultWrongFailureReason) {
 		p.FailureReason = wrongReason(p.FailureReason)
 	}

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"net/http"
 	"testing"
 
@@ -157,6 +159,6 @@ func TestPaymentRules(t *testing.T) {
 		assert.Equal(t, http.StatusNotFound, res.status)
 		got, ok := e.srv.Payment(DefaultPublicKey, ref)
 		require.True(t, ok)
-		assert.Equal(t, "pending", got.Status, "the other merchant's attempt changed nothing")
+		assert.Equal(t, api.PaymentStatusPending, got.Status, "the other merchant's attempt changed nothing")
 	})
 }

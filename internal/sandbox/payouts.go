@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -51,12 +53,12 @@ func (s *Server) processPayout(req *request) *response {
 	}
 	m := req.m
 	now := s.now()
-	p := &Payout{
+	p := &Payout{Payout: api.Payout{
 		PayoutID: newID(prefixPayout), Reference: in.Reference, Amount: in.Amount, Currency: country.CurrencyCode,
-		CountryID: in.CountryID, TransferTo: in.TransferTo, BankID: in.BankID, AccountNumber: in.AccountNumber,
+		CountryID: in.CountryID, TransferTo: api.TransferTo(in.TransferTo), BankID: in.BankID, AccountNumber: nonEmpty(in.AccountNumber),
 		MomoPhoneNumber: in.MomoPhoneNumber, Narration: in.Narration, WebhookURL: in.WebhookURL,
-		Status: "processing", CreatedAt: now, UpdatedAt: now,
-	}
+		Status: api.PayoutStatusProcessing, CreatedAt: now, UpdatedAt: now,
+	}}
 	if p.Currency == "" {
 		p.Currency = "XXX" // FaultUnknownReferenceDataAccepted: ISO 4217's "no currency"
 	}
@@ -98,8 +100,8 @@ func (s *Server) settlePayout(m *merchant, p *Payout) {
 		return // final states never change
 	}
 	out := s.outcomes.payout(p)
-	p.Status = out.status
-	p.FailureReason = out.failureReason
+	p.Status = api.PayoutStatus(out.status)
+	p.FailureReason = api.FailureReason(out.failureReason)
 	if p.FailureReason != "" && s.fault(FaultWrongFailureReason) {
 		p.FailureReason = wrongReason(p.FailureReason)
 	}

@@ -70,7 +70,7 @@ func TestPayoutLifecycle(t *testing.T) {
 
 			stored, ok := e.srv.Payout(DefaultPublicKey, id)
 			require.True(t, ok)
-			assert.Equal(t, tc.status, stored.Status)
+			assert.Equal(t, tc.status, string(stored.Status))
 		})
 	}
 }

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -91,7 +93,7 @@ func (s *Server) seedOne(m *merchant, src seedSource, raw json.RawMessage) error
 			return err
 		}
 		if src.status != "" {
-			p.Status, p.FailureReason, p.UpdatedAt = src.status, "", p.CreatedAt
+			p.Status, p.FailureReason, p.UpdatedAt = api.PaymentStatus(src.status), "", p.CreatedAt
 		}
 		p.seeded = true
 		m.payments[p.PaymentReference] = &p
@@ -104,7 +106,7 @@ func (s *Server) seedOne(m *merchant, src seedSource, raw json.RawMessage) error
 			return err
 		}
 		if src.status != "" {
-			p.Status, p.FailureReason, p.UpdatedAt = src.status, "", p.CreatedAt
+			p.Status, p.FailureReason, p.UpdatedAt = api.PayoutStatus(src.status), "", p.CreatedAt
 		}
 		p.seeded = true
 		m.payouts[p.PayoutID] = &p

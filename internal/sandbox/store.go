@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"fmt"
 	"sync"
 	"time"
@@ -8,59 +10,22 @@ import (
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
-// Payment is a mobile-money collection as the API returns it (the spec's Payment schema). The JSON
-// tags are the wire names, so the same type serves responses, events and in-process inspection.
+// Payment is a stored payment: the document's Payment (package api, which the responses, events and
+// in-process inspection all encode) and what the sandbox keeps beside it.
 type Payment struct {
-	PaymentReference string    `json:"paymentReference"`
-	Reference        string    `json:"reference"`
-	Status           string    `json:"status"`
-	FailureReason    string    `json:"failure_reason,omitempty"`
-	Amount           float64   `json:"amount"`
-	Currency         string    `json:"currency"`
-	Country          string    `json:"country"`
-	Method           string    `json:"method"`
-	Narration        string    `json:"narration"`
-	PhoneNumber      string    `json:"phone_number,omitempty"`
-	WebhookURL       string    `json:"webhook_url"`
-	RedirectURL      *string   `json:"redirect_url,omitempty"`
-	CreatedAt        time.Time `json:"created_at"`
-	UpdatedAt        time.Time `json:"updated_at"`
-
+	api.Payment
 	seeded bool // seed data (seed.go): nothing is delivered to its webhook_url
 }
 
-// Payout is a payout as the API returns it (the spec's Payout schema).
+// Payout is a stored payout: the document's Payout and what the sandbox keeps beside it.
 type Payout struct {
-	PayoutID        string    `json:"payout_id"`
-	Reference       string    `json:"reference,omitempty"`
-	Amount          int64     `json:"amount"`
-	Currency        string    `json:"currency"`
-	CountryID       string    `json:"countryId"`
-	TransferTo      string    `json:"transfer_to"`
-	BankID          string    `json:"bank_id,omitempty"`
-	AccountNumber   string    `json:"account_number,omitempty"`
-	MomoPhoneNumber string    `json:"momo_phone_number,omitempty"`
-	Narration       string    `json:"narration,omitempty"`
-	WebhookURL      string    `json:"webhook_url,omitempty"`
-	Status          string    `json:"status"`
-	FailureReason   string    `json:"failure_reason,omitempty"`
-	CreatedAt       time.Time `json:"created_at"`
-	UpdatedAt       time.Time `json:"updated_at"`
-
+	api.Payout
 	seeded bool // seed data (seed.go): nothing is delivered to its webhook_url
 }
 
-// WebhookEndpoint is a webhook endpoint as GET returns it: without its secret (the spec's
-// WebhookEndpoint schema).
-type WebhookEndpoint struct {
-	ID          string    `json:"id"`
-	URL         string    `json:"url"`
-	Events      []string  `json:"events"`
-	Description string    `json:"description,omitempty"`
-	Enabled     bool      `json:"enabled"`
-	CreatedAt   time.Time `json:"created_at"`
-	UpdatedAt   time.Time `json:"updated_at"`
-}
+// WebhookEndpoint is a webhook endpoint as GET returns it: without its secret (the document's
+// WebhookEndpoint).
+type WebhookEndpoint = api.WebhookEndpoint
 
 // endpoint is the stored form of a webhook endpoint: the public part plus its signing secrets.
 type endpoint struct {
@@ -126,3 +91,19 @@ func newMerchant(publicKey, secretKey string) (*merchant, error) {
 
 // signingSecret is the key deliveries to an object's own webhook_url are signed with.
 func (m *merchant) signingSecret() webhook.Secret { return m.secret }
+
+// nonEmpty is s as an optional field: nil (absent) when empty.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// deref is an optional field's value, "" when absent.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

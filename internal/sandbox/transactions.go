@@ -1,9 +1,10 @@
 package sandbox
 
 import (
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"fmt"
 	"net/http"
-	"time"
 )
 
 // getTransactionStatus reports a payment or payout by paymentReference, payout_id or merchant
@@ -32,17 +33,8 @@ func (s *Server) findTransaction(m *merchant, ref string) (transaction, bool) {
 }
 
 // transaction is what a status check reports (the spec's Transaction schema).
-type transaction struct {
-	Type          string    `json:"type"`
-	ID            string    `json:"id"`
-	Reference     string    `json:"reference,omitempty"`
-	Status        string    `json:"status"`
-	FailureReason string    `json:"failure_reason,omitempty"`
-	Amount        float64   `json:"amount"`
-	Currency      string    `json:"currency"`
-	CreatedAt     time.Time `json:"created_at"`
-	UpdatedAt     time.Time `json:"updated_at"`
-}
+// transaction is what the status API returns for a payment or a payout (the document's Transaction).
+type transaction = api.Transaction
 
 // lookupTransaction finds a payment or payout of m by paymentReference, payout_id or merchant
 // reference, in that order. The caller holds m.mu.
@@ -65,11 +57,11 @@ func (m *merchant) lookupTransaction(ref string) (*transaction, bool) {
 }
 
 func paymentTransaction(p *Payment) *transaction {
-	return &transaction{Type: "payment", ID: p.PaymentReference, Reference: p.Reference, Status: p.Status,
+	return &transaction{Type: api.TransactionTypePayment, ID: p.PaymentReference, Reference: p.Reference, Status: p.Status,
 		FailureReason: p.FailureReason, Amount: p.Amount, Currency: p.Currency, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 
 func payoutTransaction(p *Payout) *transaction {
-	return &transaction{Type: "payout", ID: p.PayoutID, Reference: p.Reference, Status: p.Status,
+	return &transaction{Type: api.TransactionTypePayout, ID: p.PayoutID, Reference: p.Reference, Status: api.PaymentStatus(p.Status),
 		FailureReason: p.FailureReason, Amount: float64(p.Amount), Currency: p.Currency, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }

@@ -1,6 +1,10 @@
 package sandbox
 
 import (
+	"slices"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+
 	"fmt"
 	"net/http"
 	"time"
@@ -12,47 +16,28 @@ import (
 // rotate-secret is called without grace_period_seconds (the spec's default).
 const DefaultGracePeriod = 86400 * time.Second
 
-type endpointCreateRequest struct {
-	URL         string   `json:"url"`
-	Events      []string `json:"events"`
-	Description string   `json:"description"`
-	Enabled     *bool    `json:"enabled"`
-}
-
-type endpointUpdateRequest struct {
-	URL         *string   `json:"url"`
-	Events      *[]string `json:"events"`
-	Description *string   `json:"description"`
-	Enabled     *bool     `json:"enabled"`
-}
-
-type rotateRequest struct {
-	GracePeriodSeconds *int64 `json:"grace_period_seconds"`
-}
-
-// endpointWithSecret is the body of create and rotate-secret, the only responses that show a secret.
-type endpointWithSecret struct {
-	WebhookEndpoint
-	Secret                  string     `json:"secret"`
-	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at,omitempty"`
+// withSecret is the body of create and rotate-secret, the only responses that show a secret.
+func withSecret(e WebhookEndpoint, secret string, previousExpires *time.Time) api.WebhookEndpointWithSecret {
+	return api.WebhookEndpointWithSecret{ID: e.ID, URL: e.URL, Events: e.Events, Description: e.Description,
+		Enabled: e.Enabled, Secret: secret, PreviousSecretExpiresAt: previousExpires, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
 }
 
 // publicView is what GET and list return; FaultSecretInEndpointRead leaks the secret into it.
 func (s *Server) publicView(e *endpoint) any {
 	if s.fault(FaultSecretInEndpointRead) {
-		return endpointWithSecret{WebhookEndpoint: e.copyPublic(), Secret: e.secret.Reveal()}
+		return withSecret(e.copyPublic(), e.secret.Reveal(), nil)
 	}
 	return e.copyPublic()
 }
 
 func (e *endpoint) copyPublic() WebhookEndpoint {
 	out := e.WebhookEndpoint
-	out.Events = append([]string{}, e.Events...)
+	out.Events = slices.Clone(e.Events)
 	return out
 }
 
 func (s *Server) createWebhookEndpoint(req *request) *response {
-	var in endpointCreateRequest
+	var in api.WebhookEndpointCreateRequest
 	if fail := s.decode(req.body, &in); fail != nil {
 		return fail
 	}
@@ -65,15 +50,15 @@ func (s *Server) createWebhookEndpoint(req *request) *response {
 	}
 	now := s.now()
 	e := &endpoint{
-		WebhookEndpoint: WebhookEndpoint{ID: newID(prefixEndpoint), URL: in.URL, Events: append([]string{}, in.Events...),
-			Description: in.Description, Enabled: in.Enabled == nil || *in.Enabled, CreatedAt: now, UpdatedAt: now},
+		WebhookEndpoint: WebhookEndpoint{ID: newID(prefixEndpoint), URL: in.URL, Events: slices.Clone(in.Events),
+			Description: nonEmpty(deref(in.Description)), Enabled: in.Enabled == nil || *in.Enabled, CreatedAt: now, UpdatedAt: now},
 		secret: secret,
 	}
 	m := req.m
 	m.mu.Lock()
 	m.endpoints[e.ID] = e
 	m.endpointOrder = append(m.endpointOrder, e.ID)
-	out := endpointWithSecret{WebhookEndpoint: e.copyPublic(), Secret: secret.Reveal()}
+	out := withSecret(e.copyPublic(), secret.Reveal(), nil)
 	m.mu.Unlock()
 	status := http.StatusCreated
 	if s.fault(FaultWrongSuccessStatus) {
@@ -117,7 +102,7 @@ func (s *Server) getWebhookEndpoint(req *request) *response {
 // updateWebhookEndpoint merges the given fields into the endpoint (JSON merge semantics without
 // nulls); the secret is untouched.
 func (s *Server) updateWebhookEndpoint(req *request) *response {
-	var in endpointUpdateRequest
+	var in api.WebhookEndpointUpdateRequest
 	if fail := s.decode(req.body, &in); fail != nil {
 		return fail
 	}
@@ -137,10 +122,10 @@ func (s *Server) updateWebhookEndpoint(req *request) *response {
 		e.seeded = false // a url of the merchant's own: deliveries start
 	}
 	if in.Events != nil {
-		e.Events = append([]string{}, (*in.Events)...)
+		e.Events = slices.Clone(in.Events)
 	}
 	if in.Description != nil {
-		e.Description = *in.Description
+		e.Description = nonEmpty(*in.Description) // "" clears the note
 	}
 	if in.Enabled != nil {
 		e.Enabled = *in.Enabled
@@ -176,7 +161,7 @@ func (s *Server) deleteWebhookEndpoint(req *request) *response {
 // inside their own grace period, so a rotation with grace 0 (the answer to a leaked secret) leaves
 // exactly one valid secret.
 func (s *Server) rotateWebhookEndpointSecret(req *request) *response {
-	var in rotateRequest
+	var in api.RotateSecretRequest
 	if fail := s.decode(req.body, &in); fail != nil {
 		return fail
 	}
@@ -210,6 +195,6 @@ func (s *Server) rotateWebhookEndpointSecret(req *request) *response {
 	}
 	e.secret = secret
 	e.UpdatedAt = now
-	out := endpointWithSecret{WebhookEndpoint: e.copyPublic(), Secret: secret.Reveal(), PreviousSecretExpiresAt: &expires}
+	out := withSecret(e.copyPublic(), secret.Reveal(), &expires)
 	return s.success(http.StatusOK, "Webhook endpoint secret rotated", out)
 }

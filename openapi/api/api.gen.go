@@ -291,7 +291,7 @@ type PaymentInitRequest struct {
 	PhoneNumber string        `json:"phone_number,omitempty"`
 	WebhookURL  string        `json:"webhook_url"`
 	// Kept for compatibility; not used by the push-prompt flow. Send an empty string or a URL written as `WebhookURL` describes.
-	RedirectURL string `json:"redirect_url,omitempty"`
+	RedirectURL *string `json:"redirect_url,omitempty"`
 }
 
 // PaymentCompleteRequest is the document's PaymentCompleteRequest object.
@@ -317,7 +317,7 @@ type Payment struct {
 	PhoneNumber      string        `json:"phone_number,omitempty"`
 	WebhookURL       string        `json:"webhook_url"`
 	// As sent at initialization.
-	RedirectURL string    `json:"redirect_url,omitempty"`
+	RedirectURL *string   `json:"redirect_url,omitempty"`
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
 }
@@ -376,7 +376,7 @@ type Payout struct {
 	TransferTo TransferTo `json:"transfer_to"`
 	BankID     string     `json:"bank_id,omitempty"`
 	// Destination account number (bank payouts).
-	AccountNumber   string        `json:"account_number,omitempty"`
+	AccountNumber   *string       `json:"account_number,omitempty"`
 	MomoPhoneNumber string        `json:"momo_phone_number,omitempty"`
 	Narration       string        `json:"narration,omitempty"`
 	WebhookURL      string        `json:"webhook_url,omitempty"`
@@ -434,7 +434,7 @@ type WebhookEndpointCreateRequest struct {
 	// Event types to deliver.
 	Events []EventType `json:"events"`
 	// A note for people reading the configuration.
-	Description string `json:"description,omitempty"`
+	Description *string `json:"description,omitempty"`
 	// Whether events are delivered; default true.
 	Enabled *bool `json:"enabled,omitempty"`
 }
@@ -469,7 +469,7 @@ type WebhookEndpoint struct {
 	// Event types delivered to `url`.
 	Events []EventType `json:"events"`
 	// A note for people reading the configuration.
-	Description string `json:"description,omitempty"`
+	Description *string `json:"description,omitempty"`
 	// Whether events are delivered.
 	Enabled   bool      `json:"enabled"`
 	CreatedAt time.Time `json:"created_at"`
@@ -485,7 +485,7 @@ type WebhookEndpointWithSecret struct {
 	// Event types delivered to `url`.
 	Events []EventType `json:"events"`
 	// A note for people reading the configuration.
-	Description string `json:"description,omitempty"`
+	Description *string `json:"description,omitempty"`
 	// Whether events are delivered.
 	Enabled bool `json:"enabled"`
 	// The signing secret, `whsec_` and base64. Shown only by create and rotate-secret.

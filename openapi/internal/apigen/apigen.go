@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -365,10 +366,24 @@ func (g *generator) goType(parent, prop string, proxy *base.SchemaProxy, require
 	if err != nil {
 		return "", err
 	}
-	if !required && (ptr || patch) && !strings.HasPrefix(typ, "[]") {
+	if !required && (ptr || patch || emptyIsAValue(typ, proxy.Schema())) && !strings.HasPrefix(typ, "[]") {
 		return "*" + typ, nil
 	}
 	return typ, nil
+}
+
+// emptyIsAValue reports whether an optional string property accepts "" (no minLength, and a pattern,
+// if any, that matches it): then "" is a value the API echoes (`redirect_url`), distinct from absent,
+// and the Go field is a pointer.
+func emptyIsAValue(typ string, s *base.Schema) bool {
+	if typ != "string" || s == nil || (s.MinLength != nil && *s.MinLength > 0) {
+		return false
+	}
+	if s.Pattern == "" {
+		return true
+	}
+	re, err := regexp.Compile(s.Pattern)
+	return err == nil && re.MatchString("")
 }
 
 // baseType returns the Go type of a schema and whether an optional value of it needs a pointer.
