@@ -1,12 +1,11 @@
 package contracttests
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"fmt"
 	"net/http"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // State machines: every test value of x-malipo-test-values drives a payment or a payout to its

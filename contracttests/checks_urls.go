@@ -1,12 +1,12 @@
 package contracttests
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // unusableWebhookURLs are URLs that no HTTP client can deliver to. Every one breaks the WebhookURL

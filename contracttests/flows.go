@@ -1,10 +1,10 @@
 package contracttests
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"fmt"
 	"net/http"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // The flows checks share: create an object the way a merchant would, and wait for its final state.

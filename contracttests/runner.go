@@ -1,8 +1,6 @@
 package contracttests
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"time"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // Config says what to check and how.

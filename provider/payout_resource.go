@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"context"
 	"crypto/rand"
 	"errors"
@@ -24,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/client"
 )
 

@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"bytes"
 	"context"
 	"errors"
@@ -33,6 +31,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/client"
 )
 

@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"context"
 	"fmt"
 	"regexp"
@@ -14,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // Limits and patterns of openapi/malipo.yaml, so that a plan fails on what the service would reject.

@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"fmt"
 	"regexp"
 	"testing"
@@ -17,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/client"
 )
 

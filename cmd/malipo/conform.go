@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"context"
 	"errors"
 	"flag"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // runConform runs the contract suite against --target, or against an embedded sandbox when no target

@@ -1,12 +1,12 @@
 package sandbox
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // decode unmarshals a validated body into v. Validation has already enforced the schema, so a failure

@@ -1,14 +1,13 @@
 package sandbox
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // FieldError is one entry of the error envelope's `errors`: the offending field as a JSON pointer

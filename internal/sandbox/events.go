@@ -1,12 +1,11 @@
 package sandbox
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"bytes"
 	"slices"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 

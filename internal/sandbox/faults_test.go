@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"net/http"
 	"testing"
 	"time"
@@ -11,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 

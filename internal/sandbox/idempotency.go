@@ -1,13 +1,13 @@
 package sandbox
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"net/http"
 	"time"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // idemEntry is the state of one Idempotency-Key of one merchant and operation.

@@ -1,10 +1,10 @@
 package sandbox
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"fmt"
 	"net/http"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 type paymentInitRequest struct {

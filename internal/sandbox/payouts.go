@@ -1,11 +1,11 @@
 package sandbox
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"encoding/json"
 	"fmt"
 	"net/http"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 type payoutRequest struct {

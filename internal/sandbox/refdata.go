@@ -1,26 +1,17 @@
 package sandbox
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"net/http"
 	"sort"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
-// Country is a country where payouts can be sent (the spec's Country schema).
-type Country struct {
-	ID           string `json:"id"`
-	Name         string `json:"name"`
-	CountryCode  string `json:"country_code"`
-	CurrencyCode string `json:"currency_code"`
-}
+// Country is a country where payouts can be sent (the document's Country).
+type Country = api.Country
 
-// Bank is a bank that accepts payouts (the spec's Bank schema).
-type Bank struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	CountryCode string `json:"country_code"`
-}
+// Bank is a bank that accepts payouts (the document's Bank).
+type Bank = api.Bank
 
 // refData is the sandbox's fixed reference data. The ids are stable so that examples, Terraform
 // configurations and tests can name them; ctry_zm and bank_zm_zanaco are the spec's own examples.

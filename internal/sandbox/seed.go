@@ -1,13 +1,12 @@
 package sandbox
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 

@@ -1,10 +1,10 @@
 package sandbox
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"fmt"
 	"net/http"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // getTransactionStatus reports a payment or payout by paymentReference, payout_id or merchant

@@ -1,8 +1,6 @@
 package client
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // ErrorCode is the envelope `code` of an error response. The codes, their names and HTTP statuses are

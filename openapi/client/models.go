@@ -1,13 +1,13 @@
 package client
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // The document's enums. Their values, names and descriptions are package api's, generated from the

@@ -1,8 +1,6 @@
 package client
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // InitializePayment creates a payment in status pending (POST /v1/payment/init). No money moves and

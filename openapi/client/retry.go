@@ -1,8 +1,6 @@
 package client
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -17,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // RetryPolicy says how often and how patiently a call is retried after a connection error, a 429, a

@@ -1,8 +1,6 @@
 package client
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"context"
 	"io"
 	"net"
@@ -14,6 +12,8 @@ import (
 	"github.com/h2non/gock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 func connReset() error { return &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET} }

@@ -5,8 +5,6 @@ package client
 // the client follows.
 
 import (
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -25,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 func loadSpec(t *testing.T) *openapi.Spec {
