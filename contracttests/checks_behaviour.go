@@ -26,10 +26,10 @@ func idempotencyChecks() []*Check {
 				t.RequireStatus(first, status)
 				second := t.Do(op.Method, op.URL(), b, WithIdempotencyKey(key))
 				t.ExpectStatus(second, status)
-				if second.Header.Get("Idempotent-Replayed") != "true" {
-					t.Errorf("the replay must carry Idempotent-Replayed: true, got %q", second.Header.Get("Idempotent-Replayed"))
+				if second.Header.Get(api.HeaderIdempotentReplayed) != "true" {
+					t.Errorf("the replay must carry Idempotent-Replayed: true, got %q", second.Header.Get(api.HeaderIdempotentReplayed))
 				}
-				if first.Header.Get("Idempotent-Replayed") == "true" {
+				if first.Header.Get(api.HeaderIdempotentReplayed) == "true" {
 					t.Errorf("the first response must not claim to be a replay")
 				}
 				if a, b := first.Str(idPointer), second.Str(idPointer); a == "" || a != b {
@@ -107,7 +107,7 @@ func idempotencyChecks() []*Check {
 				t.RequireStatus(t.CompletePayment(ref, nil, WithIdempotencyKey(key)), http.StatusAccepted)
 				again := t.CompletePayment(ref, nil, WithIdempotencyKey(key))
 				t.ExpectStatus(again, http.StatusAccepted)
-				if again.Header.Get("Idempotent-Replayed") != "true" {
+				if again.Header.Get(api.HeaderIdempotentReplayed) != "true" {
 					t.Errorf("the replay must carry Idempotent-Replayed: true")
 				}
 			}},
@@ -187,8 +187,8 @@ func checkRetried(t *T, ds []*Delivery, atLeast int) {
 	}
 	first := ds[0]
 	for i, d := range ds[:atLeast] {
-		if d.EventID != first.EventID || d.Header.Get("webhook-id") != first.Header.Get("webhook-id") {
-			t.Errorf("attempt %d has webhook-id %q (event %q); retries must keep %q", i+1, d.Header.Get("webhook-id"), d.EventID, first.EventID)
+		if d.EventID != first.EventID || d.Header.Get(api.HeaderWebhookID) != first.Header.Get(api.HeaderWebhookID) {
+			t.Errorf("attempt %d has webhook-id %q (event %q); retries must keep %q", i+1, d.Header.Get(api.HeaderWebhookID), d.EventID, first.EventID)
 		}
 		t.VerifyDelivery(d, t.MerchantSecret())
 	}
@@ -301,7 +301,7 @@ func extensionChecks() []*Check {
 				id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, "")).Str("/data/payout_id")
 				ds := t.WaitDeliveries(path, "a delivery after rotation", func(ds []*Delivery) bool { return len(forObject(ds, id)) >= 1 })
 				d := forObject(ds, id)[0]
-				if n := len(webhook.Signatures(d.Header.Get("webhook-signature"))); n != 2 {
+				if n := len(webhook.Signatures(d.Header.Get(api.HeaderWebhookSignature))); n != 2 {
 					t.Errorf("during the grace period a delivery must carry 2 signatures, got %d", n)
 				}
 				v := webhook.Verifier{Secrets: []webhook.Secret{oldSecret, newSecret}, Now: func() time.Time { return d.Received }}
@@ -350,7 +350,7 @@ func extensionChecks() []*Check {
 				payout := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, "")).Str("/data/payout_id")
 				ds := t.WaitDeliveries(path, "a delivery after two rotations", func(ds []*Delivery) bool { return len(forObject(ds, payout)) >= 1 })
 				d := forObject(ds, payout)[0]
-				if n := len(webhook.Signatures(d.Header.Get("webhook-signature"))); n != 1 {
+				if n := len(webhook.Signatures(d.Header.Get(api.HeaderWebhookSignature))); n != 1 {
 					t.Errorf("after a rotation with grace 0 exactly one secret signs, but the delivery carries %d signatures", n)
 				}
 				t.VerifyDelivery(d, newest)

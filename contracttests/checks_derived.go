@@ -302,7 +302,7 @@ func derivedAuthChecks(spec *openapi.Spec) []*Check {
 		})
 		if needsSecret {
 			add("no-secret-key", "without the secret-key header", api.CodeMissingAPIKey, func(*T) []ReqOption {
-				return []ReqOption{WithoutKeyHeader("secret-key")}
+				return []ReqOption{WithoutKeyHeader(api.HeaderSecretKey)}
 			})
 			add("wrong-secret-key", "with a wrong secret key", api.CodeInvalidAPIKey, func(t *T) []ReqOption {
 				return []ReqOption{WithKeys(Keys{Public: t.suite.cfg.Keys.Public, Secret: "sk_conform_wrong"})}

@@ -113,7 +113,7 @@ func WithHeader(name, value string) ReqOption {
 }
 
 // WithIdempotencyKey sets the Idempotency-Key header.
-func WithIdempotencyKey(key string) ReqOption { return WithHeader("Idempotency-Key", key) }
+func WithIdempotencyKey(key string) ReqOption { return WithHeader(api.HeaderIdempotencyKey, key) }
 
 // WithKeys sends these keys instead of the target's.
 func WithKeys(k Keys) ReqOption { return func(r *request) { r.keys = &k } }
@@ -172,7 +172,7 @@ func (t *T) send(r *request) *Exchange {
 		if r.keys != nil {
 			keys = *r.keys
 		}
-		headers := []string{"public-key", "secret-key"}
+		headers := []string{api.HeaderPublicKey, api.HeaderSecretKey}
 		if routed && len(op.KeyHeaders) > 0 {
 			headers = op.KeyHeaders[0]
 		}
@@ -180,7 +180,7 @@ func (t *T) send(r *request) *Exchange {
 			if r.omitKeys[h] {
 				continue
 			}
-			if h == "secret-key" {
+			if h == api.HeaderSecretKey {
 				req.Header.Set(h, keys.Secret)
 			} else {
 				req.Header.Set(h, keys.Public)

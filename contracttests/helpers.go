@@ -136,10 +136,10 @@ func (t *T) VerifyDelivery(d *Delivery, secrets ...webhook.Secret) {
 	for _, v := range d.Violations {
 		t.fail(Failure{Message: "delivery breaks the spec: " + v.Message, Exchange: where, Pointer: v.Pointer, SpecLocation: v.SpecLocation})
 	}
-	if id := d.Header.Get("webhook-id"); id != d.EventID {
+	if id := d.Header.Get(api.HeaderWebhookID); id != d.EventID {
 		t.fail(Failure{Message: fmt.Sprintf("webhook-id %q must equal the event id %q", id, d.EventID), Exchange: where, Pointer: "header.webhook-id"})
 	}
-	ts, err := strconv.ParseInt(d.Header.Get("webhook-timestamp"), 10, 64)
+	ts, err := strconv.ParseInt(d.Header.Get(api.HeaderWebhookTimestamp), 10, 64)
 	if err != nil {
 		t.fail(Failure{Message: "webhook-timestamp is not unix seconds", Exchange: where, Pointer: "header.webhook-timestamp"})
 	} else if skew := d.Received.Sub(time.Unix(ts, 0)); skew > webhook.DefaultTolerance || skew < -webhook.DefaultTolerance {

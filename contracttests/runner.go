@@ -203,7 +203,7 @@ func (s *suite) probe(ctx context.Context) error {
 		return fmt.Errorf("target %q: %w", s.cfg.BaseURL, err)
 	}
 	req.Header.Set(api.HeaderPublicKey, s.cfg.Keys.Public)
-	req.Header.Set("secret-key", s.cfg.Keys.Secret)
+	req.Header.Set(api.HeaderSecretKey, s.cfg.Keys.Secret)
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w; check --target and that the service is running", ErrUnreachable, s.cfg.BaseURL, err)

@@ -10,11 +10,6 @@ import (
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
-const (
-	headerPublicKey = "public-key"
-	headerSecretKey = "secret-key"
-)
-
 // authenticate finds the merchant a request acts for. Which key headers are needed comes from the
 // operation's security requirements in the document: both keys for most operations, the public key
 // only for completing a payment and reading reference data. A missing header is 401/2000, a key that
@@ -22,7 +17,7 @@ const (
 // without keys learns about the keys first.
 func (s *Server) authenticate(op *openapi.Operation, h http.Header) (*merchant, *response) {
 	if s.fault(FaultAuthNotEnforced) {
-		if m := s.merchantByPublicKey(strings.TrimSpace(h.Get(headerPublicKey))); m != nil {
+		if m := s.merchantByPublicKey(strings.TrimSpace(h.Get(api.HeaderPublicKey))); m != nil {
 			return m, nil
 		}
 		return s.merchants[0], nil
@@ -42,15 +37,15 @@ func (s *Server) authenticate(op *openapi.Operation, h http.Header) (*merchant, 
 		return nil, s.fail(api.CodeMissingAPIKey, fmt.Sprintf("The %s header is missing. Send the merchant's %s in the %s header.",
 			strings.Join(names, " and "), keyWords(names), strings.Join(names, " and ")), missing, nil)
 	}
-	m := s.merchantByPublicKey(strings.TrimSpace(h.Get(headerPublicKey)))
+	m := s.merchantByPublicKey(strings.TrimSpace(h.Get(api.HeaderPublicKey)))
 	if m == nil {
 		return nil, s.fail(api.CodeInvalidAPIKey, "The public-key is not valid. Use the public key of your merchant account (the sandbox prints it at start-up).",
-			[]FieldError{{Field: "header." + headerPublicKey, Reason: "unknown key"}}, nil)
+			[]FieldError{{Field: "header." + api.HeaderPublicKey, Reason: "unknown key"}}, nil)
 	}
-	if contains(needed, headerSecretKey) && !s.fault(FaultSecretKeyNotChecked) &&
-		!equalConstantTime(m.secretKey, strings.TrimSpace(h.Get(headerSecretKey))) {
+	if contains(needed, api.HeaderSecretKey) && !s.fault(FaultSecretKeyNotChecked) &&
+		!equalConstantTime(m.secretKey, strings.TrimSpace(h.Get(api.HeaderSecretKey))) {
 		return nil, s.fail(api.CodeInvalidAPIKey, "The secret-key is not valid for this public-key. Send the secret key that belongs to the same merchant as the public key.",
-			[]FieldError{{Field: "header." + headerSecretKey, Reason: "not the secret key of this merchant"}}, nil)
+			[]FieldError{{Field: "header." + api.HeaderSecretKey, Reason: "not the secret key of this merchant"}}, nil)
 	}
 	return m, nil
 }
@@ -63,7 +58,7 @@ func requiredKeyHeaders(op *openapi.Operation) []string {
 	}
 	var out []string
 	for _, h := range op.KeyHeaders[0] {
-		if h == headerPublicKey {
+		if h == api.HeaderPublicKey {
 			out = append([]string{h}, out...)
 		} else {
 			out = append(out, h)

@@ -30,7 +30,7 @@ const idempotentWait = 30 * time.Second
 // first is still running waits for it and is then replayed, so N parallel identical requests create
 // exactly one object. 5xx responses are not stored, so a retry runs again.
 func (s *Server) idempotent(req *request, h handlerFunc) *response {
-	key := req.r.Header.Get("Idempotency-Key")
+	key := req.r.Header.Get(api.HeaderIdempotencyKey)
 	if key == "" || s.fault(FaultIdempotencyIgnored) {
 		return h(s, req)
 	}
@@ -67,7 +67,7 @@ func (s *Server) idempotent(req *request, h handlerFunc) *response {
 			resp := cur.resp.clone()
 			m.mu.Unlock()
 			if !s.fault(FaultReplayHeaderMissing) {
-				resp.header.Set("Idempotent-Replayed", "true")
+				resp.header.Set(api.HeaderIdempotentReplayed, "true")
 			}
 			return resp
 		}

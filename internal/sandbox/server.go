@@ -65,7 +65,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				s.internalError("handle the request").write(rec)
 			}
 		}
-		s.logRequest(r, opID, rec.status, start, slog.Bool("replayed", rec.Header().Get("Idempotent-Replayed") == "true"))
+		s.logRequest(r, opID, rec.status, start, slog.Bool("replayed", rec.Header().Get(api.HeaderIdempotentReplayed) == "true"))
 	}()
 	resp := s.handle(r, rec, &opID)
 	if resp != nil {
@@ -129,7 +129,7 @@ func (s *Server) handle(r *http.Request, w http.ResponseWriter, opID *string) *r
 func withoutKeyHeaders(vs openapi.Violations) openapi.Violations {
 	out := vs[:0]
 	for _, v := range vs {
-		if v.Pointer != "header."+headerPublicKey && v.Pointer != "header."+headerSecretKey {
+		if v.Pointer != "header."+api.HeaderPublicKey && v.Pointer != "header."+api.HeaderSecretKey {
 			out = append(out, v)
 		}
 	}
