@@ -188,6 +188,22 @@ func (s *Spec) FindOperation(r *http.Request) (*Operation, bool) {
 	return nil, false
 }
 
+// Route is the document's routing, the only implementation of it: the operation for method and path
+// with its path parameters by name; when the path exists with other methods only, those methods (for a
+// 405 and its Allow header).
+func (s *Spec) Route(method, path string) (op *Operation, params map[string]string, allowed []string) {
+	for _, o := range s.operations {
+		if !matchTemplate(o.Path, path) {
+			continue
+		}
+		if o.Method == method {
+			return o, bindTemplate(o.Path, path), nil
+		}
+		allowed = append(allowed, o.Method)
+	}
+	return nil, nil, allowed
+}
+
 func (s *Spec) index() error {
 	if s.model.Components != nil && s.model.Components.SecuritySchemes != nil {
 		for name, scheme := range s.model.Components.SecuritySchemes.FromOldest() {
@@ -283,6 +299,25 @@ func matchTemplate(template, path string) bool {
 		}
 		t, p = trest, prest
 	}
+}
+
+// bindTemplate returns the path parameters of a path that matchTemplate matched, by name. It allocates
+// only the map, and only for a template with parameters.
+func bindTemplate(template, path string) map[string]string {
+	var params map[string]string
+	t, p := strings.Trim(template, "/"), strings.Trim(path, "/")
+	for t != "" {
+		var tseg, pseg string
+		tseg, t, _ = strings.Cut(t, "/")
+		pseg, p, _ = strings.Cut(p, "/")
+		if strings.HasPrefix(tseg, "{") && strings.HasSuffix(tseg, "}") {
+			if params == nil {
+				params = map[string]string{}
+			}
+			params[tseg[1:len(tseg)-1]] = pseg
+		}
+	}
+	return params
 }
 
 func escapePointer(s string) string {

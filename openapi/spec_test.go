@@ -540,3 +540,32 @@ func TestViolationString(t *testing.T) {
 	assert.NoError(t, openapi.Violations(nil).Err())
 	assert.EqualError(t, openapi.Violations{v, h}.Err(), v.String()+"; "+h.String())
 }
+
+// TestRoute: the one routing implementation (the sandbox serves with it) binds path parameters by name
+// and lists the methods of a path for a 405.
+func TestRoute(t *testing.T) {
+	s, err := openapi.Default()
+	require.NoError(t, err)
+	op, params, allowed := s.Route(http.MethodPost, "/v1/webhooks/we_1/rotate-secret")
+	require.NotNil(t, op)
+	assert.Equal(t, "rotateWebhookEndpointSecret", op.ID)
+	assert.Equal(t, map[string]string{"id": "we_1"}, params)
+	assert.Nil(t, allowed)
+
+	op, params, _ = s.Route(http.MethodGet, "/v1/countries")
+	require.NotNil(t, op)
+	assert.Equal(t, "listCountries", op.ID)
+	assert.Nil(t, params)
+
+	op, _, allowed = s.Route(http.MethodDelete, "/v1/countries")
+	assert.Nil(t, op)
+	assert.Equal(t, []string{http.MethodGet}, allowed)
+
+	op, _, allowed = s.Route(http.MethodPut, "/v1/webhooks/we_1")
+	assert.Nil(t, op)
+	assert.ElementsMatch(t, []string{http.MethodGet, http.MethodPatch, http.MethodDelete}, allowed)
+
+	op, _, allowed = s.Route(http.MethodGet, "/v1/payment/payouts/")
+	assert.Nil(t, op, "an empty path parameter matches nothing")
+	assert.Empty(t, allowed)
+}

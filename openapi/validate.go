@@ -175,14 +175,9 @@ func (s *Spec) ValidateWebhook(eventType string, header http.Header, body []byte
 
 // route finds the operation of a request, or explains why there is none.
 func (s *Spec) route(r *http.Request) (*Operation, Violations) {
-	if op, ok := s.FindOperation(r); ok {
+	op, _, allowed := s.Route(r.Method, r.URL.Path)
+	if op != nil {
 		return op, nil
-	}
-	var allowed []string
-	for _, op := range s.operations {
-		if matchTemplate(op.Path, r.URL.Path) {
-			allowed = append(allowed, op.Method)
-		}
 	}
 	if len(allowed) > 0 {
 		return nil, Violations{{In: InRoute, Message: fmt.Sprintf("%s is not allowed on %s; allowed: %s",

@@ -46,7 +46,6 @@ type Server struct {
 	outcomes outcomes
 	refdata  *refData
 	log      *slog.Logger
-	routes   *router
 
 	merchants []*merchant // in WithMerchant order; the first is the default for some faults
 
@@ -96,7 +95,6 @@ func New(opts ...Option) (*Server, error) {
 		outcomes: newOutcomes(tv),
 		refdata:  newRefData(),
 		log:      cfg.logger,
-		routes:   newRouter(spec),
 		timers:   map[*time.Timer]struct{}{},
 	}
 	seen := map[string]bool{}

@@ -82,7 +82,7 @@ func (s *Server) logRequest(r *http.Request, opID string, status int, start time
 }
 
 func (s *Server) handle(r *http.Request, w http.ResponseWriter, opID *string) *response {
-	op, params, allowed := s.routes.match(r.Method, r.URL.Path)
+	op, params, allowed := s.spec.Route(r.Method, r.URL.Path)
 	if op == nil {
 		if len(allowed) > 0 {
 			resp := s.fail(api.CodeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; use %s.", r.Method, r.URL.Path, strings.Join(allowed, " or ")), nil, nil)
