@@ -3,7 +3,6 @@ package contracttests
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -58,11 +57,11 @@ func idempotencyChecks() []*Check {
 			"amount": 99.5, "reference": NewID("conform-"), "webhook_url": hook}
 	}
 	return []*Check{
-		replay(api.OpProcessPayout, http.StatusCreated, payout, "/data/payout_id"),
-		replay(api.OpInitializePayment, http.StatusCreated, payment, "/data/paymentReference"),
-		conflict(api.OpProcessPayout, payout,
+		replay(api.OpProcessPayout(), http.StatusCreated, payout, "/data/payout_id"),
+		replay(api.OpInitializePayment(), http.StatusCreated, payment, "/data/paymentReference"),
+		conflict(api.OpProcessPayout(), payout,
 			func(b map[string]any) { b["amount"] = 121 }),
-		conflict(api.OpInitializePayment, payment,
+		conflict(api.OpInitializePayment(), payment,
 			func(b map[string]any) { b["amount"] = 100.25 }),
 		{ID: "idempotency.processPayout.concurrent", Category: CategoryIdempotency, Covers: []string{"processPayout"},
 			Doc: "10 concurrent payouts with one Idempotency-Key create one payout: every success names the same payout_id",
@@ -75,7 +74,7 @@ func idempotencyChecks() []*Check {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						ex := t.Do(api.OpProcessPayout.Method, api.OpProcessPayout.URL(), b, WithIdempotencyKey(key))
+						ex := t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b, WithIdempotencyKey(key))
 						switch {
 						case ex.Status == http.StatusCreated:
 							mu.Lock()
@@ -116,7 +115,7 @@ func idempotencyChecks() []*Check {
 			Run: func(t *T) {
 				b := t.MobilePayout(t.Inputs().CreditedWallet, "")
 				first := t.CreatePayout(b)
-				second := t.Do(api.OpProcessPayout.Method, api.OpProcessPayout.URL(), b)
+				second := t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b)
 				if t.ExpectError(second, api.CodeDuplicateReference, "/reference") {
 					if got, want := second.Str("/data/existing_id"), first.Str("/data/payout_id"); got != want {
 						t.Errorf("data.existing_id must name the payout holding the reference: want %q, got %q", want, got)
@@ -128,7 +127,7 @@ func idempotencyChecks() []*Check {
 			Run: func(t *T) {
 				_, hook := t.Hook()
 				first := t.InitPayment("", hook, nil)
-				second := t.Do(api.OpInitializePayment.Method, api.OpInitializePayment.URL(), map[string]any{"currency": t.RefData().Currency,
+				second := t.Do(api.OpInitializePayment().Method, api.OpInitializePayment().URL(), map[string]any{"currency": t.RefData().Currency,
 					"country": t.RefData().CountryCode, "narration": "conform", "method": "mobilemoney", "amount": 1,
 					"reference": first.Str("/data/reference"), "webhook_url": hook})
 				if t.ExpectError(second, api.CodeDuplicateReference, "/reference") {
@@ -144,7 +143,7 @@ func idempotencyChecks() []*Check {
 				ref := t.InitPayment("", hook, nil).Str("/data/reference")
 				b := t.MobilePayout("", "")
 				b["reference"] = ref
-				t.ExpectError(t.Do(api.OpProcessPayout.Method, api.OpProcessPayout.URL(), b), api.CodeDuplicateReference, "/reference")
+				t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b), api.CodeDuplicateReference, "/reference")
 			}},
 	}
 }
@@ -208,7 +207,7 @@ func extensionChecks() []*Check {
 			Doc:    "create returns a whsec_ secret once; get and list hide it; update changes only what is sent; delete makes it 404",
 			Run: func(t *T) {
 				_, hook := t.Hook()
-				created := t.Do(api.OpCreateWebhookEndpoint.Method, api.OpCreateWebhookEndpoint.URL(), endpointBody(hook, "payout.success"))
+				created := t.Do(api.OpCreateWebhookEndpoint().Method, api.OpCreateWebhookEndpoint().URL(), endpointBody(hook, "payout.success"))
 				t.RequireStatus(created, http.StatusCreated)
 				id := created.Str("/data/id")
 				if !strings.HasPrefix(created.Str("/data/secret"), "whsec_") {
@@ -217,13 +216,13 @@ func extensionChecks() []*Check {
 				if created.Get("/data/enabled") != true {
 					t.Errorf("enabled must default to true")
 				}
-				p := api.OpGetWebhookEndpoint.URL(id)
-				got := t.Do(api.OpGetWebhookEndpoint.Method, p, nil)
+				p := api.OpGetWebhookEndpoint().URL(id)
+				got := t.Do(api.OpGetWebhookEndpoint().Method, p, nil)
 				t.ExpectStatus(got, http.StatusOK)
 				if got.Get("/data/secret") != nil {
 					t.Errorf("get must not return the secret")
 				}
-				list := t.Do(api.OpListWebhookEndpoints.Method, api.OpListWebhookEndpoints.URL(), nil)
+				list := t.Do(api.OpListWebhookEndpoints().Method, api.OpListWebhookEndpoints().URL(), nil)
 				found := false
 				items, _ := list.Get("/data").([]any)
 				for _, it := range items {
@@ -288,7 +287,7 @@ func extensionChecks() []*Check {
 				if err != nil {
 					t.Fatalf("the endpoint secret is not a whsec_ secret: %v", err)
 				}
-				rot := t.Do(api.OpRotateWebhookEndpointSecret.Method, api.OpRotateWebhookEndpointSecret.URL(created.Str("/data/id")),
+				rot := t.Do(api.OpRotateWebhookEndpointSecret().Method, api.OpRotateWebhookEndpointSecret().URL(created.Str("/data/id")),
 					map[string]any{"grace_period_seconds": 3600})
 				t.RequireStatus(rot, http.StatusOK)
 				newSecret, err := webhook.ParseSecret(rot.Str("/data/secret"))
@@ -317,7 +316,7 @@ func extensionChecks() []*Check {
 				path, hook := t.Hook()
 				created := t.CreateEndpoint(endpointBody(hook, "payout.failed"))
 				oldSecret, _ := webhook.ParseSecret(created.Str("/data/secret"))
-				rot := t.Do(api.OpRotateWebhookEndpointSecret.Method, api.OpRotateWebhookEndpointSecret.URL(created.Str("/data/id")),
+				rot := t.Do(api.OpRotateWebhookEndpointSecret().Method, api.OpRotateWebhookEndpointSecret().URL(created.Str("/data/id")),
 					map[string]any{"grace_period_seconds": 0})
 				t.RequireStatus(rot, http.StatusOK)
 				newSecret, _ := webhook.ParseSecret(rot.Str("/data/secret"))
@@ -336,12 +335,12 @@ func extensionChecks() []*Check {
 			Run: func(t *T) {
 				path, hook := t.Hook()
 				created := t.CreateEndpoint(endpointBody(hook, "payout.success"))
-				id := url.PathEscape(created.Str("/data/id"))
+				id := created.Str("/data/id")
 				retired := []string{created.Str("/data/secret")}
-				first := t.Do(api.OpRotateWebhookEndpointSecret.Method, api.OpRotateWebhookEndpointSecret.URL(id), map[string]any{"grace_period_seconds": 3600})
+				first := t.Do(api.OpRotateWebhookEndpointSecret().Method, api.OpRotateWebhookEndpointSecret().URL(id), map[string]any{"grace_period_seconds": 3600})
 				t.RequireStatus(first, http.StatusOK)
 				retired = append(retired, first.Str("/data/secret"))
-				rot := t.Do(api.OpRotateWebhookEndpointSecret.Method, api.OpRotateWebhookEndpointSecret.URL(id), map[string]any{"grace_period_seconds": 0})
+				rot := t.Do(api.OpRotateWebhookEndpointSecret().Method, api.OpRotateWebhookEndpointSecret().URL(id), map[string]any{"grace_period_seconds": 0})
 				t.RequireStatus(rot, http.StatusOK)
 				newest, err := webhook.ParseSecret(rot.Str("/data/secret"))
 				if err != nil {
@@ -365,7 +364,7 @@ func extensionChecks() []*Check {
 			Covers: []string{"getWebhookEndpoint"},
 			Doc:    errorDoc("an endpoint id that does not exist", api.CodeNotFound),
 			Run: func(t *T) {
-				t.ExpectError(t.Do(api.OpGetWebhookEndpoint.Method, api.OpGetWebhookEndpoint.URL(unknownID), nil), api.CodeNotFound)
+				t.ExpectError(t.Do(api.OpGetWebhookEndpoint().Method, api.OpGetWebhookEndpoint().URL(unknownID), nil), api.CodeNotFound)
 			}},
 	}
 }
@@ -407,7 +406,7 @@ func isolationChecks() []*Check {
 			Run: func(t *T) {
 				_, hook := t.Hook()
 				id := t.CreateEndpoint(map[string]any{"url": hook, "events": []any{"payout.success"}, "enabled": false}).Str("/data/id")
-				t.ExpectError(t.Do(api.OpGetWebhookEndpoint.Method, api.OpGetWebhookEndpoint.URL(id), nil, WithKeys(t.OtherMerchant())), api.CodeNotFound)
+				t.ExpectError(t.Do(api.OpGetWebhookEndpoint().Method, api.OpGetWebhookEndpoint().URL(id), nil, WithKeys(t.OtherMerchant())), api.CodeNotFound)
 			}},
 	}
 }

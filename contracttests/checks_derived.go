@@ -1,18 +1,16 @@
 package contracttests
 
 import (
-	"slices"
-
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // Checks derived mechanically from the document: negative cases from each request schema, and the
@@ -31,7 +29,7 @@ type bodyTarget struct {
 
 var bodyTargets = []bodyTarget{
 	{op: "initializePayment",
-		setup: func(*T) string { return api.OpInitializePayment.URL() },
+		setup: func(*T) string { return api.OpInitializePayment().URL() },
 		valid: func(t *T) map[string]any {
 			rd := t.RefData()
 			_, hook := t.Hook()
@@ -43,17 +41,17 @@ var bodyTargets = []bodyTarget{
 		setup: func(t *T) string {
 			_, hook := t.Hook()
 			ref := t.InitPayment("", hook, nil).Str("/data/paymentReference")
-			return api.OpCompletePayment.URL(ref)
+			return api.OpCompletePayment().URL(ref)
 		},
 		valid: func(t *T) map[string]any { return map[string]any{"phone_number": t.Inputs().ApprovingPhone} }},
 	{op: "processPayout", branch: "bank",
-		setup: func(*T) string { return api.OpProcessPayout.URL() },
+		setup: func(*T) string { return api.OpProcessPayout().URL() },
 		valid: func(t *T) map[string]any {
 			_, hook := t.Hook()
 			return t.BankPayout(t.Inputs().CreditedAccount, hook)
 		}},
 	{op: "processPayout", branch: "mobile_number",
-		setup: func(*T) string { return api.OpProcessPayout.URL() },
+		setup: func(*T) string { return api.OpProcessPayout().URL() },
 		valid: func(t *T) map[string]any {
 			_, hook := t.Hook()
 			b := t.MobilePayout(t.Inputs().CreditedWallet, hook)
@@ -61,7 +59,7 @@ var bodyTargets = []bodyTarget{
 			return b
 		}},
 	{op: "createWebhookEndpoint", extension: true,
-		setup: func(*T) string { return api.OpCreateWebhookEndpoint.URL() },
+		setup: func(*T) string { return api.OpCreateWebhookEndpoint().URL() },
 		valid: func(t *T) map[string]any {
 			_, hook := t.Hook()
 			return map[string]any{"url": hook, "events": []any{"payout.success"}, "description": "conform", "enabled": false}
@@ -70,7 +68,7 @@ var bodyTargets = []bodyTarget{
 		setup: func(t *T) string {
 			_, hook := t.Hook()
 			id := t.CreateEndpoint(map[string]any{"url": hook, "events": []any{"payout.success"}, "enabled": false}).Str("/data/id")
-			return api.OpUpdateWebhookEndpoint.URL(id)
+			return api.OpUpdateWebhookEndpoint().URL(id)
 		},
 		valid: func(t *T) map[string]any {
 			_, hook := t.Hook()
@@ -80,7 +78,7 @@ var bodyTargets = []bodyTarget{
 		setup: func(t *T) string {
 			_, hook := t.Hook()
 			id := t.CreateEndpoint(map[string]any{"url": hook, "events": []any{"payout.success"}, "enabled": false}).Str("/data/id")
-			return api.OpRotateWebhookEndpointSecret.URL(id)
+			return api.OpRotateWebhookEndpointSecret().URL(id)
 		},
 		valid: func(*T) map[string]any { return map[string]any{"grace_period_seconds": 60} }},
 }
@@ -126,7 +124,7 @@ func negativeCheck(bt bodyTarget, op *openapi.Operation, id string, m mutation) 
 			m.apply(body)
 			ex := t.Do(op.Method, path, body)
 			if ex.Status/100 == 2 && op.ID == "createWebhookEndpoint" {
-				t.Do(api.OpDeleteWebhookEndpoint.Method, api.OpDeleteWebhookEndpoint.URL(ex.Str("/data/id")), nil)
+				t.Do(api.OpDeleteWebhookEndpoint().Method, api.OpDeleteWebhookEndpoint().URL(ex.Str("/data/id")), nil)
 			}
 			t.ExpectError(ex, api.CodeValidationFailed, m.pointer)
 		},

@@ -1,13 +1,12 @@
 package contracttests
 
 import (
-	"path"
-
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"fmt"
 	"net/http"
+	"path"
 	"strings"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // Reference data and protocol-level errors: malformed bodies, content types, sizes, routes, and
@@ -16,9 +15,9 @@ import (
 func referenceChecks() []*Check {
 	return []*Check{
 		{ID: "reference.countries", Category: CategoryReference, Covers: []string{"listCountries"},
-			Doc: api.OpListCountries.Method + " " + api.OpListCountries.Path + " lists at least one country with id, name, country_code and currency_code",
+			Doc: api.OpListCountries().Method + " " + api.OpListCountries().Path + " lists at least one country with id, name, country_code and currency_code",
 			Run: func(t *T) {
-				ex := t.Do(api.OpListCountries.Method, api.OpListCountries.URL(), nil)
+				ex := t.Do(api.OpListCountries().Method, api.OpListCountries().URL(), nil)
 				t.RequireStatus(ex, http.StatusOK)
 				if list, _ := ex.Get("/data").([]any); len(list) == 0 {
 					t.Errorf("no country listed; payouts need at least one")
@@ -27,10 +26,10 @@ func referenceChecks() []*Check {
 		{ID: "reference.banks", Category: CategoryReference, Covers: []string{"listCountries", "listBanks"},
 			Doc: "every listed country has banks, and each bank belongs to the country asked for",
 			Run: func(t *T) {
-				countries, _ := t.Do(api.OpListCountries.Method, api.OpListCountries.URL(), nil).Get("/data").([]any)
+				countries, _ := t.Do(api.OpListCountries().Method, api.OpListCountries().URL(), nil).Get("/data").([]any)
 				for _, c := range countries {
 					code, _ := c.(map[string]any)["country_code"].(string)
-					ex := t.Do(api.OpListBanks.Method, api.OpListBanks.URL()+"?country="+code, nil)
+					ex := t.Do(api.OpListBanks().Method, api.OpListBanks().URL()+"?country="+code, nil)
 					if !t.ExpectStatus(ex, http.StatusOK) {
 						continue
 					}
@@ -40,7 +39,7 @@ func referenceChecks() []*Check {
 					}
 					for _, b := range banks {
 						if got, _ := b.(map[string]any)["country_code"].(string); got != code {
-							t.Errorf("%s %s?country=%s returned a bank of %q", api.OpListBanks.Method, api.OpListBanks.Path, code, got)
+							t.Errorf("%s %s?country=%s returned a bank of %q", api.OpListBanks().Method, api.OpListBanks().Path, code, got)
 						}
 					}
 				}
@@ -48,12 +47,12 @@ func referenceChecks() []*Check {
 		{ID: "reference.banks.unknown-country", Category: CategoryReference, Covers: []string{"listBanks"},
 			Doc: "banks of an unknown country code are rejected with 400 naming query.country",
 			Run: func(t *T) {
-				t.ExpectError(t.Do(api.OpListBanks.Method, api.OpListBanks.URL()+"?country=QQ", nil), api.CodeValidationFailed, "query.country")
+				t.ExpectError(t.Do(api.OpListBanks().Method, api.OpListBanks().URL()+"?country=QQ", nil), api.CodeValidationFailed, "query.country")
 			}},
 		{ID: "reference.banks.missing-country", Category: CategoryReference, Covers: []string{"listBanks"},
 			Doc: "banks without ?country= are rejected with 400 naming query.country",
 			Run: func(t *T) {
-				t.ExpectError(t.Do(api.OpListBanks.Method, api.OpListBanks.URL(), nil), api.CodeValidationFailed, "query.country")
+				t.ExpectError(t.Do(api.OpListBanks().Method, api.OpListBanks().URL(), nil), api.CodeValidationFailed, "query.country")
 			}},
 	}
 }
@@ -67,12 +66,12 @@ type protocolTarget struct {
 func (p protocolTarget) path() string { return p.op.URL(p.params...) }
 
 var protocolTargets = []protocolTarget{
-	{api.OpInitializePayment, nil},
-	{api.OpCompletePayment, []string{unknownID}},
-	{api.OpProcessPayout, nil},
-	{api.OpCreateWebhookEndpoint, nil},
-	{api.OpUpdateWebhookEndpoint, []string{unknownID}},
-	{api.OpRotateWebhookEndpointSecret, []string{unknownID}},
+	{api.OpInitializePayment(), nil},
+	{api.OpCompletePayment(), []string{unknownID}},
+	{api.OpProcessPayout(), nil},
+	{api.OpCreateWebhookEndpoint(), nil},
+	{api.OpUpdateWebhookEndpoint(), []string{unknownID}},
+	{api.OpRotateWebhookEndpointSecret(), []string{unknownID}},
 }
 
 func protocolChecks() []*Check {
@@ -96,31 +95,31 @@ func protocolChecks() []*Check {
 			Doc: errorDoc("a body over 1 MiB", api.CodePayloadTooLarge),
 			Run: func(t *T) {
 				big := []byte(`{"narration":"` + strings.Repeat("a", 1<<20+10) + `"}`)
-				t.ExpectError(t.Do(api.OpProcessPayout.Method, api.OpProcessPayout.URL(), nil, WithRawBody("application/json", big)), api.CodePayloadTooLarge)
+				t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), nil, WithRawBody("application/json", big)), api.CodePayloadTooLarge)
 			}},
 		&Check{ID: "negative.unknown-path", Category: CategoryNegative,
 			Doc: errorDoc("a path the spec does not document", api.CodeNotFound),
 			Run: func(t *T) {
-				t.ExpectError(t.Do(http.MethodGet, path.Dir(api.OpListCountries.Path)+"/conform-no-such-path", nil), api.CodeNotFound)
+				t.ExpectError(t.Do(http.MethodGet, path.Dir(api.OpListCountries().Path)+"/conform-no-such-path", nil), api.CodeNotFound)
 			}},
 		&Check{ID: "negative.unknown-method", Category: CategoryNegative, Covers: []string{"listCountries"},
 			Doc: errorDoc("a method the spec does not document on a known path", api.CodeMethodNotAllowed),
 			Run: func(t *T) {
-				t.ExpectError(t.Do(http.MethodDelete, api.OpListCountries.URL(), nil), api.CodeMethodNotAllowed)
+				t.ExpectError(t.Do(http.MethodDelete, api.OpListCountries().URL(), nil), api.CodeMethodNotAllowed)
 			}},
 		&Check{ID: "negative.processPayout.unknown-country", Category: CategoryNegative, Covers: []string{"processPayout"},
 			Doc: "a payout to a countryId that does not exist is rejected with 400 naming /countryId",
 			Run: func(t *T) {
 				b := t.MobilePayout("", "")
 				b["countryId"] = "conform-no-such-country"
-				t.ExpectError(t.Do(api.OpProcessPayout.Method, api.OpProcessPayout.URL(), b), api.CodeValidationFailed, "/countryId")
+				t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b), api.CodeValidationFailed, "/countryId")
 			}},
 		&Check{ID: "negative.processPayout.unknown-bank", Category: CategoryNegative, Covers: []string{"processPayout"},
 			Doc: "a bank payout to a bank_id that does not exist is rejected with 400 naming /bank_id",
 			Run: func(t *T) {
 				b := t.BankPayout(t.Inputs().CreditedAccount, "")
 				b["bank_id"] = "conform-no-such-bank"
-				t.ExpectError(t.Do(api.OpProcessPayout.Method, api.OpProcessPayout.URL(), b), api.CodeValidationFailed, "/bank_id")
+				t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b), api.CodeValidationFailed, "/bank_id")
 			}},
 		&Check{ID: "negative.processPayout.bank-of-other-country", Category: CategoryNegative, Covers: []string{"processPayout"},
 			Doc: "a bank payout to a bank of another country is rejected with 400 naming /bank_id",
@@ -131,7 +130,7 @@ func protocolChecks() []*Check {
 				}
 				b := t.BankPayout(t.Inputs().CreditedAccount, "")
 				b["bank_id"] = rd.OtherBankID
-				t.ExpectError(t.Do(api.OpProcessPayout.Method, api.OpProcessPayout.URL(), b), api.CodeValidationFailed, "/bank_id")
+				t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b), api.CodeValidationFailed, "/bank_id")
 			}},
 		&Check{ID: "negative.initializePayment.unknown-country", Category: CategoryNegative, Covers: []string{"initializePayment"},
 			Doc: "a payment in a country the service does not support is rejected with 400 naming /country",
@@ -140,10 +139,10 @@ func protocolChecks() []*Check {
 				_, hook := t.Hook()
 				body := map[string]any{"currency": rd.Currency, "country": "QQ", "narration": "conform", "method": "mobilemoney",
 					"amount": 1, "webhook_url": hook}
-				t.ExpectError(t.Do(api.OpInitializePayment.Method, api.OpInitializePayment.URL(), body), api.CodeValidationFailed, "/country")
+				t.ExpectError(t.Do(api.OpInitializePayment().Method, api.OpInitializePayment().URL(), body), api.CodeValidationFailed, "/country")
 			}},
 	)
-	for _, nf := range []api.Operation{api.OpGetPayout, api.OpGetTransactionStatus, api.OpCompletePayment} {
+	for _, nf := range []api.Operation{api.OpGetPayout(), api.OpGetTransactionStatus(), api.OpCompletePayment()} {
 		checks = append(checks, &Check{ID: "negative." + nf.ID + ".not-found", Category: CategoryNegative, Covers: []string{nf.ID},
 			Doc: fmt.Sprintf("%s of an id that does not exist answers %d (code %d)", nf.ID, api.CodeNotFound.HTTPStatus(), api.CodeNotFound),
 			Run: func(t *T) {

@@ -38,15 +38,15 @@ func urlChecks() []*Check {
 		field string
 		body  func(t *T, url string) map[string]any
 	}{
-		{api.OpInitializePayment, "/webhook_url", func(t *T, url string) map[string]any {
+		{api.OpInitializePayment(), "/webhook_url", func(t *T, url string) map[string]any {
 			rd := t.RefData()
 			return map[string]any{"currency": rd.Currency, "country": rd.CountryCode, "narration": "conform", "method": "mobilemoney",
 				"amount": 1, "webhook_url": url}
 		}},
-		{api.OpProcessPayout, "/webhook_url", func(t *T, url string) map[string]any {
+		{api.OpProcessPayout(), "/webhook_url", func(t *T, url string) map[string]any {
 			return t.MobilePayout("", url)
 		}},
-		{api.OpCreateWebhookEndpoint, "/url", func(_ *T, url string) map[string]any {
+		{api.OpCreateWebhookEndpoint(), "/url", func(_ *T, url string) map[string]any {
 			return map[string]any{"url": url, "events": []string{"payout.success"}}
 		}},
 	} {

@@ -33,7 +33,7 @@ func (t *T) InitPayment(phone, hookURL string, extra map[string]any) *Exchange {
 			body[k] = v
 		}
 	}
-	ex := t.Do(api.OpInitializePayment.Method, api.OpInitializePayment.URL(), body)
+	ex := t.Do(api.OpInitializePayment().Method, api.OpInitializePayment().URL(), body)
 	t.RequireStatus(ex, http.StatusCreated)
 	if ex.Str("/data/paymentReference") == "" {
 		t.Fatalf("initialize payment: the response has no data.paymentReference: %s", snippet(ex.Body))
@@ -43,7 +43,7 @@ func (t *T) InitPayment(phone, hookURL string, extra map[string]any) *Exchange {
 
 // CompletePayment sends the push prompt for a payment.
 func (t *T) CompletePayment(ref string, body any, opts ...ReqOption) *Exchange {
-	return t.Do(api.OpCompletePayment.Method, api.OpCompletePayment.URL(ref), body, opts...)
+	return t.Do(api.OpCompletePayment().Method, api.OpCompletePayment().URL(ref), body, opts...)
 }
 
 // BankPayout returns a valid bank payout body for the target's reference data.
@@ -73,7 +73,7 @@ func (t *T) MobilePayout(phone, hookURL string) map[string]any {
 
 // CreatePayout posts a payout body and requires the documented 201.
 func (t *T) CreatePayout(body map[string]any, opts ...ReqOption) *Exchange {
-	ex := t.Do(api.OpProcessPayout.Method, api.OpProcessPayout.URL(), body, opts...)
+	ex := t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), body, opts...)
 	t.RequireStatus(ex, http.StatusCreated)
 	if ex.Str("/data/payout_id") == "" {
 		t.Fatalf("process payout: the response has no data.payout_id: %s", snippet(ex.Body))
@@ -83,12 +83,12 @@ func (t *T) CreatePayout(body map[string]any, opts ...ReqOption) *Exchange {
 
 // GetPayout reads a payout.
 func (t *T) GetPayout(id string, opts ...ReqOption) *Exchange {
-	return t.Do(api.OpGetPayout.Method, api.OpGetPayout.URL(id), nil, opts...)
+	return t.Do(api.OpGetPayout().Method, api.OpGetPayout().URL(id), nil, opts...)
 }
 
 // Transaction reads the status API.
 func (t *T) Transaction(ref string, opts ...ReqOption) *Exchange {
-	return t.Do(api.OpGetTransactionStatus.Method, api.OpGetTransactionStatus.URL(ref), nil, opts...)
+	return t.Do(api.OpGetTransactionStatus().Method, api.OpGetTransactionStatus().URL(ref), nil, opts...)
 }
 
 // WaitFinal polls read until `/data/status` is `success` or `failed` and returns the last exchange.
@@ -104,13 +104,13 @@ func (t *T) WaitFinal(what string, read func() *Exchange) *Exchange {
 
 // CreateEndpoint creates a webhook endpoint (extension) and deletes it when the check ends.
 func (t *T) CreateEndpoint(body map[string]any) *Exchange {
-	ex := t.Do(api.OpCreateWebhookEndpoint.Method, api.OpCreateWebhookEndpoint.URL(), body)
+	ex := t.Do(api.OpCreateWebhookEndpoint().Method, api.OpCreateWebhookEndpoint().URL(), body)
 	t.RequireStatus(ex, http.StatusCreated)
 	id := ex.Str("/data/id")
 	if id == "" {
 		t.Fatalf("create webhook endpoint: the response has no data.id")
 	}
-	t.Cleanup(func() { t.Do(api.OpDeleteWebhookEndpoint.Method, api.OpDeleteWebhookEndpoint.URL(id), nil) })
+	t.Cleanup(func() { t.Do(api.OpDeleteWebhookEndpoint().Method, api.OpDeleteWebhookEndpoint().URL(id), nil) })
 	return ex
 }
 

@@ -38,13 +38,13 @@ func (t *T) RefData() RefData {
 
 func (t *T) loadRefData() (RefData, error) {
 	var rd RefData
-	ex := t.Do(api.OpListCountries.Method, api.OpListCountries.URL(), nil)
+	ex := t.Do(api.OpListCountries().Method, api.OpListCountries().URL(), nil)
 	if ex.Status != http.StatusOK {
-		return rd, fmt.Errorf("%s %s answered %d", api.OpListCountries.Method, api.OpListCountries.Path, ex.Status)
+		return rd, fmt.Errorf("%s %s answered %d", api.OpListCountries().Method, api.OpListCountries().Path, ex.Status)
 	}
 	countries, _ := ex.Get("/data").([]any)
 	if len(countries) == 0 {
-		return rd, fmt.Errorf("%s %s returned no country; the suite needs at least one with a bank", api.OpListCountries.Method, api.OpListCountries.Path)
+		return rd, fmt.Errorf("%s %s returned no country; the suite needs at least one with a bank", api.OpListCountries().Method, api.OpListCountries().Path)
 	}
 	pick := func(c any) RefData {
 		m, _ := c.(map[string]any)
@@ -59,10 +59,10 @@ func (t *T) loadRefData() (RefData, error) {
 			rd = p
 		}
 	}
-	banks := t.Do(api.OpListBanks.Method, api.OpListBanks.URL()+"?country="+url.QueryEscape(rd.CountryCode), nil)
+	banks := t.Do(api.OpListBanks().Method, api.OpListBanks().URL()+"?country="+url.QueryEscape(rd.CountryCode), nil)
 	list, _ := banks.Get("/data").([]any)
 	if len(list) == 0 {
-		return rd, fmt.Errorf("%s %s?country=%s returned no bank", api.OpListBanks.Method, api.OpListBanks.Path, rd.CountryCode)
+		return rd, fmt.Errorf("%s %s?country=%s returned no bank", api.OpListBanks().Method, api.OpListBanks().Path, rd.CountryCode)
 	}
 	rd.BankID, _ = list[0].(map[string]any)["id"].(string)
 	for _, c := range countries {
@@ -70,7 +70,7 @@ func (t *T) loadRefData() (RefData, error) {
 		if other.CountryCode == rd.CountryCode {
 			continue
 		}
-		ob := t.Do(api.OpListBanks.Method, api.OpListBanks.URL()+"?country="+url.QueryEscape(other.CountryCode), nil)
+		ob := t.Do(api.OpListBanks().Method, api.OpListBanks().URL()+"?country="+url.QueryEscape(other.CountryCode), nil)
 		if l, _ := ob.Get("/data").([]any); len(l) > 0 {
 			rd.OtherBankID, _ = l[0].(map[string]any)["id"].(string)
 			break

@@ -194,11 +194,11 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...Reporter
 }
 
 // extensionProbe is the request whose 404 means the target lacks the webhook-endpoint extension.
-var extensionProbe = api.OpListWebhookEndpoints.Method + " " + api.OpListWebhookEndpoints.Path
+var extensionProbe = api.OpListWebhookEndpoints().Method + " " + api.OpListWebhookEndpoints().Path
 
 // probe checks that the target answers at all and whether it has the webhook-endpoint extension.
 func (s *suite) probe(ctx context.Context) error {
-	req, err := http.NewRequestWithContext(ctx, api.OpListWebhookEndpoints.Method, s.cfg.BaseURL+api.OpListWebhookEndpoints.URL(), nil)
+	req, err := http.NewRequestWithContext(ctx, api.OpListWebhookEndpoints().Method, s.cfg.BaseURL+api.OpListWebhookEndpoints().URL(), nil)
 	if err != nil {
 		return fmt.Errorf("target %q: %w", s.cfg.BaseURL, err)
 	}

@@ -32,7 +32,7 @@ func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	list := fs.Bool("list", false, "list the checks and exit")
 	junit := fs.String("junit", "", "write a JUnit XML report to this file")
 	jsonOut := fs.String("json", "", "write a JSON report to this file")
-	requireExt := fs.Bool("require-extensions", false, "fail (not skip) webhook-endpoint checks when the target lacks "+api.OpListWebhookEndpoints.Path)
+	requireExt := fs.Bool("require-extensions", false, "fail (not skip) webhook-endpoint checks when the target lacks "+api.OpListWebhookEndpoints().Path)
 	concurrency := fs.Int("concurrency", 8, "checks run at once")
 	wait := fs.Duration("wait", 20*time.Second, "how long to wait for asynchronous outcomes (settlement, webhooks)")
 	stall := fs.Duration("webhook-stall", 15*time.Second, "how long the receiver stalls to test the target's delivery time-out")

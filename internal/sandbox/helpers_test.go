@@ -399,7 +399,6 @@ func verify(t testing.TB, d received, secrets ...string) {
 	assert.NoError(t, webhook.Verifier{Secrets: parsed}.Verify(d.header, d.body), "delivery %s", d.header.Get(webhook.HeaderID))
 }
 
-// idle waits until the dispatcher has nothing queued.
 // idle waits until the sandbox has nothing left to do on its own (Server.Idle): after it, what has not
 // been delivered never will be.
 func (e *env) idle() {

@@ -99,6 +99,6 @@ func (s *Server) listBanks(req *request) *response {
 
 // Where a field error sends the caller for the valid values.
 var (
-	seeCountries = api.OpListCountries.Method + " " + api.OpListCountries.Path
-	seeBanks     = api.OpListBanks.Method + " " + api.OpListBanks.Path
+	seeCountries = api.OpListCountries().Method + " " + api.OpListCountries().Path
+	seeBanks     = api.OpListBanks().Method + " " + api.OpListBanks().Path
 )

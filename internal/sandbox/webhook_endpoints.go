@@ -1,14 +1,12 @@
 package sandbox
 
 import (
-	"slices"
-
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
-
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 

@@ -17,74 +17,113 @@ const (
 	HeaderWebhookTimestamp   = "webhook-timestamp"
 )
 
-// OpInitializePayment is `POST /v1/payment/init`: Initialize a mobile-money payment.
-var OpInitializePayment = Operation{ID: "initializePayment", Method: "POST", Path: "/v1/payment/init", Summary: "Initialize a mobile-money payment", Extension: false,
-	security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
-	responses: []string{"201", "400", "401", "409", "413", "415", "429", "500"}}
+// OpInitializePayment returns `POST /v1/payment/init`: Initialize a mobile-money payment. Each call returns a new value, so no caller can change the
+// table for others.
+func OpInitializePayment() Operation {
+	return Operation{ID: "initializePayment", Method: "POST", Path: "/v1/payment/init", Summary: "Initialize a mobile-money payment", Extension: false,
+		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
+		responses: []string{"201", "400", "401", "409", "413", "415", "429", "500"}}
+}
 
-// OpCompletePayment is `POST /v1/payment/pay/{payment_reference}`: Complete a payment (send the push prompt).
-var OpCompletePayment = Operation{ID: "completePayment", Method: "POST", Path: "/v1/payment/pay/{payment_reference}", Summary: "Complete a payment (send the push prompt)", Extension: false,
-	security:  [][]string{{HeaderPublicKey}},
-	responses: []string{"202", "400", "401", "404", "409", "413", "415", "422", "429", "500"}}
+// OpCompletePayment returns `POST /v1/payment/pay/{payment_reference}`: Complete a payment (send the push prompt). Each call returns a new value, so no caller can change the
+// table for others.
+func OpCompletePayment() Operation {
+	return Operation{ID: "completePayment", Method: "POST", Path: "/v1/payment/pay/{payment_reference}", Summary: "Complete a payment (send the push prompt)", Extension: false,
+		security:  [][]string{{HeaderPublicKey}},
+		responses: []string{"202", "400", "401", "404", "409", "413", "415", "422", "429", "500"}}
+}
 
-// OpGetTransactionStatus is `GET /v1/payment/transactions/{reference}/check`: Check a transaction's status.
-var OpGetTransactionStatus = Operation{ID: "getTransactionStatus", Method: "GET", Path: "/v1/payment/transactions/{reference}/check", Summary: "Check a transaction's status", Extension: false,
-	security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
-	responses: []string{"200", "400", "401", "404", "429", "500"}}
+// OpGetTransactionStatus returns `GET /v1/payment/transactions/{reference}/check`: Check a transaction's status. Each call returns a new value, so no caller can change the
+// table for others.
+func OpGetTransactionStatus() Operation {
+	return Operation{ID: "getTransactionStatus", Method: "GET", Path: "/v1/payment/transactions/{reference}/check", Summary: "Check a transaction's status", Extension: false,
+		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
+		responses: []string{"200", "400", "401", "404", "429", "500"}}
+}
 
-// OpProcessPayout is `POST /v1/payment/payouts/process`: Send a payout to a bank account or a wallet.
-var OpProcessPayout = Operation{ID: "processPayout", Method: "POST", Path: "/v1/payment/payouts/process", Summary: "Send a payout to a bank account or a wallet", Extension: false,
-	security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
-	responses: []string{"201", "400", "401", "409", "413", "415", "429", "500"}}
+// OpProcessPayout returns `POST /v1/payment/payouts/process`: Send a payout to a bank account or a wallet. Each call returns a new value, so no caller can change the
+// table for others.
+func OpProcessPayout() Operation {
+	return Operation{ID: "processPayout", Method: "POST", Path: "/v1/payment/payouts/process", Summary: "Send a payout to a bank account or a wallet", Extension: false,
+		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
+		responses: []string{"201", "400", "401", "409", "413", "415", "429", "500"}}
+}
 
-// OpGetPayout is `GET /v1/payment/payouts/{payout_id}`: Get a payout.
-var OpGetPayout = Operation{ID: "getPayout", Method: "GET", Path: "/v1/payment/payouts/{payout_id}", Summary: "Get a payout", Extension: false,
-	security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
-	responses: []string{"200", "400", "401", "404", "429", "500"}}
+// OpGetPayout returns `GET /v1/payment/payouts/{payout_id}`: Get a payout. Each call returns a new value, so no caller can change the
+// table for others.
+func OpGetPayout() Operation {
+	return Operation{ID: "getPayout", Method: "GET", Path: "/v1/payment/payouts/{payout_id}", Summary: "Get a payout", Extension: false,
+		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
+		responses: []string{"200", "400", "401", "404", "429", "500"}}
+}
 
-// OpListCountries is `GET /v1/countries`: List countries.
-var OpListCountries = Operation{ID: "listCountries", Method: "GET", Path: "/v1/countries", Summary: "List countries", Extension: false,
-	security:  [][]string{{HeaderPublicKey}},
-	responses: []string{"200", "401", "429", "500"}}
+// OpListCountries returns `GET /v1/countries`: List countries. Each call returns a new value, so no caller can change the
+// table for others.
+func OpListCountries() Operation {
+	return Operation{ID: "listCountries", Method: "GET", Path: "/v1/countries", Summary: "List countries", Extension: false,
+		security:  [][]string{{HeaderPublicKey}},
+		responses: []string{"200", "401", "429", "500"}}
+}
 
-// OpListBanks is `GET /v1/payment/banks`: List the banks of a country.
-var OpListBanks = Operation{ID: "listBanks", Method: "GET", Path: "/v1/payment/banks", Summary: "List the banks of a country", Extension: false,
-	security:  [][]string{{HeaderPublicKey}},
-	responses: []string{"200", "400", "401", "429", "500"}}
+// OpListBanks returns `GET /v1/payment/banks`: List the banks of a country. Each call returns a new value, so no caller can change the
+// table for others.
+func OpListBanks() Operation {
+	return Operation{ID: "listBanks", Method: "GET", Path: "/v1/payment/banks", Summary: "List the banks of a country", Extension: false,
+		security:  [][]string{{HeaderPublicKey}},
+		responses: []string{"200", "400", "401", "429", "500"}}
+}
 
-// OpCreateWebhookEndpoint is `POST /v1/webhooks`: Create a webhook endpoint.
-var OpCreateWebhookEndpoint = Operation{ID: "createWebhookEndpoint", Method: "POST", Path: "/v1/webhooks", Summary: "Create a webhook endpoint", Extension: true,
-	security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
-	responses: []string{"201", "400", "401", "404", "409", "413", "415", "429", "500"}}
+// OpCreateWebhookEndpoint returns `POST /v1/webhooks`: Create a webhook endpoint. Each call returns a new value, so no caller can change the
+// table for others.
+func OpCreateWebhookEndpoint() Operation {
+	return Operation{ID: "createWebhookEndpoint", Method: "POST", Path: "/v1/webhooks", Summary: "Create a webhook endpoint", Extension: true,
+		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
+		responses: []string{"201", "400", "401", "404", "409", "413", "415", "429", "500"}}
+}
 
-// OpListWebhookEndpoints is `GET /v1/webhooks`: List webhook endpoints.
-var OpListWebhookEndpoints = Operation{ID: "listWebhookEndpoints", Method: "GET", Path: "/v1/webhooks", Summary: "List webhook endpoints", Extension: true,
-	security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
-	responses: []string{"200", "401", "404", "429", "500"}}
+// OpListWebhookEndpoints returns `GET /v1/webhooks`: List webhook endpoints. Each call returns a new value, so no caller can change the
+// table for others.
+func OpListWebhookEndpoints() Operation {
+	return Operation{ID: "listWebhookEndpoints", Method: "GET", Path: "/v1/webhooks", Summary: "List webhook endpoints", Extension: true,
+		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
+		responses: []string{"200", "401", "404", "429", "500"}}
+}
 
-// OpGetWebhookEndpoint is `GET /v1/webhooks/{id}`: Get a webhook endpoint.
-var OpGetWebhookEndpoint = Operation{ID: "getWebhookEndpoint", Method: "GET", Path: "/v1/webhooks/{id}", Summary: "Get a webhook endpoint", Extension: true,
-	security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
-	responses: []string{"200", "400", "401", "404", "429", "500"}}
+// OpGetWebhookEndpoint returns `GET /v1/webhooks/{id}`: Get a webhook endpoint. Each call returns a new value, so no caller can change the
+// table for others.
+func OpGetWebhookEndpoint() Operation {
+	return Operation{ID: "getWebhookEndpoint", Method: "GET", Path: "/v1/webhooks/{id}", Summary: "Get a webhook endpoint", Extension: true,
+		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
+		responses: []string{"200", "400", "401", "404", "429", "500"}}
+}
 
-// OpUpdateWebhookEndpoint is `PATCH /v1/webhooks/{id}`: Update a webhook endpoint.
-var OpUpdateWebhookEndpoint = Operation{ID: "updateWebhookEndpoint", Method: "PATCH", Path: "/v1/webhooks/{id}", Summary: "Update a webhook endpoint", Extension: true,
-	security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
-	responses: []string{"200", "400", "401", "404", "413", "415", "429", "500"}}
+// OpUpdateWebhookEndpoint returns `PATCH /v1/webhooks/{id}`: Update a webhook endpoint. Each call returns a new value, so no caller can change the
+// table for others.
+func OpUpdateWebhookEndpoint() Operation {
+	return Operation{ID: "updateWebhookEndpoint", Method: "PATCH", Path: "/v1/webhooks/{id}", Summary: "Update a webhook endpoint", Extension: true,
+		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
+		responses: []string{"200", "400", "401", "404", "413", "415", "429", "500"}}
+}
 
-// OpDeleteWebhookEndpoint is `DELETE /v1/webhooks/{id}`: Delete a webhook endpoint.
-var OpDeleteWebhookEndpoint = Operation{ID: "deleteWebhookEndpoint", Method: "DELETE", Path: "/v1/webhooks/{id}", Summary: "Delete a webhook endpoint", Extension: true,
-	security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
-	responses: []string{"204", "400", "401", "404", "429", "500"}}
+// OpDeleteWebhookEndpoint returns `DELETE /v1/webhooks/{id}`: Delete a webhook endpoint. Each call returns a new value, so no caller can change the
+// table for others.
+func OpDeleteWebhookEndpoint() Operation {
+	return Operation{ID: "deleteWebhookEndpoint", Method: "DELETE", Path: "/v1/webhooks/{id}", Summary: "Delete a webhook endpoint", Extension: true,
+		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
+		responses: []string{"204", "400", "401", "404", "429", "500"}}
+}
 
-// OpRotateWebhookEndpointSecret is `POST /v1/webhooks/{id}/rotate-secret`: Rotate a webhook endpoint's secret.
-var OpRotateWebhookEndpointSecret = Operation{ID: "rotateWebhookEndpointSecret", Method: "POST", Path: "/v1/webhooks/{id}/rotate-secret", Summary: "Rotate a webhook endpoint's secret", Extension: true,
-	security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
-	responses: []string{"200", "400", "401", "404", "409", "413", "415", "429", "500"}}
+// OpRotateWebhookEndpointSecret returns `POST /v1/webhooks/{id}/rotate-secret`: Rotate a webhook endpoint's secret. Each call returns a new value, so no caller can change the
+// table for others.
+func OpRotateWebhookEndpointSecret() Operation {
+	return Operation{ID: "rotateWebhookEndpointSecret", Method: "POST", Path: "/v1/webhooks/{id}/rotate-secret", Summary: "Rotate a webhook endpoint's secret", Extension: true,
+		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
+		responses: []string{"200", "400", "401", "404", "409", "413", "415", "429", "500"}}
+}
 
 // Operations returns every operation of the document, in document order.
 func Operations() []Operation {
-	return []Operation{OpInitializePayment, OpCompletePayment, OpGetTransactionStatus, OpProcessPayout, OpGetPayout, OpListCountries, OpListBanks, OpCreateWebhookEndpoint, OpListWebhookEndpoints, OpGetWebhookEndpoint, OpUpdateWebhookEndpoint, OpDeleteWebhookEndpoint, OpRotateWebhookEndpointSecret}
+	return []Operation{OpInitializePayment(), OpCompletePayment(), OpGetTransactionStatus(), OpProcessPayout(), OpGetPayout(), OpListCountries(), OpListBanks(), OpCreateWebhookEndpoint(), OpListWebhookEndpoints(), OpGetWebhookEndpoint(), OpUpdateWebhookEndpoint(), OpDeleteWebhookEndpoint(), OpRotateWebhookEndpointSecret()}
 }
 
 // Error codes: the document's ErrorCode table.

@@ -31,28 +31,33 @@ func TestGeneratedCodeIsCurrent(t *testing.T) {
 }
 
 func TestOperationURLEscapesEachParameter(t *testing.T) {
-	assert.Equal(t, "/v1/payment/payouts/po_1", api.OpGetPayout.URL("po_1"))
-	assert.Equal(t, "/v1/webhooks/a%2Fb%3F/rotate-secret", api.OpRotateWebhookEndpointSecret.URL("a/b?"))
-	assert.Equal(t, "/v1/countries", api.OpListCountries.URL())
-	assert.Panics(t, func() { api.OpGetPayout.URL() }, "a missing parameter is a programming error")
-	assert.Panics(t, func() { api.OpListCountries.URL("x") }, "an extra parameter is a programming error")
+	assert.Equal(t, "/v1/payment/payouts/po_1", api.OpGetPayout().URL("po_1"))
+	assert.Equal(t, "/v1/webhooks/a%2Fb%3F/rotate-secret", api.OpRotateWebhookEndpointSecret().URL("a/b?"))
+	assert.Equal(t, "/v1/countries", api.OpListCountries().URL())
+	assert.Panics(t, func() { api.OpGetPayout().URL() }, "a missing parameter is a programming error")
+	assert.Panics(t, func() { api.OpListCountries().URL("x") }, "an extra parameter is a programming error")
 }
 
 func TestOperationSecurityAndResponses(t *testing.T) {
-	assert.True(t, api.OpProcessPayout.Needs(api.HeaderSecretKey))
-	assert.False(t, api.OpCompletePayment.Needs(api.HeaderSecretKey), "complete payment takes the public key only")
-	assert.True(t, api.OpCompletePayment.Needs(api.HeaderPublicKey))
-	assert.True(t, api.OpDeleteWebhookEndpoint.Documents(http.StatusNoContent))
-	assert.False(t, api.OpDeleteWebhookEndpoint.Documents(http.StatusCreated))
-	assert.Equal(t, "rotate webhook endpoint secret", api.OpRotateWebhookEndpointSecret.Words())
+	assert.True(t, api.OpProcessPayout().Needs(api.HeaderSecretKey))
+	assert.False(t, api.OpCompletePayment().Needs(api.HeaderSecretKey), "complete payment takes the public key only")
+	assert.True(t, api.OpCompletePayment().Needs(api.HeaderPublicKey))
+	assert.True(t, api.OpDeleteWebhookEndpoint().Documents(http.StatusNoContent))
+	assert.False(t, api.OpDeleteWebhookEndpoint().Documents(http.StatusCreated))
+	assert.Equal(t, "rotate webhook endpoint secret", api.OpRotateWebhookEndpointSecret().Words())
 
 	// The accessors hand out copies: a caller cannot change the table for everyone.
-	sec := api.OpProcessPayout.Security()
+	sec := api.OpProcessPayout().Security()
 	sec[0][0] = "changed"
-	assert.Equal(t, api.HeaderPublicKey, api.OpProcessPayout.Security()[0][0])
-	resp := api.OpProcessPayout.Responses()
+	assert.Equal(t, api.HeaderPublicKey, api.OpProcessPayout().Security()[0][0])
+	op := api.OpGetPayout()
+	op.Path = "/changed"
+	assert.Equal(t, "/v1/payment/payouts/{payout_id}", api.OpGetPayout().Path, "each call returns a new Operation")
+	assert.Equal(t, "/v1/payment/payouts/{payout_id}", api.Operations()[4].Path)
+
+	resp := api.OpProcessPayout().Responses()
 	resp[0] = "999"
-	assert.Equal(t, "201", api.OpProcessPayout.Responses()[0])
+	assert.Equal(t, "201", api.OpProcessPayout().Responses()[0])
 }
 
 func TestOperationByID(t *testing.T) {

@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// Operation is one operation of the document. The generated Op* variables are the only values; their
-// slices are unexported so that no caller can change the table for everyone.
+// Operation is one operation of the document. The generated Op* functions return a new value on every
+// call, and the slices are unexported behind copying accessors, so no caller can change the table for
+// everyone.
 type Operation struct {
 	// ID is the operationId.
 	ID string

@@ -18,12 +18,12 @@ func fakeService() *httptest.Server {
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch {
-		case r.Method == api.OpListCountries.Method && r.URL.Path == api.OpListCountries.URL():
+		case r.Method == api.OpListCountries().Method && r.URL.Path == api.OpListCountries().URL():
 			_, _ = io.WriteString(w, `{"status":"success","code":0,"message":"Countries.","data":[`+
 				`{"id":"cty_zm","name":"Zambia","country_code":"ZM","currency_code":"ZMW"}]}`)
 		default:
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = io.WriteString(w, `{"status":"error","code":3000,"message":"No such payout.","errors":[]}`)
+			w.WriteHeader(api.CodeNotFound.HTTPStatus())
+			_, _ = fmt.Fprintf(w, `{"status":"error","code":%d,"message":"No such payout.","errors":[]}`, api.CodeNotFound)
 		}
 	}))
 }

@@ -76,11 +76,11 @@ func TestNewRejectsUnusableConfiguration(t *testing.T) {
 func TestURLs(t *testing.T) {
 	c, err := New("https://api.example.org/malipo/", "pk", "sk")
 	require.NoError(t, err)
-	assert.Equal(t, "https://api.example.org/malipo/v1/payment/payouts/po_1", c.url(api.OpGetPayout, []string{"po_1"}, nil))
+	assert.Equal(t, "https://api.example.org/malipo/v1/payment/payouts/po_1", c.url(api.OpGetPayout(), []string{"po_1"}, nil))
 	assert.Equal(t, "https://api.example.org/malipo/v1/payment/transactions/a:b.c-d_e/check",
-		c.url(api.OpGetTransactionStatus, []string{"a:b.c-d_e"}, nil))
-	assert.Equal(t, "https://api.example.org/malipo/v1/payment/banks?country=ZM", c.url(api.OpListBanks, nil, url.Values{"country": {"ZM"}}))
-	assert.Equal(t, "https://api.example.org/malipo/v1/webhooks/we_1/rotate-secret", c.url(api.OpRotateWebhookEndpointSecret, []string{"we_1"}, nil))
+		c.url(api.OpGetTransactionStatus(), []string{"a:b.c-d_e"}, nil))
+	assert.Equal(t, "https://api.example.org/malipo/v1/payment/banks?country=ZM", c.url(api.OpListBanks(), nil, url.Values{"country": {"ZM"}}))
+	assert.Equal(t, "https://api.example.org/malipo/v1/webhooks/we_1/rotate-secret", c.url(api.OpRotateWebhookEndpointSecret(), []string{"we_1"}, nil))
 }
 
 // TestOptionsAreApplied checks the user agent and the caller's http.Client (its transport) are used,
@@ -144,9 +144,9 @@ func FuzzResponses(f *testing.F) {
 		var err error
 		if status >= 200 && status < 300 {
 			var out Payout
-			err = c.decode(api.OpGetPayout, res, &out, &Meta{})
+			err = c.decode(api.OpGetPayout(), res, &out, &Meta{})
 		} else {
-			err = newAPIError(api.OpGetPayout.Words(), status, res.header, body, c.scrub)
+			err = newAPIError(api.OpGetPayout().Words(), status, res.header, body, c.scrub)
 		}
 		if err == nil {
 			return

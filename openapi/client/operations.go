@@ -34,10 +34,10 @@ func (c *Client) InitializePayment(ctx context.Context, req PaymentInitRequest, 
 	case decimals(req.Amount) > 2:
 		v.add("/amount", "must have at most two decimals")
 	}
-	if err := v.err(api.OpInitializePayment); err != nil {
+	if err := v.err(api.OpInitializePayment()); err != nil {
 		return nil, err
 	}
-	return call[Payment](ctx, c, request{op: api.OpInitializePayment, body: req, opts: opts})
+	return call[Payment](ctx, c, request{op: api.OpInitializePayment(), body: req, opts: opts})
 }
 
 // decimals counts the digits after the point in x's shortest decimal form, the form encoding/json
@@ -57,10 +57,10 @@ func decimals(x float64) int {
 func (c *Client) CompletePayment(ctx context.Context, paymentReference string, req PaymentCompleteRequest, opts ...CallOption) (*Payment, error) {
 	var v validation
 	v.id("path.payment_reference", paymentReference)
-	if err := v.err(api.OpCompletePayment); err != nil {
+	if err := v.err(api.OpCompletePayment()); err != nil {
 		return nil, err
 	}
-	r := request{op: api.OpCompletePayment, params: []string{paymentReference}, opts: opts}
+	r := request{op: api.OpCompletePayment(), params: []string{paymentReference}, opts: opts}
 	if req != (PaymentCompleteRequest{}) {
 		r.body = req
 	}
@@ -73,10 +73,10 @@ func (c *Client) CompletePayment(ctx context.Context, paymentReference string, r
 func (c *Client) GetTransactionStatus(ctx context.Context, reference string, opts ...CallOption) (*Transaction, error) {
 	var v validation
 	v.id("path.reference", reference)
-	if err := v.err(api.OpGetTransactionStatus); err != nil {
+	if err := v.err(api.OpGetTransactionStatus()); err != nil {
 		return nil, err
 	}
-	return call[Transaction](ctx, c, request{op: api.OpGetTransactionStatus, params: []string{reference}, opts: opts})
+	return call[Transaction](ctx, c, request{op: api.OpGetTransactionStatus(), params: []string{reference}, opts: opts})
 }
 
 // ProcessPayout creates a payout to a bank account (BankPayout) or a wallet (MobilePayout) (POST
@@ -106,10 +106,10 @@ func (c *Client) ProcessPayout(ctx context.Context, req PayoutRequest, opts ...C
 	default: // nil: the interface is sealed, so nothing else satisfies it
 		v.add("", "the payout request is nil; pass a client.BankPayout or a client.MobilePayout")
 	}
-	if err := v.err(api.OpProcessPayout); err != nil {
+	if err := v.err(api.OpProcessPayout()); err != nil {
 		return nil, err
 	}
-	return call[Payout](ctx, c, request{op: api.OpProcessPayout, body: req, opts: opts})
+	return call[Payout](ctx, c, request{op: api.OpProcessPayout(), body: req, opts: opts})
 }
 
 func (p BankPayout) validate(v *validation) {
@@ -128,17 +128,17 @@ func (p MobilePayout) validate(v *validation) {
 func (c *Client) GetPayout(ctx context.Context, payoutID string, opts ...CallOption) (*Payout, error) {
 	var v validation
 	v.id("path.payout_id", payoutID)
-	if err := v.err(api.OpGetPayout); err != nil {
+	if err := v.err(api.OpGetPayout()); err != nil {
 		return nil, err
 	}
-	return call[Payout](ctx, c, request{op: api.OpGetPayout, params: []string{payoutID}, opts: opts})
+	return call[Payout](ctx, c, request{op: api.OpGetPayout(), params: []string{payoutID}, opts: opts})
 }
 
 // ListCountries returns the countries payouts can be sent to (GET /v1/countries), with the ids
 // payouts take as CountryID. It needs only the public key.
 func (c *Client) ListCountries(ctx context.Context, opts ...CallOption) ([]Country, error) {
 	var out []Country
-	if err := c.do(ctx, request{op: api.OpListCountries, out: &out, opts: opts}); err != nil {
+	if err := c.do(ctx, request{op: api.OpListCountries(), out: &out, opts: opts}); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -152,11 +152,11 @@ func (c *Client) ListBanks(ctx context.Context, countryCode string, opts ...Call
 	if !countryCodePattern.MatchString(countryCode) {
 		v.add("query.country", fmt.Sprintf("%q is not an ISO 3166-1 alpha-2 code in upper case, such as ZM", countryCode))
 	}
-	if err := v.err(api.OpListBanks); err != nil {
+	if err := v.err(api.OpListBanks()); err != nil {
 		return nil, err
 	}
 	var out []Bank
-	if err := c.do(ctx, request{op: api.OpListBanks, query: url.Values{"country": {countryCode}}, out: &out, opts: opts}); err != nil {
+	if err := c.do(ctx, request{op: api.OpListBanks(), query: url.Values{"country": {countryCode}}, out: &out, opts: opts}); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -172,17 +172,17 @@ func (c *Client) CreateWebhookEndpoint(ctx context.Context, req WebhookEndpointC
 		v.add("/events", "must list at least one event type")
 	}
 	v.events(req.Events)
-	if err := v.err(api.OpCreateWebhookEndpoint); err != nil {
+	if err := v.err(api.OpCreateWebhookEndpoint()); err != nil {
 		return nil, err
 	}
-	return call[WebhookEndpointWithSecret](ctx, c, request{op: api.OpCreateWebhookEndpoint, body: req, opts: opts})
+	return call[WebhookEndpointWithSecret](ctx, c, request{op: api.OpCreateWebhookEndpoint(), body: req, opts: opts})
 }
 
 // ListWebhookEndpoints returns the merchant's webhook endpoints, oldest first, without secrets (GET
 // /v1/webhooks). A service without the webhook-endpoint extension answers 404 (IsNotFound).
 func (c *Client) ListWebhookEndpoints(ctx context.Context, opts ...CallOption) ([]WebhookEndpoint, error) {
 	var out []WebhookEndpoint
-	if err := c.do(ctx, request{op: api.OpListWebhookEndpoints, out: &out, opts: opts}); err != nil {
+	if err := c.do(ctx, request{op: api.OpListWebhookEndpoints(), out: &out, opts: opts}); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -192,10 +192,10 @@ func (c *Client) ListWebhookEndpoints(ctx context.Context, opts ...CallOption) (
 func (c *Client) GetWebhookEndpoint(ctx context.Context, id string, opts ...CallOption) (*WebhookEndpoint, error) {
 	var v validation
 	v.id("path.id", id)
-	if err := v.err(api.OpGetWebhookEndpoint); err != nil {
+	if err := v.err(api.OpGetWebhookEndpoint()); err != nil {
 		return nil, err
 	}
-	return call[WebhookEndpoint](ctx, c, request{op: api.OpGetWebhookEndpoint, params: []string{id}, opts: opts})
+	return call[WebhookEndpoint](ctx, c, request{op: api.OpGetWebhookEndpoint(), params: []string{id}, opts: opts})
 }
 
 // UpdateWebhookEndpoint changes the set fields of req and keeps the others (PATCH /v1/webhooks/{id}).
@@ -213,10 +213,10 @@ func (c *Client) UpdateWebhookEndpoint(ctx context.Context, id string, req Webho
 		v.add("/events", "must list at least one event type; leave it nil to keep the current list")
 	}
 	v.events(req.Events)
-	if err := v.err(api.OpUpdateWebhookEndpoint); err != nil {
+	if err := v.err(api.OpUpdateWebhookEndpoint()); err != nil {
 		return nil, err
 	}
-	return call[WebhookEndpoint](ctx, c, request{op: api.OpUpdateWebhookEndpoint, params: []string{id}, body: req, opts: opts})
+	return call[WebhookEndpoint](ctx, c, request{op: api.OpUpdateWebhookEndpoint(), params: []string{id}, body: req, opts: opts})
 }
 
 // DeleteWebhookEndpoint deletes a webhook endpoint (DELETE /v1/webhooks/{id}); deliveries already under
@@ -225,10 +225,10 @@ func (c *Client) UpdateWebhookEndpoint(ctx context.Context, id string, req Webho
 func (c *Client) DeleteWebhookEndpoint(ctx context.Context, id string, opts ...CallOption) error {
 	var v validation
 	v.id("path.id", id)
-	if err := v.err(api.OpDeleteWebhookEndpoint); err != nil {
+	if err := v.err(api.OpDeleteWebhookEndpoint()); err != nil {
 		return err
 	}
-	return c.do(ctx, request{op: api.OpDeleteWebhookEndpoint, params: []string{id}, opts: opts})
+	return c.do(ctx, request{op: api.OpDeleteWebhookEndpoint(), params: []string{id}, opts: opts})
 }
 
 // RotateWebhookEndpointSecret issues a new signing secret (POST /v1/webhooks/{id}/rotate-secret). The
@@ -241,10 +241,10 @@ func (c *Client) RotateWebhookEndpointSecret(ctx context.Context, id string, req
 	if g := req.GracePeriodSeconds; g != nil && (*g < 0 || *g > maxGracePeriodSeconds) {
 		v.add("/grace_period_seconds", fmt.Sprintf("must be between 0 and %d (7 days)", maxGracePeriodSeconds))
 	}
-	if err := v.err(api.OpRotateWebhookEndpointSecret); err != nil {
+	if err := v.err(api.OpRotateWebhookEndpointSecret()); err != nil {
 		return nil, err
 	}
-	r := request{op: api.OpRotateWebhookEndpointSecret, params: []string{id}, opts: opts}
+	r := request{op: api.OpRotateWebhookEndpointSecret(), params: []string{id}, opts: opts}
 	if req != (RotateSecretRequest{}) {
 		r.body = req
 	}

@@ -161,8 +161,8 @@ func (g *generator) operations() error {
 		}
 		name := "Op" + GoName(op.ID)
 		list = append(list, name)
-		g.printf("// %s is `%s %s`: %s.\n", name, op.Method, op.Path, oneLine(op.Op.Summary))
-		g.printf("var %s = Operation{ID: %q, Method: %q, Path: %q, Summary: %q, Extension: %t,\n", name, op.ID, op.Method, op.Path, oneLine(op.Op.Summary), extension)
+		g.printf("// %s returns `%s %s`: %s. Each call returns a new value, so no caller can change the\n// table for others.\n", name, op.Method, op.Path, oneLine(op.Op.Summary))
+		g.printf("func %s() Operation {\n\treturn Operation{ID: %q, Method: %q, Path: %q, Summary: %q, Extension: %t,\n", name, op.ID, op.Method, op.Path, oneLine(op.Op.Summary), extension)
 		g.printf("\tsecurity: [][]string{")
 		for _, req := range op.KeyHeaders {
 			g.printf("{")
@@ -181,10 +181,10 @@ func (g *generator) operations() error {
 			}
 			g.printf("%q", r)
 		}
-		g.printf("}}\n\n")
+		g.printf("}}\n}\n\n")
 	}
 	g.printf("// Operations returns every operation of the document, in document order.\n")
-	g.printf("func Operations() []Operation {\n\treturn []Operation{%s}\n}\n\n", strings.Join(list, ", "))
+	g.printf("func Operations() []Operation {\n\treturn []Operation{%s}\n}\n\n", strings.Join(list, "(), ")+"()")
 	return nil
 }
 
