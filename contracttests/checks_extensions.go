@@ -1,0 +1,215 @@
+package contracttests
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
+)
+
+// The webhook-endpoint extension: create, read, update and delete, delivery to subscribed endpoints,
+// and secret rotation with and without grace.
+
+// extensionChecks are the checks of the webhook-endpoint extension; a target without it skips them.
+func extensionChecks() []*Check {
+	return []*Check{endpointCRUDCheck(), endpointDeliveryCheck(), rotateSecretCheck(), rotateWithoutGraceCheck(), rotateTwiceCheck(), endpointNotFoundCheck()}
+}
+
+// endpointBody is a create-endpoint body for the receiver's hook URL and the given event types.
+func endpointBody(hook string, events ...string) map[string]any {
+	list := make([]any, len(events))
+	for i, e := range events {
+		list[i] = e
+	}
+	return map[string]any{"url": hook, "events": list, "description": "malipo conform"}
+}
+
+// endpointCRUDCheck is extensions.webhook-endpoints.crud.
+func endpointCRUDCheck() *Check {
+	return &Check{ID: "extensions.webhook-endpoints.crud", Category: CategoryExtensions, Extension: true,
+		Covers: []string{"createWebhookEndpoint", "getWebhookEndpoint", "listWebhookEndpoints", "updateWebhookEndpoint", "deleteWebhookEndpoint"},
+		Doc:    "create returns a whsec_ secret once; get and list hide it; update changes only what is sent; delete makes it 404",
+		Run: func(t *T) {
+			_, hook := t.Hook()
+			created := t.Do(api.OpCreateWebhookEndpoint().Method, api.OpCreateWebhookEndpoint().URL(), endpointBody(hook, "payout.success"))
+			t.RequireStatus(created, http.StatusCreated)
+			id := created.Str("/data/id")
+			if !strings.HasPrefix(created.Str("/data/secret"), "whsec_") {
+				t.Errorf("create must return a whsec_ secret")
+			}
+			if created.Get("/data/enabled") != true {
+				t.Errorf("enabled must default to true")
+			}
+			p := api.OpGetWebhookEndpoint().URL(id)
+			got := t.Do(api.OpGetWebhookEndpoint().Method, p, nil)
+			t.ExpectStatus(got, http.StatusOK)
+			if got.Get("/data/secret") != nil {
+				t.Errorf("get must not return the secret")
+			}
+			list := t.Do(api.OpListWebhookEndpoints().Method, api.OpListWebhookEndpoints().URL(), nil)
+			found := false
+			items, _ := list.Get("/data").([]any)
+			for _, it := range items {
+				m, _ := it.(map[string]any)
+				if m["id"] == id {
+					found = true
+					if m["secret"] != nil {
+						t.Errorf("list must not return secrets")
+					}
+				}
+			}
+			if !found {
+				t.Errorf("list does not include the new endpoint %s", id)
+			}
+			upd := t.Do(http.MethodPatch, p, map[string]any{"description": "changed"})
+			t.ExpectStatus(upd, http.StatusOK)
+			if upd.Str("/data/description") != "changed" || upd.Str("/data/url") != hook {
+				t.Errorf("update must change description and keep url: %s", snippet(upd.Body))
+			}
+			t.ExpectStatus(t.Do(http.MethodDelete, p, nil), http.StatusNoContent)
+			t.ExpectError(t.Do(http.MethodGet, p, nil), api.CodeNotFound)
+		}}
+}
+
+// endpointDeliveryCheck is extensions.webhook-endpoints.delivery.
+func endpointDeliveryCheck() *Check {
+	return &Check{ID: "extensions.webhook-endpoints.delivery", Category: CategoryExtensions, Extension: true,
+		Covers: []string{"createWebhookEndpoint", "payout.success"},
+		Doc:    "a subscribed, enabled endpoint gets the event signed with its own secret; unsubscribed and disabled ones get none",
+		Run: func(t *T) {
+			subPath, subHook := t.Hook()
+			otherPath, otherHook := t.Hook()
+			offPath, offHook := t.Hook()
+			sub := t.CreateEndpoint(endpointBody(subHook, "payout.success"))
+			t.CreateEndpoint(endpointBody(otherHook, "payment.failed"))
+			off := endpointBody(offHook, "payout.success")
+			off["enabled"] = false
+			t.CreateEndpoint(off)
+			secret, err := webhook.ParseSecret(sub.Str("/data/secret"))
+			if err != nil {
+				t.Fatalf("the endpoint secret is not a whsec_ secret: %v", err)
+			}
+			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, "")).Str("/data/payout_id")
+			mine := func(ds []*Delivery) []*Delivery { return forObject(ds, id) }
+			ds := t.WaitDeliveries(subPath, "payout.success at the subscribed endpoint", func(ds []*Delivery) bool {
+				return len(Acknowledged(mine(ds))) >= 1
+			})
+			for _, d := range mine(ds) {
+				t.VerifyDelivery(d, secret)
+			}
+			t.Settle()
+			if n := len(mine(t.Deliveries(otherPath))); n > 0 {
+				t.Errorf("an endpoint not subscribed to payout.success got %d deliveries", n)
+			}
+			if n := len(mine(t.Deliveries(offPath))); n > 0 {
+				t.Errorf("a disabled endpoint got %d deliveries", n)
+			}
+		}}
+}
+
+// rotateSecretCheck is extensions.webhook-endpoints.rotate-secret.
+func rotateSecretCheck() *Check {
+	return &Check{ID: "extensions.webhook-endpoints.rotate-secret", Category: CategoryExtensions, Extension: true,
+		Covers: []string{"rotateWebhookEndpointSecret", "payout.success"},
+		Doc:    "after rotate-secret, deliveries carry two signatures: one verifies with the old secret, one with the new",
+		Run: func(t *T) {
+			path, hook := t.Hook()
+			created := t.CreateEndpoint(endpointBody(hook, "payout.success"))
+			oldSecret, err := webhook.ParseSecret(created.Str("/data/secret"))
+			if err != nil {
+				t.Fatalf("the endpoint secret is not a whsec_ secret: %v", err)
+			}
+			rot := t.Do(api.OpRotateWebhookEndpointSecret().Method, api.OpRotateWebhookEndpointSecret().URL(created.Str("/data/id")),
+				map[string]any{"grace_period_seconds": 3600})
+			t.RequireStatus(rot, http.StatusOK)
+			newSecret, err := webhook.ParseSecret(rot.Str("/data/secret"))
+			if err != nil || newSecret.Reveal() == oldSecret.Reveal() {
+				t.Fatalf("rotate-secret must return a new whsec_ secret")
+			}
+			if rot.Str("/data/previous_secret_expires_at") == "" {
+				t.Errorf("rotate-secret must say when the previous secret expires")
+			}
+			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, "")).Str("/data/payout_id")
+			ds := t.WaitDeliveries(path, "a delivery after rotation", func(ds []*Delivery) bool { return len(forObject(ds, id)) >= 1 })
+			d := forObject(ds, id)[0]
+			if n := len(webhook.Signatures(d.Header.Get(api.HeaderWebhookSignature))); n != 2 {
+				t.Errorf("during the grace period a delivery must carry 2 signatures, got %d", n)
+			}
+			v := webhook.Verifier{Secrets: []webhook.Secret{oldSecret, newSecret}, Now: func() time.Time { return d.Received }}
+			matched, err := v.MatchingSecrets(d.Header, d.Body)
+			if err != nil || len(matched) != 2 {
+				t.Errorf("both the old and the new secret must verify the delivery; %d did (%v)", len(matched), err)
+			}
+		}}
+}
+
+// rotateWithoutGraceCheck is extensions.webhook-endpoints.rotate-without-grace.
+func rotateWithoutGraceCheck() *Check {
+	return &Check{ID: "extensions.webhook-endpoints.rotate-without-grace", Category: CategoryExtensions, Extension: true,
+		Covers: []string{"rotateWebhookEndpointSecret"},
+		Doc:    "rotate-secret with grace_period_seconds 0 retires the old secret at once",
+		Run: func(t *T) {
+			path, hook := t.Hook()
+			created := t.CreateEndpoint(endpointBody(hook, "payout.failed"))
+			oldSecret, _ := webhook.ParseSecret(created.Str("/data/secret"))
+			rot := t.Do(api.OpRotateWebhookEndpointSecret().Method, api.OpRotateWebhookEndpointSecret().URL(created.Str("/data/id")),
+				map[string]any{"grace_period_seconds": 0})
+			t.RequireStatus(rot, http.StatusOK)
+			newSecret, _ := webhook.ParseSecret(rot.Str("/data/secret"))
+			id := t.CreatePayout(t.MobilePayout(t.Inputs().FailingWallet, "")).Str("/data/payout_id")
+			ds := t.WaitDeliveries(path, "a payout.failed delivery", func(ds []*Delivery) bool { return len(forObject(ds, id)) >= 1 })
+			d := forObject(ds, id)[0]
+			t.VerifyDelivery(d, newSecret)
+			if err := (webhook.Verifier{Secrets: []webhook.Secret{oldSecret}, Now: func() time.Time { return d.Received }}).Verify(d.Header, d.Body); err == nil {
+				t.Errorf("the old secret still verifies deliveries after a rotation without grace")
+			}
+		}}
+}
+
+// rotateTwiceCheck is extensions.webhook-endpoints.rotate-twice.
+func rotateTwiceCheck() *Check {
+	return &Check{ID: "extensions.webhook-endpoints.rotate-twice", Category: CategoryExtensions, Extension: true,
+		Covers: []string{"rotateWebhookEndpointSecret", "payout.success"},
+		Doc: "a rotation's response is the whole truth about which secrets sign: after rotating with grace 3600 and " +
+			"then with grace 0, only the newest secret signs; the first, still inside its own grace, is retired too",
+		Run: func(t *T) {
+			path, hook := t.Hook()
+			created := t.CreateEndpoint(endpointBody(hook, "payout.success"))
+			id := created.Str("/data/id")
+			retired := []string{created.Str("/data/secret")}
+			first := t.Do(api.OpRotateWebhookEndpointSecret().Method, api.OpRotateWebhookEndpointSecret().URL(id), map[string]any{"grace_period_seconds": 3600})
+			t.RequireStatus(first, http.StatusOK)
+			retired = append(retired, first.Str("/data/secret"))
+			rot := t.Do(api.OpRotateWebhookEndpointSecret().Method, api.OpRotateWebhookEndpointSecret().URL(id), map[string]any{"grace_period_seconds": 0})
+			t.RequireStatus(rot, http.StatusOK)
+			newest, err := webhook.ParseSecret(rot.Str("/data/secret"))
+			if err != nil {
+				t.Fatalf("rotate-secret must return a whsec_ secret: %v", err)
+			}
+			payout := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, "")).Str("/data/payout_id")
+			ds := t.WaitDeliveries(path, "a delivery after two rotations", func(ds []*Delivery) bool { return len(forObject(ds, payout)) >= 1 })
+			d := forObject(ds, payout)[0]
+			if n := len(webhook.Signatures(d.Header.Get(api.HeaderWebhookSignature))); n != 1 {
+				t.Errorf("after a rotation with grace 0 exactly one secret signs, but the delivery carries %d signatures", n)
+			}
+			t.VerifyDelivery(d, newest)
+			for i, s := range retired {
+				old, _ := webhook.ParseSecret(s)
+				if (webhook.Verifier{Secrets: []webhook.Secret{old}, Now: func() time.Time { return d.Received }}).Verify(d.Header, d.Body) == nil {
+					t.Errorf("secret #%d, retired by a later rotation, still verifies deliveries", i+1)
+				}
+			}
+		}}
+}
+
+// endpointNotFoundCheck is extensions.webhook-endpoints.not-found.
+func endpointNotFoundCheck() *Check {
+	return &Check{ID: "extensions.webhook-endpoints.not-found", Category: CategoryExtensions, Extension: true,
+		Covers: []string{"getWebhookEndpoint"},
+		Doc:    errorDoc("an endpoint id that does not exist", api.CodeNotFound),
+		Run: func(t *T) {
+			t.ExpectError(t.Do(api.OpGetWebhookEndpoint().Method, api.OpGetWebhookEndpoint().URL(unknownID), nil), api.CodeNotFound)
+		}}
+}
