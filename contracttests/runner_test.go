@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/internal/faults"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 )
 
@@ -64,7 +65,9 @@ func TestExtensionsAreDetected(t *testing.T) {
 }
 
 func TestReports(t *testing.T) {
-	cfg, stop, err := contracttests.StartEmbeddedWith(sandbox.WithFault(sandbox.FaultAuthNotEnforced))
+	faulty, err := faults.Options(faults.AuthNotEnforced)
+	require.NoError(t, err)
+	cfg, stop, err := contracttests.StartEmbeddedWith(faulty...)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, stop()) })
 	checks, err := contracttests.All()

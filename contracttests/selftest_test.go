@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,75 +13,124 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/contracttests"
-	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/internal/faults"
 )
 
-// Each fault breaks one rule of the contract; the suite must fail on the check that guards that rule.
-// A fault the suite does not catch is a blind spot of the suite.
-var faultChecks = map[sandbox.Fault]string{
-	sandbox.FaultDropRequiredResponseField:    `^state\.payout\.mobile\.success\.`,
-	sandbox.FaultWrongSuccessStatus:           `^idempotency\.processPayout\.replay$`,
-	sandbox.FaultAcceptInvalidInput:           `^negative\.processPayout\.bank\.amount\.below-minimum$`,
-	sandbox.FaultAuthNotEnforced:              `^auth\.processPayout\.no-keys$`,
-	sandbox.FaultSecretKeyNotChecked:          `^auth\.processPayout\.wrong-secret-key$`,
-	sandbox.FaultErrorNotEnvelope:             `^negative\.unknown-path$`,
-	sandbox.FaultErrorMissingFieldPointer:     `^negative\.processPayout\.bank\.bank_id\.missing$`,
-	sandbox.FaultBadSignature:                 `^state\.payout\.bank\.success\.`,
-	sandbox.FaultNoWebhookRetry:               `^webhooks\.retry-after-500$`,
-	sandbox.FaultUnstableWebhookID:            `^webhooks\.retry-after-500$`,
-	sandbox.FaultIdempotencyIgnored:           `^idempotency\.processPayout\.replay$`,
-	sandbox.FaultIdempotencyConflictIgnored:   `^idempotency\.processPayout\.conflict$`,
-	sandbox.FaultFinalStateChanges:            `^state\.payout\.mobile\.success\.`,
-	sandbox.FaultCrossMerchantVisible:         `^auth\.isolation\.payout$`,
-	sandbox.FaultMissingWebhookEvent:          `^state\.payment\.success\.`,
-	sandbox.FaultWrongFailureReason:           `^state\.payout\.mobile\.account_not_found\.`,
-	sandbox.FaultWebhookToDisabledEndpoint:    `^extensions\.webhook-endpoints\.delivery$`,
-	sandbox.FaultNoRotationDualSignature:      `^extensions\.webhook-endpoints\.rotate-secret$`,
-	sandbox.FaultLoseFirstCreateResponse:      `^idempotency\.processPayout\.replay$`,
-	sandbox.FaultDuplicateReferenceAccepted:   `^idempotency\.reference\.payout-duplicate$`,
-	sandbox.FaultCompleteNotPendingAccepted:   `^state\.payment\.complete-twice$`,
-	sandbox.FaultUnknownReferenceDataAccepted: `^negative\.processPayout\.unknown-bank$`,
-	sandbox.FaultReplayHeaderMissing:          `^idempotency\.processPayout\.replay$`,
-	sandbox.FaultSecretInEndpointRead:         `^extensions\.webhook-endpoints\.crud$`,
-	sandbox.FaultStaleWebhookTimestamp:        `^state\.payout\.mobile\.success\.`,
-	sandbox.FaultRotationKeepsOlderSecrets:    `^extensions\.webhook-endpoints\.rotate-twice$`,
-	sandbox.FaultWebhookURLNotParsed:          `^negative\.processPayout\.unusable-webhook-url$`,
+// faultRule says, for one fault, which checks guard the rule it breaks.
+type faultRule struct {
+	// caught matches the check that guards the rule: it must fail.
+	caught string
+	// scope matches every check allowed to fail: the checks that assert the broken rule, including
+	// those that assert it on the way to something else (every check that creates an object expects
+	// 201). A failure outside the scope means the fault broke a second rule, or a check failed for a
+	// reason that is not the fault.
+	scope string
 }
 
+// Each fault breaks one rule of the contract; the suite must fail on the check that guards that rule,
+// and on no check outside the rule. A fault the suite does not catch is a blind spot of the suite.
+var faultChecks = map[faults.Fault]faultRule{
+	faults.DropRequiredResponseField: {`^state\.payout\.mobile\.success\.`,
+		`^(auth\.isolation\.payout|extensions\.webhook-endpoints|idempotency\.(processPayout|reference)|state\.payout|webhooks\.retry-after-)`}, // every check that reads a payout
+	faults.WrongSuccessStatus: {`^idempotency\.processPayout\.replay$`,
+		`^(auth\.isolation|extensions|idempotency|negative\.(completePayment|rotateWebhookEndpointSecret|updateWebhookEndpoint)|positive|state|webhooks)\.`}, // every check that creates what it uses
+	faults.AcceptInvalidInput:           {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^(negative\.|extensions\.webhook-endpoints\.crud$)`},
+	faults.AuthNotEnforced:              {`^auth\.processPayout\.no-keys$`, `^auth\.\w+\.(no-|wrong-|keys-swapped)`},
+	faults.SecretKeyNotChecked:          {`^auth\.processPayout\.wrong-secret-key$`, `^auth\.\w+\.wrong-secret-key$`},
+	faults.ErrorNotEnvelope:             {`^negative\.unknown-path$`, `^(auth|negative|idempotency|reference|state\.payment|extensions)\.`}, // every check that provokes an error
+	faults.ErrorMissingFieldPointer:     {`^negative\.processPayout\.bank\.bank_id\.missing$`, `^(negative|idempotency\.reference|reference\.banks|state\.payment)\.`},
+	faults.BadSignature:                 {`^state\.payout\.bank\.success\.`, `^(state|webhooks|extensions\.webhook-endpoints)\.`}, // every check that verifies a delivery
+	faults.NoWebhookRetry:               {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
+	faults.UnstableWebhookID:            {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
+	faults.IdempotencyIgnored:           {`^idempotency\.processPayout\.replay$`, `^idempotency\.\w+\.(replay|conflict|concurrent)$`},
+	faults.IdempotencyConflictIgnored:   {`^idempotency\.processPayout\.conflict$`, `^idempotency\.\w+\.conflict$`},
+	faults.FinalStateChanges:            {`^state\.payout\.mobile\.success\.`, `^state\.payout\.`},
+	faults.CrossMerchantVisible:         {`^auth\.isolation\.payout$`, `^auth\.isolation\.`},
+	faults.MissingWebhookEvent:          {`^state\.payment\.success\.`, `^(state\.payment\.|webhooks\.all-types-observed$)`},
+	faults.WrongFailureReason:           {`^state\.payout\.mobile\.account_not_found\.`, `^state\.(payment|payout)\.`},
+	faults.WebhookToDisabledEndpoint:    {`^extensions\.webhook-endpoints\.delivery$`, `^extensions\.webhook-endpoints\.delivery$`},
+	faults.NoRotationDualSignature:      {`^extensions\.webhook-endpoints\.rotate-secret$`, `^extensions\.webhook-endpoints\.rotate-secret$`},
+	faults.LoseFirstCreateResponse:      {`^idempotency\.processPayout\.replay$`, `^idempotency\.\w+\.(replay|concurrent)$`},
+	faults.DuplicateReferenceAccepted:   {`^idempotency\.reference\.payout-duplicate$`, `^idempotency\.reference\.`},
+	faults.CompleteNotPendingAccepted:   {`^state\.payment\.complete-twice$`, `^state\.payment\.complete-twice$`},
+	faults.UnknownReferenceDataAccepted: {`^negative\.processPayout\.unknown-bank$`, `^negative\.processPayout\.(unknown-|bank-of-other-country$)`},
+	faults.ReplayHeaderMissing:          {`^idempotency\.processPayout\.replay$`, `^idempotency\.\w+\.replay$`},
+	faults.SecretInEndpointRead:         {`^extensions\.webhook-endpoints\.crud$`, `^extensions\.webhook-endpoints\.crud$`},
+	faults.StaleWebhookTimestamp:        {`^state\.payout\.mobile\.success\.`, `^(state|webhooks|extensions\.webhook-endpoints)\.`},
+	faults.RotationKeepsOlderSecrets:    {`^extensions\.webhook-endpoints\.rotate-twice$`, `^extensions\.webhook-endpoints\.rotate-twice$`},
+	faults.WebhookURLNotParsed:          {`^negative\.processPayout\.unusable-webhook-url$`, `\.unusable-webhook-url$`},
+}
+
+// TestSuiteCatchesEveryFault runs the whole suite against a sandbox with one fault, for every fault:
+// the rule's check fails, and no check outside the rule does.
 func TestSuiteCatchesEveryFault(t *testing.T) {
 	checks, err := contracttests.All()
 	require.NoError(t, err)
-	faults := sandbox.Faults()
-	require.GreaterOrEqual(t, len(faults), 15)
-	for _, fi := range faults {
+	all := faults.All()
+	require.GreaterOrEqual(t, len(all), 15)
+	for _, fi := range all {
 		t.Run(string(fi.Fault), func(t *testing.T) {
 			t.Parallel()
-			pattern, ok := faultChecks[fi.Fault]
+			rule, ok := faultChecks[fi.Fault]
 			require.True(t, ok, "fault %s has no expected check: add it to faultChecks", fi.Fault)
-			want := regexp.MustCompile(pattern)
-			cfg, stop, err := contracttests.StartEmbeddedWith(sandbox.WithFault(fi.Fault))
-			require.NoError(t, err)
-			t.Cleanup(func() { assert.NoError(t, stop()) })
-			// The embedded timings are milliseconds: a check still waiting after 3 s has caught the fault.
-			cfg.EventuallyTimeout = 3 * time.Second
-			sum, err := contracttests.Run(context.Background(), cfg, checks)
-			require.NoError(t, err)
-			var failed []string
-			caught := false
-			for _, r := range sum.Results {
-				if r.Outcome == contracttests.Failed {
-					failed = append(failed, r.ID)
-					caught = caught || want.MatchString(r.ID)
+			caught, scope := regexp.MustCompile(rule.caught), regexp.MustCompile(rule.scope)
+			require.True(t, scope.MatchString(firstMatch(checks, caught)), "the scope of %s must include its caught check", fi.Fault)
+			require.NotEmpty(t, outside(checks, scope), "the scope of %s covers every check, so it could not show a second broken rule", fi.Fault)
+			failed := failedChecks(t, fi.Fault, checks)
+			assert.True(t, slices.ContainsFunc(failed, caught.MatchString), "fault %q (%s) was not caught by a check matching %s; failed: %s",
+				fi.Fault, fi.Description, rule.caught, strings.Join(failed, ", "))
+			var beyond []string
+			for _, id := range failed {
+				if !scope.MatchString(id) {
+					beyond = append(beyond, id)
 				}
 			}
-			assert.True(t, caught, "fault %q (%s) was not caught by a check matching %s; failed: %s",
-				fi.Fault, fi.Description, pattern, strings.Join(failed, ", "))
+			assert.Empty(t, beyond, "fault %q broke more than its rule: these checks outside %s failed", fi.Fault, rule.scope)
 			t.Logf("%s: %d checks failed, e.g. %s", fi.Fault, len(failed), strings.Join(first(failed, 5), ", "))
 			if os.Getenv("SELFTEST_VERBOSE") != "" {
 				t.Logf("all failed: %s", strings.Join(failed, " "))
 			}
 		})
 	}
+}
+
+// failedChecks runs the suite against an embedded sandbox with fault and returns the failed checks.
+func failedChecks(t *testing.T, fault faults.Fault, checks []*contracttests.Check) []string {
+	faulty, err := faults.Options(fault)
+	require.NoError(t, err)
+	cfg, stop, err := contracttests.StartEmbeddedWith(faulty...)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, stop()) })
+	// The embedded timings are milliseconds: a check still waiting after 3 s has caught the fault.
+	cfg.EventuallyTimeout = 3 * time.Second
+	sum, err := contracttests.Run(context.Background(), cfg, checks)
+	require.NoError(t, err)
+	var failed []string
+	for _, r := range sum.Results {
+		if r.Outcome == contracttests.Failed {
+			failed = append(failed, r.ID)
+		}
+	}
+	return failed
+}
+
+func firstMatch(checks []*contracttests.Check, re *regexp.Regexp) string {
+	for _, c := range checks {
+		if re.MatchString(c.ID) {
+			return c.ID
+		}
+	}
+	return ""
+}
+
+func outside(checks []*contracttests.Check, re *regexp.Regexp) []string {
+	var out []string
+	for _, c := range checks {
+		if !re.MatchString(c.ID) {
+			out = append(out, c.ID)
+		}
+	}
+	return out
 }
 
 func first(s []string, n int) []string {

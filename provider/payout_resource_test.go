@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/internal/faults"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
@@ -246,7 +247,9 @@ resource "malipo_payout" "test" {
 // The sandbox loses the first response of the create after making the payout: the provider retries
 // with the same Idempotency-Key, the service replays, and exactly one payout exists.
 func TestAccPayoutResource_lostFirstResponseMakesOnePayout(t *testing.T) {
-	sb := startSandbox(t, sandbox.WithFault(sandbox.FaultLoseFirstCreateResponse))
+	faulty, err := faults.Options(faults.LoseFirstCreateResponse)
+	require.NoError(t, err)
+	sb := startSandbox(t, faulty...)
 	tv := testValues(t)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/internal/faults"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 )
 
@@ -101,7 +102,9 @@ func TestConformList(t *testing.T) {
 }
 
 func TestConformFailsOnAViolation(t *testing.T) {
-	srv, err := sandbox.New(sandbox.WithFault(sandbox.FaultAuthNotEnforced))
+	faulty, err := faults.Options(faults.AuthNotEnforced)
+	require.NoError(t, err)
+	srv, err := sandbox.New(faulty...)
 	require.NoError(t, err)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/internal/faults"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 )
 
@@ -109,7 +110,7 @@ func TestCommandLine(t *testing.T) {
 		{"bad flag", []string{"sandbox", "--nope"}, 2, "", "flag provided but not defined"},
 		{"bad schedule", []string{"sandbox", "--webhook-retry-schedule", "1s,soon"}, 2, "", `"soon" is not a duration`},
 		{"unknown fault", []string{"sandbox", "--fault", "gremlins"}, 2, "", `unknown fault "gremlins"`},
-		{"fault list", []string{"sandbox", "--fault", "list"}, 0, "", string(sandbox.FaultBadSignature)},
+		{"fault list", []string{"sandbox", "--fault", "list"}, 0, "", string(faults.BadSignature)},
 		{"bad log format", []string{"sandbox", "--log-format", "xml"}, 2, "", "text or json"},
 		{"bad key", []string{"sandbox", "--public-key", "has space", "--addr", "127.0.0.1:0"}, 2, "", "printable ASCII"},
 		{"address in use", []string{"sandbox", "--addr", "256.0.0.1:1"}, 1, "", "listen on"},

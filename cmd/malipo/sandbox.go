@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/internal/faults"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
@@ -31,7 +32,7 @@ type sandboxFlags struct {
 	concurrency     int
 	logFormat       string
 	shutdownTimeout time.Duration
-	faults          []sandbox.Fault
+	faults          []faults.Fault
 	listFaults      bool
 }
 
@@ -63,7 +64,7 @@ func parseSandboxFlags(args []string, stderr io.Writer) (*sandboxFlags, int) {
 			f.listFaults = true
 			return nil
 		}
-		fault := sandbox.Fault(s)
+		fault := faults.Fault(s)
 		if !fault.Known() {
 			return fmt.Errorf("unknown fault %q (use --fault list)", s)
 		}
@@ -82,7 +83,7 @@ func parseSandboxFlags(args []string, stderr io.Writer) (*sandboxFlags, int) {
 	}
 	if f.listFaults {
 		tw := tabwriter.NewWriter(stderr, 0, 0, 2, ' ', 0)
-		for _, fi := range sandbox.Faults() {
+		for _, fi := range faults.All() {
 			fmt.Fprintf(tw, "  %s\t%s\n", fi.Fault, fi.Description)
 		}
 		_ = tw.Flush()
@@ -132,9 +133,12 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		sandbox.WithDeliveryConcurrency(f.concurrency),
 		sandbox.WithLogger(logger),
 	}
-	for _, fault := range f.faults {
-		opts = append(opts, sandbox.WithFault(fault))
+	faulty, err := faults.Options(f.faults...)
+	if err != nil {
+		fmt.Fprintf(stderr, "malipo sandbox: %v\n", err)
+		return exitUsage
 	}
+	opts = append(opts, faulty...)
 	srv, err := sandbox.New(opts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "malipo sandbox: %v\n", err)

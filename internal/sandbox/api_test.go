@@ -28,7 +28,6 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{"negative retry", WithRetrySchedule([]time.Duration{-1})},
 		{"zero timeout", WithWebhookTimeout(0)},
 		{"zero concurrency", WithDeliveryConcurrency(0)},
-		{"unknown fault", WithFault("no-such-fault")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -16,12 +16,6 @@ import (
 // is unknown or not the merchant's pair is 401/2001. It runs before body validation, so a request
 // without keys learns about the keys first.
 func (s *Server) authenticate(op *openapi.Operation, h http.Header) (*merchant, *response) {
-	if s.fault(FaultAuthNotEnforced) {
-		if m := s.merchantByPublicKey(strings.TrimSpace(h.Get(api.HeaderPublicKey))); m != nil {
-			return m, nil
-		}
-		return s.merchants[0], nil
-	}
 	needed := requiredKeyHeaders(op)
 	var missing []FieldError
 	for _, name := range needed {
@@ -42,7 +36,7 @@ func (s *Server) authenticate(op *openapi.Operation, h http.Header) (*merchant, 
 		return nil, s.fail(api.CodeInvalidAPIKey, "The public-key is not valid. Use the public key of your merchant account (the sandbox prints it at start-up).",
 			[]FieldError{{Field: "header." + api.HeaderPublicKey, Reason: "unknown key"}}, nil)
 	}
-	if contains(needed, api.HeaderSecretKey) && !s.fault(FaultSecretKeyNotChecked) &&
+	if contains(needed, api.HeaderSecretKey) &&
 		!equalConstantTime(m.secretKey, strings.TrimSpace(h.Get(api.HeaderSecretKey))) {
 		return nil, s.fail(api.CodeInvalidAPIKey, "The secret-key is not valid for this public-key. Send the secret key that belongs to the same merchant as the public key.",
 			[]FieldError{{Field: "header." + api.HeaderSecretKey, Reason: "not the secret key of this merchant"}}, nil)

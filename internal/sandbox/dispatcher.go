@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
@@ -19,7 +20,7 @@ import (
 // (same webhook-id, growing Number), the contract suite to explain a failed webhook check.
 type Attempt struct {
 	// EventID is the event's id; WebhookID is the webhook-id header actually sent (they differ only
-	// under FaultUnstableWebhookID).
+	// when an Outgoing hook changed it).
 	EventID   string
 	WebhookID string
 	EventType string
@@ -104,9 +105,6 @@ func newDispatcher(s *Server) *dispatcher {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	schedule := s.cfg.retrySchedule
-	if s.fault(FaultNoWebhookRetry) {
-		schedule = nil
-	}
 	return &dispatcher{s: s, client: client, sem: make(chan struct{}, s.cfg.concurrency), ctx: ctx, cancel: cancel,
 		schedule: schedule, queues: map[string]*queue{}}
 }
@@ -152,7 +150,6 @@ func (d *dispatcher) run(q *queue) {
 // deliver makes attempts until one is acknowledged, the schedule is exhausted, the endpoint is gone,
 // or the dispatcher is stopped.
 func (d *dispatcher) deliver(del *delivery) {
-	webhookID := del.event.ID
 	for n := 1; ; n++ {
 		if d.ctx.Err() != nil {
 			d.s.log.Warn("webhook abandoned: shutdown deadline reached", "event_id", del.event.ID, "type", del.event.Type, "url", redactURL(del.url))
@@ -160,11 +157,8 @@ func (d *dispatcher) deliver(del *delivery) {
 		}
 		target, secrets, ok := d.s.target(del)
 		if !ok {
-			d.s.log.Info("webhook dropped: the endpoint was deleted or disabled", "event_id", del.event.ID, "endpoint_id", del.endpointID)
+			d.s.log.Info("webhook dropped: the endpoint was deleted, disabled or unsubscribed", "event_id", del.event.ID, "endpoint_id", del.endpointID)
 			return
-		}
-		if n > 1 && d.s.fault(FaultUnstableWebhookID) {
-			webhookID = newID(prefixEvent)
 		}
 		d.blocked.Add(1)
 		select {
@@ -174,7 +168,13 @@ func (d *dispatcher) deliver(del *delivery) {
 			d.blocked.Add(-1)
 			continue
 		}
-		att := d.attempt(del, target, webhookID, secrets, n)
+		out := d.outgoing(del, secrets, n)
+		if out.Drop {
+			<-d.sem
+			d.s.log.Info("webhook dropped by a hook", "event_id", del.event.ID, "type", del.event.Type)
+			return
+		}
+		att := d.attempt(del, target, out)
 		<-d.sem
 		att.Final = att.Delivered || n > len(d.schedule)
 		d.record(att)
@@ -190,16 +190,23 @@ func (d *dispatcher) deliver(del *delivery) {
 	}
 }
 
+// outgoing builds attempt n of a delivery as it will be signed, then lets the Outgoing hooks change it.
+func (d *dispatcher) outgoing(del *delivery, secrets []webhook.Secret, n int) *Outgoing {
+	out := &Outgoing{Number: n, EventType: api.EventType(del.event.Type), WebhookID: del.event.ID,
+		Timestamp: time.Now(), Body: del.event.Body, Secrets: secrets}
+	for _, hook := range d.s.outgoing {
+		hook(out)
+	}
+	return out
+}
+
 // attempt sends one signed POST and reports how it went.
-func (d *dispatcher) attempt(del *delivery, target, webhookID string, secrets []webhook.Secret, n int) (att Attempt) {
-	att = Attempt{EventID: del.event.ID, WebhookID: webhookID, EventType: del.event.Type, ObjectID: del.event.ObjectID,
-		URL: target, EndpointID: del.endpointID, Number: n, EventEmitted: del.event.Emitted, Started: time.Now()}
+func (d *dispatcher) attempt(del *delivery, target string, out *Outgoing) (att Attempt) {
+	att = Attempt{EventID: del.event.ID, WebhookID: out.WebhookID, EventType: del.event.Type, ObjectID: del.event.ObjectID,
+		URL: target, EndpointID: del.endpointID, Number: out.Number, EventEmitted: del.event.Emitted, Started: time.Now()}
 	defer func() { att.Duration = time.Since(att.Started) }()
 
-	body := del.event.Body
-	if webhookID != del.event.ID {
-		body = bytes.Replace(body, []byte(`"id":"`+del.event.ID+`"`), []byte(`"id":"`+webhookID+`"`), 1)
-	}
+	body := out.Body
 	ctx, cancel := context.WithTimeout(d.ctx, d.s.cfg.webhookTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
@@ -209,15 +216,7 @@ func (d *dispatcher) attempt(del *delivery, target, webhookID string, secrets []
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "malipo-sandbox")
-	ts := time.Now()
-	if d.s.fault(FaultStaleWebhookTimestamp) {
-		ts = ts.Add(-time.Hour)
-	}
-	signed := body
-	if d.s.fault(FaultBadSignature) {
-		signed = append(bytes.Clone(body), ' ')
-	}
-	webhook.SetHeaders(req.Header, webhookID, ts, signed, secrets...)
+	webhook.SetHeaders(req.Header, out.WebhookID, out.Timestamp, body, out.Secrets...)
 	resp, err := d.client.Do(req)
 	if err != nil {
 		att.Error = err.Error()

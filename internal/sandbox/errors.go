@@ -78,12 +78,7 @@ func (s *Server) fail(code api.ErrorCode, message string, fields []FieldError, d
 	if !ok {
 		status = http.StatusInternalServerError
 	}
-	if s.fault(FaultErrorNotEnvelope) {
-		h := http.Header{}
-		h.Set("Content-Type", "text/plain; charset=utf-8")
-		return &response{status: status, header: h, body: []byte(message + "\n")}
-	}
-	if fields == nil || s.fault(FaultErrorMissingFieldPointer) {
+	if fields == nil {
 		fields = []FieldError{}
 	}
 	body := marshal(api.Error{Status: api.ErrorStatusError, Code: code, Message: message, Errors: fields, Data: data})

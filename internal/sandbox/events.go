@@ -79,7 +79,7 @@ func (s *Server) emit(m *merchant, eventType api.EventType, objectID string, obj
 	}
 	for _, id := range m.endpointOrder {
 		e := m.endpoints[id]
-		if e.seeded || (!e.Enabled && !s.fault(FaultWebhookToDisabledEndpoint)) || !slices.Contains(e.Events, eventType) {
+		if e.seeded || !s.rules.Receives(e.WebhookEndpoint, eventType) {
 			continue
 		}
 		s.disp.enqueue(&delivery{event: ev, merchant: m, endpointID: e.ID, url: e.URL})
@@ -88,7 +88,8 @@ func (s *Server) emit(m *merchant, eventType api.EventType, objectID string, obj
 
 // target resolves where and how an attempt of d is sent, at the time of the attempt: an endpoint's
 // current URL and secrets (so a rotation during retries is honoured), or the object's webhook_url and
-// the merchant's secret key. ok is false when the endpoint was deleted or disabled meanwhile.
+// the merchant's secret key. ok is false when the endpoint was deleted meanwhile or no longer
+// receives the event (disabled, or unsubscribed from its type).
 func (s *Server) target(d *delivery) (url string, secrets []webhook.Secret, ok bool) {
 	if d.endpointID == "" {
 		return d.url, []webhook.Secret{d.merchant.signingSecret()}, true
@@ -97,14 +98,10 @@ func (s *Server) target(d *delivery) (url string, secrets []webhook.Secret, ok b
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e, found := m.endpoints[d.endpointID]
-	if !found || (!e.Enabled && !s.fault(FaultWebhookToDisabledEndpoint)) {
+	if !found || !s.rules.Receives(e.WebhookEndpoint, api.EventType(d.event.Type)) {
 		return "", nil, false
 	}
-	secrets = e.validSecrets(s.cfg.clock())
-	if s.fault(FaultNoRotationDualSignature) {
-		secrets = secrets[:1]
-	}
-	return e.URL, secrets, true
+	return e.URL, e.validSecrets(s.cfg.clock()), true
 }
 
 // Events returns the events emitted so far for the merchant with publicKey (all merchants when it is

@@ -66,41 +66,32 @@ func newEnv(t testing.TB, opts ...Option) *env {
 		_ = srv.Shutdown(ctx)
 	})
 	e := &env{t: t, srv: srv, ts: ts}
-	e.client = newClient(t, ts.URL, true)
+	e.client = newClient(t, ts.URL)
 	return e
 }
 
-// client sends requests to the sandbox and validates every response against the contract. strict
-// makes a violation fail the test; otherwise violations are collected (fault tests assert on them).
+// client sends requests to the sandbox and validates every response against the contract: a
+// violation fails the test.
 type client struct {
-	t      testing.TB
-	base   string
-	hc     *http.Client
-	spec   *openapi.Spec
-	strict bool
-	mu     sync.Mutex
-	seen   openapi.Violations
-	pub    string
-	sec    string
+	t    testing.TB
+	base string
+	hc   *http.Client
+	spec *openapi.Spec
+	pub  string
+	sec  string
 }
 
-func newClient(t testing.TB, base string, strict bool) *client {
-	c := &client{t: t, base: base, spec: testSpec(t), strict: strict, pub: DefaultPublicKey, sec: DefaultSecretKey}
+func newClient(t testing.TB, base string) *client {
+	c := &client{t: t, base: base, spec: testSpec(t), pub: DefaultPublicKey, sec: DefaultSecretKey}
 	c.hc = &http.Client{Transport: &validatingTransport{c: c, next: http.DefaultTransport}, Timeout: 10 * time.Second}
 	return c
 }
 
 // as returns a copy of the client that sends another merchant's keys.
 func (c *client) as(pub, sec string) *client {
-	cp := &client{t: c.t, base: c.base, spec: c.spec, strict: c.strict, pub: pub, sec: sec}
+	cp := &client{t: c.t, base: c.base, spec: c.spec, pub: pub, sec: sec}
 	cp.hc = &http.Client{Transport: &validatingTransport{c: cp, next: http.DefaultTransport}, Timeout: 10 * time.Second}
 	return cp
-}
-
-func (c *client) violations() openapi.Violations {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append(openapi.Violations(nil), c.seen...)
 }
 
 type validatingTransport struct {
@@ -122,12 +113,7 @@ func (v *validatingTransport) RoundTrip(req *http.Request) (*http.Response, erro
 		vs = checkEnvelope(resp)
 	}
 	if len(vs) > 0 {
-		v.c.mu.Lock()
-		v.c.seen = append(v.c.seen, vs...)
-		v.c.mu.Unlock()
-		if v.c.strict {
-			v.c.t.Errorf("%s %s -> %d breaks the contract: %v", req.Method, req.URL.Path, resp.StatusCode, vs)
-		}
+		v.c.t.Errorf("%s %s -> %d breaks the contract: %v", req.Method, req.URL.Path, resp.StatusCode, vs)
 	}
 	return resp, nil
 }
@@ -315,11 +301,10 @@ type receiver struct {
 	got     []received
 	respond func(r received, nth int) (status int, stall time.Duration)
 	counts  map[string]int // webhook-id -> deliveries seen
-	strict  bool
 }
 
 func newReceiver(t testing.TB) *receiver {
-	rc := &receiver{t: t, spec: testSpec(t), counts: map[string]int{}, strict: true}
+	rc := &receiver{t: t, spec: testSpec(t), counts: map[string]int{}}
 	rc.ts = httptest.NewServer(http.HandlerFunc(rc.serve))
 	t.Cleanup(rc.ts.Close)
 	return rc
@@ -333,10 +318,8 @@ func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 	if err := json.Unmarshal(body, &d.event); err != nil {
 		rc.t.Errorf("webhook body is not JSON: %v: %s", err, body)
 	}
-	if rc.strict {
-		if vs := rc.spec.ValidateWebhook(d.event.Type, r.Header, body); len(vs) > 0 {
-			rc.t.Errorf("webhook %s breaks the contract: %v", d.event.Type, vs)
-		}
+	if vs := rc.spec.ValidateWebhook(d.event.Type, r.Header, body); len(vs) > 0 {
+		rc.t.Errorf("webhook %s breaks the contract: %v", d.event.Type, vs)
 	}
 	rc.mu.Lock()
 	id := r.Header.Get(webhook.HeaderID)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
-	"net/http"
 	"time"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
@@ -16,7 +15,6 @@ type idemEntry struct {
 	done        chan struct{} // closed when the first request has finished
 	resp        *response     // the stored first response; nil while it runs
 	expires     time.Time
-	dropped     bool // FaultLoseFirstCreateResponse has dropped this key's first response
 }
 
 // idempotentWait bounds how long a retry waits for the first request with its key before it is told
@@ -31,45 +29,45 @@ const idempotentWait = 30 * time.Second
 // exactly one object. 5xx responses are not stored, so a retry runs again.
 func (s *Server) idempotent(req *request, h handlerFunc) *response {
 	key := req.r.Header.Get(api.HeaderIdempotencyKey)
-	if key == "" || s.fault(FaultIdempotencyIgnored) {
+	if key == "" {
 		return h(s, req)
 	}
-	m := req.m
 	scoped := req.op.ID + "\x00" + key
-	fp := fingerprint(req.r.Method, req.r.URL.Path, req.body)
+	e, answer := s.claimKey(req, scoped, fingerprint(req.r.Method, req.r.URL.Path, req.body))
+	if answer != nil {
+		return answer
+	}
+	resp := h(s, req)
+	req.m.storeFirstResponse(scoped, e, resp)
+	return resp
+}
+
+// claimKey makes this request the first one with its key and returns the new entry, or returns the
+// answer the request gets instead: the stored response (replayed), 409/4000 for another body, or
+// 409/4001 when the first request is still running after idempotentWait or the client gives up.
+func (s *Server) claimKey(req *request, scoped string, fp [sha256.Size]byte) (*idemEntry, *response) {
 	deadline := time.NewTimer(idempotentWait)
 	defer deadline.Stop()
-	var e *idemEntry
+	m := req.m
 	for {
-		now := time.Now()
 		m.mu.Lock()
-		cur := m.idempotency[scoped]
-		if cur != nil && cur.resp != nil && now.After(cur.expires) {
-			delete(m.idempotency, scoped)
-			cur = nil
-		}
-		if cur == nil {
-			e = &idemEntry{fingerprint: fp, done: make(chan struct{})}
+		cur := m.liveEntry(scoped, time.Now())
+		switch {
+		case cur == nil:
+			e := &idemEntry{fingerprint: fp, done: make(chan struct{})}
 			m.idempotency[scoped] = e
-			m.sweepIdempotency(now)
+			m.sweepIdempotency(time.Now())
 			m.mu.Unlock()
-			break
-		}
-		if cur.fingerprint != fp {
+			return e, nil
+		case cur.fingerprint != fp:
 			m.mu.Unlock()
-			if s.fault(FaultIdempotencyConflictIgnored) {
-				return h(s, req)
-			}
-			return s.fail(api.CodeIdempotencyKeyReused, "This Idempotency-Key was already used with a different request body. Use a new key for a new request, or resend the original body.",
+			return nil, s.fail(api.CodeIdempotencyKeyReused, "This Idempotency-Key was already used with a different request body. Use a new key for a new request, or resend the original body.",
 				[]FieldError{{Field: "header.idempotency-key", Reason: "already used with a different body"}}, nil)
-		}
-		if cur.resp != nil {
+		case cur.resp != nil:
 			resp := cur.resp.clone()
 			m.mu.Unlock()
-			if !s.fault(FaultReplayHeaderMissing) {
-				resp.header.Set(api.HeaderIdempotentReplayed, "true")
-			}
-			return resp
+			resp.header.Set(api.HeaderIdempotentReplayed, "true")
+			return nil, resp
 		}
 		done := cur.done
 		m.mu.Unlock()
@@ -77,32 +75,36 @@ func (s *Server) idempotent(req *request, h handlerFunc) *response {
 		case <-done:
 			continue // replay, or run ourselves if the first attempt was not stored
 		case <-req.r.Context().Done():
-			return s.inUse()
+			return nil, s.inUse()
 		case <-deadline.C:
-			return s.inUse()
+			return nil, s.inUse()
 		}
 	}
+}
 
-	resp := h(s, req)
+// liveEntry returns the entry of a key unless there is none or its stored response has expired
+// (then the key is free again). The caller holds m.mu.
+func (m *merchant) liveEntry(scoped string, now time.Time) *idemEntry {
+	cur := m.idempotency[scoped]
+	if cur != nil && cur.resp != nil && now.After(cur.expires) {
+		delete(m.idempotency, scoped)
+		return nil
+	}
+	return cur
+}
+
+// storeFirstResponse keeps the first response of a key for replays and wakes the requests waiting
+// for it. A 5xx is not kept: the key is freed, so that a retry runs again.
+func (m *merchant) storeFirstResponse(scoped string, e *idemEntry, resp *response) {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	if resp.status >= 500 {
 		delete(m.idempotency, scoped)
 	} else {
 		e.resp = resp.clone()
 		e.expires = time.Now().Add(IdempotencyTTL)
 	}
-	drop := s.fault(FaultLoseFirstCreateResponse) && resp.status < 300 && !e.dropped
-	if drop {
-		e.dropped = true
-	}
 	close(e.done)
-	m.mu.Unlock()
-	if drop {
-		// The create happened and its response is stored; the client sees a dropped connection and
-		// must retry with the same key to learn the result.
-		panic(http.ErrAbortHandler)
-	}
-	return resp
 }
 
 func (s *Server) inUse() *response {

@@ -49,7 +49,7 @@ type config struct {
 	logger         *slog.Logger
 	clock          func() time.Time
 	validation     bool
-	faults         map[Fault]bool
+	hooks          []Hooks
 	httpClient     *http.Client
 	spec           *openapi.Spec
 	noSeed         bool
@@ -65,7 +65,6 @@ func defaultConfig() config {
 		logger:         slog.New(slog.DiscardHandler),
 		clock:          time.Now,
 		validation:     true,
-		faults:         map[Fault]bool{},
 	}
 }
 
@@ -160,18 +159,6 @@ func WithClock(now func() time.Time) Option {
 // WithValidation turns validation of requests against the contract on (the default) or off. Off
 // exists only to measure what validation costs; an unvalidated sandbox is not a reference for anything.
 func WithValidation(on bool) Option { return func(c *config) { c.validation = on } }
-
-// WithFault makes the sandbox break one rule of the contract (see Faults), so that the contract
-// suite can prove it detects the break. Repeat it to combine faults. Never use it for integration work.
-func WithFault(f Fault) Option {
-	return func(c *config) {
-		if !f.Known() {
-			c.errs = append(c.errs, fmt.Errorf("WithFault: unknown fault %q; known faults: %s", f, strings.Join(faultNames(), ", ")))
-			return
-		}
-		c.faults[f] = true
-	}
-}
 
 // WithHTTPClient sets the client webhook deliveries are sent with, e.g. one whose transport reaches
 // an in-process receiver. Its own Timeout, if any, applies on top of WithWebhookTimeout.

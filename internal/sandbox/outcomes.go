@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"github.com/malipo/terraform-provider-malipo/openapi"
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // outcome is how the simulated network ends a payment or payout.
@@ -55,12 +54,4 @@ func lookupOutcome(m map[string]outcome, key string) outcome {
 		return out
 	}
 	return succeeded
-}
-
-// wrongReason returns a failure reason other than r, for FaultWrongFailureReason.
-func wrongReason(r api.FailureReason) api.FailureReason {
-	if r == api.FailureReasonTransactionFailed {
-		return api.FailureReasonDeclined
-	}
-	return api.FailureReasonTransactionFailed
 }

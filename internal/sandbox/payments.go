@@ -57,16 +57,12 @@ func (s *Server) initializePayment(req *request) *response {
 	defer m.mu.Unlock()
 	if p.Reference == "" {
 		p.Reference = m.generateReference()
-	} else if holder, taken := m.references[p.Reference]; taken && !s.fault(FaultDuplicateReferenceAccepted) {
+	}
+	if holder, ok := s.rules.ClaimReference(m.references, p.Reference, p.PaymentReference); !ok {
 		return s.duplicateReference(p.Reference, holder)
 	}
 	m.payments[p.PaymentReference] = p
-	m.references[p.Reference] = p.PaymentReference
-	status := http.StatusCreated
-	if s.fault(FaultWrongSuccessStatus) {
-		status = http.StatusOK
-	}
-	return s.success(status, "Payment initialized", *p)
+	return s.success(http.StatusCreated, "Payment initialized", *p)
 }
 
 // generateReference returns a merchant reference no object of m holds. The caller holds m.mu.
@@ -100,7 +96,7 @@ func (s *Server) completePayment(req *request) *response {
 	if !ok {
 		return s.notFound(fmt.Sprintf("No payment %s exists for this merchant; use the paymentReference returned by initialize-payment.", ref))
 	}
-	if p.Status != "pending" && !s.fault(FaultCompleteNotPendingAccepted) {
+	if p.Status != api.PaymentStatusPending {
 		return s.fail(api.CodeInvalidState, fmt.Sprintf("Payment %s is %s; only a pending payment can be completed.", p.PaymentReference, p.Status), nil, nil)
 	}
 	phone := in.PhoneNumber
@@ -114,9 +110,7 @@ func (s *Server) completePayment(req *request) *response {
 	p.PhoneNumber = phone
 	p.Status = api.PaymentStatusProcessing
 	p.UpdatedAt = s.now()
-	if !s.fault(FaultMissingWebhookEvent) {
-		s.emitPayment(m, p, string(prev))
-	}
+	s.emitPayment(m, p, string(prev))
 	s.after(s.cfg.timings.PromptDelay, func() { s.settlePayment(m, p) })
 	return s.success(http.StatusAccepted, "Push prompt sent", *p)
 }
@@ -131,9 +125,6 @@ func (s *Server) settlePayment(m *merchant, p *Payment) {
 	out := s.outcomes.payment(p.PhoneNumber)
 	p.Status = api.PaymentStatus(out.status)
 	p.FailureReason = api.FailureReason(out.failureReason)
-	if p.FailureReason != "" && s.fault(FaultWrongFailureReason) {
-		p.FailureReason = wrongReason(p.FailureReason)
-	}
 	p.UpdatedAt = s.now()
-	s.emitPayment(m, p, "processing")
+	s.emitPayment(m, p, string(api.PaymentStatusProcessing))
 }

@@ -5,8 +5,8 @@
 //
 // It exists for two audiences. Merchant developers run it (`malipo sandbox`) to integrate without
 // moving money; implementers read it to learn what the contract means where prose is ambiguous. The
-// contract suite runs against it with zero violations, and its fault injection (WithFault) breaks one
-// rule at a time so that the suite can prove it notices.
+// contract suite runs against it with zero violations. Its handlers hold no fault injection: the
+// suite's self-test breaks rules from outside, through the seams in hooks.go (package internal/faults).
 package sandbox
 
 import (
@@ -47,7 +47,13 @@ type Server struct {
 	refdata  *refData
 	log      *slog.Logger
 
-	merchants []*merchant // in WithMerchant order; the first is the default for some faults
+	merchants []*merchant // in WithMerchant order
+
+	// What WithHooks installed: the handler ServeHTTP runs (s.serve unless wrapped), the state
+	// rules (contractRules unless wrapped) and the hooks of outgoing webhook attempts.
+	handler  http.Handler
+	rules    Rules
+	outgoing []func(*Outgoing)
 
 	disp *dispatcher
 
@@ -114,6 +120,7 @@ func New(opts ...Option) (*Server, error) {
 			}
 		}
 	}
+	s.installHooks()
 	s.disp = newDispatcher(s)
 	return s, nil
 }

@@ -47,10 +47,13 @@ var handlers = map[string]handlerFunc{
 	"rotateWebhookEndpointSecret": (*Server).rotateWebhookEndpointSecret,
 }
 
-// ServeHTTP runs the request pipeline: route (404/405), authenticate (401), read the body (413),
+// ServeHTTP serves the API: through the installed middleware hooks, if any, to serve.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// serve runs the request pipeline: route (404/405), authenticate (401), read the body (413),
 // check the media type (415) and JSON syntax (400/1001), validate against the contract (400/1000),
 // then the operation itself behind the idempotency layer. A panic becomes a 500 envelope.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w}
 	var opID string
@@ -108,7 +111,7 @@ func (s *Server) handle(r *http.Request, w http.ResponseWriter, opID *string) *r
 		}
 		req.body = body
 	}
-	if s.cfg.validation && !s.fault(FaultAcceptInvalidInput) {
+	if s.cfg.validation {
 		if req.body != nil {
 			r.Body = io.NopCloser(bytes.NewReader(req.body))
 		} else {
@@ -125,7 +128,7 @@ func (s *Server) handle(r *http.Request, w http.ResponseWriter, opID *string) *r
 }
 
 // withoutKeyHeaders drops violations about the key headers: authenticate has already answered for
-// them (and FaultAuthNotEnforced must not be undone by validation).
+// them.
 func withoutKeyHeaders(vs openapi.Violations) openapi.Violations {
 	out := vs[:0]
 	for _, v := range vs {

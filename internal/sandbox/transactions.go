@@ -11,28 +11,20 @@ import (
 // reference.
 func (s *Server) getTransactionStatus(req *request) *response {
 	ref := req.params["reference"]
-	t, ok := s.findTransaction(req.m, ref)
+	m := req.m
+	m.mu.Lock()
+	t, ok := m.lookupTransaction(ref)
+	var out transaction
+	if ok {
+		out = *t
+	}
+	m.mu.Unlock()
 	if !ok {
 		return s.notFound(fmt.Sprintf("No payment or payout with reference %s exists for this merchant.", ref))
 	}
-	return s.success(http.StatusOK, "Transaction retrieved", t)
+	return s.success(http.StatusOK, "Transaction retrieved", out)
 }
 
-// findTransaction looks a reference up among m's payments and payouts (and, under
-// FaultCrossMerchantVisible, other merchants').
-func (s *Server) findTransaction(m *merchant, ref string) (transaction, bool) {
-	for _, o := range s.searchOrder(m) {
-		o.mu.Lock()
-		t, ok := o.lookupTransaction(ref)
-		o.mu.Unlock()
-		if ok {
-			return *t, true
-		}
-	}
-	return transaction{}, false
-}
-
-// transaction is what a status check reports (the spec's Transaction schema).
 // transaction is what the status API returns for a payment or a payout (the document's Transaction).
 type transaction = api.Transaction
 

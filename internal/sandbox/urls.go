@@ -43,15 +43,12 @@ func trimURLError(err error) string {
 // checkURLs returns a validation failure naming every field whose URL is unusable; empty values are
 // skipped (the schema decides whether a field is required).
 func (s *Server) checkURLs(fields ...[2]string) *response {
-	if s.fault(FaultWebhookURLNotParsed) {
-		return nil
-	}
 	var bad []FieldError
 	for _, f := range fields {
 		if f[1] == "" {
 			continue
 		}
-		if p := urlProblem(f[1]); p != "" {
+		if p := s.rules.URLProblem(f[1]); p != "" {
 			bad = append(bad, FieldError{Field: f[0], Reason: p})
 		}
 	}

@@ -20,14 +20,6 @@ func withSecret(e WebhookEndpoint, secret string, previousExpires *time.Time) ap
 		Enabled: e.Enabled, Secret: secret, PreviousSecretExpiresAt: previousExpires, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
 }
 
-// publicView is what GET and list return; FaultSecretInEndpointRead leaks the secret into it.
-func (s *Server) publicView(e *endpoint) any {
-	if s.fault(FaultSecretInEndpointRead) {
-		return withSecret(e.copyPublic(), e.secret.Reveal(), nil)
-	}
-	return e.copyPublic()
-}
-
 func (e *endpoint) copyPublic() WebhookEndpoint {
 	out := e.WebhookEndpoint
 	out.Events = slices.Clone(e.Events)
@@ -58,11 +50,7 @@ func (s *Server) createWebhookEndpoint(req *request) *response {
 	m.endpointOrder = append(m.endpointOrder, e.ID)
 	out := withSecret(e.copyPublic(), secret.Reveal(), nil)
 	m.mu.Unlock()
-	status := http.StatusCreated
-	if s.fault(FaultWrongSuccessStatus) {
-		status = http.StatusOK
-	}
-	return s.success(status, "Webhook endpoint created", out)
+	return s.success(http.StatusCreated, "Webhook endpoint created", out)
 }
 
 func (s *Server) listWebhookEndpoints(req *request) *response {
@@ -70,7 +58,7 @@ func (s *Server) listWebhookEndpoints(req *request) *response {
 	m.mu.Lock()
 	out := make([]any, 0, len(m.endpointOrder))
 	for _, id := range m.endpointOrder {
-		out = append(out, s.publicView(m.endpoints[id]))
+		out = append(out, m.endpoints[id].copyPublic())
 	}
 	m.mu.Unlock()
 	return s.success(http.StatusOK, "Webhook endpoints retrieved", out)
@@ -82,19 +70,14 @@ func (s *Server) endpointNotFound(id string) *response {
 
 func (s *Server) getWebhookEndpoint(req *request) *response {
 	id := req.params["id"]
-	for _, o := range s.searchOrder(req.m) {
-		o.mu.Lock()
-		e, ok := o.endpoints[id]
-		var view any
-		if ok {
-			view = s.publicView(e)
-		}
-		o.mu.Unlock()
-		if ok {
-			return s.success(http.StatusOK, "Webhook endpoint retrieved", view)
-		}
+	m := req.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.endpoints[id]
+	if !ok {
+		return s.endpointNotFound(id)
 	}
-	return s.endpointNotFound(id)
+	return s.success(http.StatusOK, "Webhook endpoint retrieved", e.copyPublic())
 }
 
 // updateWebhookEndpoint merges the given fields into the endpoint (JSON merge semantics without
@@ -129,7 +112,7 @@ func (s *Server) updateWebhookEndpoint(req *request) *response {
 		e.Enabled = *in.Enabled
 	}
 	e.UpdatedAt = s.now()
-	return s.success(http.StatusOK, "Webhook endpoint updated", s.publicView(e))
+	return s.success(http.StatusOK, "Webhook endpoint updated", e.copyPublic())
 }
 
 // deleteWebhookEndpoint removes the endpoint; queued deliveries to it are dropped at their next
@@ -185,9 +168,8 @@ func (s *Server) rotateWebhookEndpointSecret(req *request) *response {
 	}
 	now := s.now()
 	expires := now.Add(grace)
-	if !s.fault(FaultRotationKeepsOlderSecrets) {
-		e.previous = nil
-	}
+	kept := s.rules.EarlierSecretsKept(len(e.previous))
+	e.previous = slices.Clone(e.previous[len(e.previous)-kept:])
 	if grace > 0 {
 		e.previous = append(e.previous, previousSecret{secret: e.secret, expires: expires})
 	}

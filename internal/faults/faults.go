@@ -1,0 +1,182 @@
+// Package faults breaks the reference implementation one rule of the contract at a time, from
+// outside it. The contract suite's self-test runs the suite against a sandbox with one fault and
+// expects the checks of that rule, and only those, to fail: a suite that passes against a faulty
+// sandbox has a blind spot. `malipo sandbox --fault` offers the same faults to people who test
+// their own tooling against a misbehaving server.
+//
+// Every fault is built from the sandbox's seams (sandbox.Hooks): HTTP middleware that rewrites
+// requests or responses, wrappers of the sandbox's state rules, hooks on outgoing webhook attempts,
+// or ordinary options. The sandbox's handlers hold no fault code, so that they read as the contract.
+package faults
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+)
+
+// Fault names one rule of the contract that the sandbox can be made to break.
+type Fault string
+
+// The faults. Each breaks exactly the rule its description names.
+const (
+	DropRequiredResponseField    Fault = "drop-required-response-field"
+	WrongSuccessStatus           Fault = "wrong-success-status"
+	AcceptInvalidInput           Fault = "accept-invalid-input"
+	AuthNotEnforced              Fault = "auth-not-enforced"
+	SecretKeyNotChecked          Fault = "secret-key-not-checked"
+	ErrorNotEnvelope             Fault = "error-not-envelope"
+	ErrorMissingFieldPointer     Fault = "error-missing-field-pointer"
+	BadSignature                 Fault = "bad-signature"
+	NoWebhookRetry               Fault = "no-webhook-retry"
+	UnstableWebhookID            Fault = "unstable-webhook-id"
+	IdempotencyIgnored           Fault = "idempotency-ignored"
+	IdempotencyConflictIgnored   Fault = "idempotency-conflict-ignored"
+	FinalStateChanges            Fault = "final-state-changes"
+	CrossMerchantVisible         Fault = "cross-merchant-visible"
+	MissingWebhookEvent          Fault = "missing-webhook-event"
+	WrongFailureReason           Fault = "wrong-failure-reason"
+	WebhookToDisabledEndpoint    Fault = "webhook-to-disabled-endpoint"
+	NoRotationDualSignature      Fault = "no-rotation-dual-signature"
+	LoseFirstCreateResponse      Fault = "lose-first-create-response"
+	DuplicateReferenceAccepted   Fault = "duplicate-reference-accepted"
+	CompleteNotPendingAccepted   Fault = "complete-not-pending-accepted"
+	UnknownReferenceDataAccepted Fault = "unknown-reference-data-accepted"
+	ReplayHeaderMissing          Fault = "replay-header-missing"
+	SecretInEndpointRead         Fault = "secret-in-endpoint-read"
+	StaleWebhookTimestamp        Fault = "stale-webhook-timestamp"
+	RotationKeepsOlderSecrets    Fault = "rotation-keeps-older-secrets"
+	WebhookURLNotParsed          Fault = "webhook-url-not-parsed"
+)
+
+// Info describes a fault for `malipo sandbox --fault list` and for reports.
+type Info struct {
+	Fault       Fault
+	Description string
+}
+
+var descriptions = map[Fault]string{
+	DropRequiredResponseField:    "payout responses (create and get) omit the required data.status",
+	WrongSuccessStatus:           "creates (payment init, payout, webhook endpoint) answer 200 instead of 201",
+	AcceptInvalidInput:           "requests are not validated against the contract: invalid bodies are accepted with 2xx",
+	AuthNotEnforced:              "key headers are not checked at all: missing or wrong keys are accepted",
+	SecretKeyNotChecked:          "any secret-key value is accepted with a valid public-key",
+	ErrorNotEnvelope:             "errors are sent as text/plain instead of the JSON error envelope",
+	ErrorMissingFieldPointer:     "error envelopes have an empty errors[]: offending fields are not named",
+	BadSignature:                 "webhooks are signed with a secret the merchant was never given",
+	NoWebhookRetry:               "a failed webhook delivery is never retried",
+	UnstableWebhookID:            "every retry of a webhook carries a new webhook-id (and body id)",
+	IdempotencyIgnored:           "Idempotency-Key is ignored: a retried POST creates a second object",
+	IdempotencyConflictIgnored:   "the same Idempotency-Key with a different body is processed instead of 409/4000",
+	FinalStateChanges:            "a payout that reached success reads as failed afterwards",
+	CrossMerchantVisible:         "objects of one merchant can be read with another merchant's keys",
+	MissingWebhookEvent:          "no payment.processing event is delivered when a payment is completed",
+	WrongFailureReason:           "failed payments and payouts carry another failure_reason than the test values name",
+	WebhookToDisabledEndpoint:    "disabled webhook endpoints still receive deliveries",
+	NoRotationDualSignature:      "after a secret rotation, deliveries are signed with the new secret only",
+	LoseFirstCreateResponse:      "the first response of a POST with an Idempotency-Key is lost (connection dropped) after the create",
+	DuplicateReferenceAccepted:   "a merchant reference already used is accepted again instead of 409/4002",
+	CompleteNotPendingAccepted:   "completing a payment that is not pending is accepted instead of 422/5000",
+	UnknownReferenceDataAccepted: "unknown countryId and bank_id (or a bank of another country) are accepted",
+	ReplayHeaderMissing:          "idempotent replays do not carry Idempotent-Replayed: true",
+	SecretInEndpointRead:         "GET and list of webhook endpoints return the signing secret",
+	StaleWebhookTimestamp:        "webhook-timestamp is an hour old, so receivers reject deliveries as replays",
+	RotationKeepsOlderSecrets:    "a rotation keeps signing with secrets retired by earlier rotations, beyond what its response says",
+	WebhookURLNotParsed:          "webhook URLs are only matched against the pattern, not parsed: http://[x and http://:80/ are stored",
+}
+
+// All lists every fault with its description, sorted by name.
+func All() []Info {
+	out := make([]Info, 0, len(descriptions))
+	for f, d := range descriptions {
+		out = append(out, Info{Fault: f, Description: d})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Fault < out[j].Fault })
+	return out
+}
+
+// Known reports whether f is one of the faults.
+func (f Fault) Known() bool {
+	_, ok := descriptions[f]
+	return ok
+}
+
+// Description says which rule the fault breaks; empty for an unknown fault.
+func (f Fault) Description() string { return descriptions[f] }
+
+// Names lists the faults' names, sorted.
+func Names() []string {
+	var out []string
+	for _, fi := range All() {
+		out = append(out, string(fi.Fault))
+	}
+	return out
+}
+
+// Options returns the sandbox options that inject the faults. Give them to sandbox.New after every
+// other option, so that none of those undoes a fault (NoWebhookRetry replaces the retry schedule,
+// AcceptInvalidInput turns validation off).
+func Options(fs ...Fault) ([]sandbox.Option, error) {
+	var opts []sandbox.Option
+	for _, f := range fs {
+		build, ok := builders[f]
+		if !ok {
+			return nil, fmt.Errorf("unknown fault %q; known faults: %s", f, strings.Join(Names(), ", "))
+		}
+		opts = append(opts, build())
+	}
+	return opts, nil
+}
+
+// builders makes each fault's option. Faults that keep state (what a response showed before) get it
+// fresh for every sandbox.
+var builders = map[Fault]func() sandbox.Option{
+	AcceptInvalidInput: func() sandbox.Option { return sandbox.WithValidation(false) },
+	NoWebhookRetry:     func() sandbox.Option { return sandbox.WithRetrySchedule(nil) },
+
+	WrongSuccessStatus:         middleware(wrongSuccessStatus),
+	DropRequiredResponseField:  middleware(dropPayoutStatus),
+	AuthNotEnforced:            middleware(authNotEnforced),
+	SecretKeyNotChecked:        middleware(secretKeyNotChecked),
+	ErrorNotEnvelope:           middleware(errorNotEnvelope),
+	ErrorMissingFieldPointer:   middleware(errorMissingFieldPointer),
+	IdempotencyIgnored:         middleware(idempotencyIgnored),
+	IdempotencyConflictIgnored: middleware(idempotencyConflictIgnored),
+	ReplayHeaderMissing:        middleware(replayHeaderMissing),
+	LoseFirstCreateResponse:    middleware(loseFirstCreateResponse),
+	CrossMerchantVisible:       middleware(crossMerchantVisible),
+	CompleteNotPendingAccepted: middleware(completeNotPendingAccepted),
+	SecretInEndpointRead:       middleware(secretInEndpointRead),
+	FinalStateChanges:          middleware(finalStateChanges),
+
+	DuplicateReferenceAccepted:   rules(func(r sandbox.Rules) sandbox.Rules { return referencesReusable{r} }),
+	UnknownReferenceDataAccepted: rules(func(r sandbox.Rules) sandbox.Rules { return anyDestination{r} }),
+	WebhookURLNotParsed:          rules(func(r sandbox.Rules) sandbox.Rules { return anyURL{r} }),
+	WebhookToDisabledEndpoint:    rules(func(r sandbox.Rules) sandbox.Rules { return disabledReceives{r} }),
+	RotationKeepsOlderSecrets:    rules(func(r sandbox.Rules) sandbox.Rules { return keepEarlierSecrets{r} }),
+
+	BadSignature:            outgoing(signWithUnknownSecret),
+	UnstableWebhookID:       outgoing(newIDPerRetry),
+	StaleWebhookTimestamp:   outgoing(hourOldTimestamp),
+	NoRotationDualSignature: outgoing(newestSecretOnly),
+	MissingWebhookEvent:     outgoing(dropPaymentProcessing),
+
+	WrongFailureReason: func() sandbox.Option {
+		return sandbox.WithHooks(sandbox.Hooks{Middleware: wrongFailureReasonInResponses(), Outgoing: wrongFailureReasonInWebhooks})
+	},
+}
+
+func middleware(make func() func(*sandbox.Server, http.Handler) http.Handler) func() sandbox.Option {
+	return func() sandbox.Option { return sandbox.WithHooks(sandbox.Hooks{Middleware: make()}) }
+}
+
+func rules(wrap func(sandbox.Rules) sandbox.Rules) func() sandbox.Option {
+	return func() sandbox.Option { return sandbox.WithHooks(sandbox.Hooks{Rules: wrap}) }
+}
+
+func outgoing(hook func(*sandbox.Outgoing)) func() sandbox.Option {
+	return func() sandbox.Option { return sandbox.WithHooks(sandbox.Hooks{Outgoing: hook}) }
+}
