@@ -259,6 +259,17 @@ func compileFastResponse(doc *schemacheck.Document, node *yaml.Node, op *Operati
 
 // acceptsRequest reports whether the fast checks find the request valid.
 func (p *fastPlan) acceptsRequest(r *http.Request, body []byte) bool {
+	return p.acceptsParameters(r) && p.request.body.accepts(r.Header, body)
+}
+
+// acceptsParsed is acceptsRequest for a body the caller has already decoded into value.
+func (p *fastPlan) acceptsParsed(r *http.Request, value any, present bool) bool {
+	return p.acceptsParameters(r) && p.request.body.acceptsValue(r.Header, value, present)
+}
+
+// acceptsParameters reports whether the fast checks find the request's path, query and header
+// parameters valid.
+func (p *fastPlan) acceptsParameters(r *http.Request) bool {
 	if p == nil || p.request == nil {
 		return false
 	}
@@ -284,7 +295,7 @@ func (p *fastPlan) acceptsRequest(r *http.Request, body []byte) bool {
 			return false
 		}
 	}
-	return req.body.accepts(r.Header, body)
+	return true
 }
 
 // acceptsDelivery reports whether the fast checks find a webhook delivery valid.
@@ -406,6 +417,20 @@ func (b *fastBody) accepts(header http.Header, body []byte) bool {
 		return !b.required
 	}
 	return b.check == nil || b.check.ValidJSON(body)
+}
+
+// acceptsValue is accepts for a body already decoded into value; present says whether there was one.
+func (b *fastBody) acceptsValue(header http.Header, value any, present bool) bool {
+	if b == nil {
+		return true
+	}
+	if !isJSON(header.Get("Content-Type")) {
+		return false
+	}
+	if !present {
+		return !b.required
+	}
+	return b.check == nil || b.check.Valid(value)
 }
 
 // isJSON reports whether the validator reads contentType as application/json: it takes the media type

@@ -41,6 +41,22 @@ func (s *Spec) ValidateRequest(r *http.Request) Violations {
 	return append(vs, s.convert(op, requestSchema(op.Op), requestSchemaLocation(op), body, errs)...)
 }
 
+// ValidateParsed checks a request that the caller has already routed to op (Route) and
+// authenticated, and whose body it has decoded once into value (as encoding/json decodes into any,
+// with or without UseNumber); body holds the same bytes, nil when there was none. Key headers are not
+// checked again, and a request the fast path accepts is neither routed nor parsed again. Any other
+// request goes to libopenapi-validator, which reads the body itself to explain what is wrong: that
+// second parse happens only on the way to a 400.
+func (s *Spec) ValidateParsed(op *Operation, r *http.Request, body []byte, value any) Violations {
+	if s.fastPath && op.fast.acceptsParsed(r, value, body != nil) {
+		return nil
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	errs := s.runValidator(op, r)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return s.convert(op, requestSchema(op.Op), requestSchemaLocation(op), body, errs)
+}
+
 // runValidator runs libopenapi-validator on a request, around two of its panics in v0.14.0:
 //   - A URL fragment is never sent, so it is dropped: the validator would read it into the last path
 //     segment, and it panics when that segment is a literal one.

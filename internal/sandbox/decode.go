@@ -1,50 +1,224 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"reflect"
 	"strings"
-
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"sync"
 )
 
-// decode unmarshals a validated body into v. Validation has already enforced the schema, so a failure
-// here means a value the schema allows but Go cannot hold (an integer beyond int64, a number beyond
-// float64) or, with validation off, a value of the wrong type. It becomes a 400 naming the field.
-func (s *Server) decode(body []byte, v any) *response {
-	if len(body) == 0 {
+// A request body is parsed once, in readBody, into the generic value that validation checks and the
+// idempotency layer fingerprints; decode then fills a handler's typed request from that value instead
+// of parsing the bytes again. It follows encoding/json's rules for the types requests use (strings,
+// booleans, numbers, slices, pointers, structs with json tags; keys matched exactly, then without
+// regard to case; unknown keys and null ignored), so a handler sees what json.Unmarshal would give it.
+
+// decode fills v, a pointer to a request struct, from the parsed body. Validation has already
+// enforced the schema, so a failure here means a value the schema allows but Go cannot hold (an
+// integer beyond int64, a number beyond float64) or, with validation off, a value of the wrong type.
+// It becomes a 400 naming the field.
+func (s *Server) decode(value any, v any) *response {
+	if value == nil {
 		return nil
 	}
-	err := json.Unmarshal(body, v)
-	if err == nil {
-		return nil
+	if err := assign(reflect.ValueOf(v).Elem(), value, ""); err != nil {
+		return s.invalid(FieldError{Field: err.field, Reason: fmt.Sprintf("cannot be used as %s: %s", err.want, err.got)})
 	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		field := ""
-		if te.Field != "" {
-			field = "/" + strings.ReplaceAll(te.Field, ".", "/")
-		}
-		return s.invalid(FieldError{Field: field, Reason: fmt.Sprintf("cannot be used as %s: %s", goTypeWord(te.Type.Kind().String()), te.Value)})
-	}
-	return s.fail(api.CodeMalformedJSON, "The request body is not valid JSON: "+err.Error()+". Send a JSON object.",
-		[]FieldError{{Field: "", Reason: "not valid JSON"}}, nil)
+	return nil
 }
 
-func goTypeWord(kind string) string {
-	switch {
-	case strings.HasPrefix(kind, "int"):
+// typeError says which field holds a value its Go type cannot take.
+type typeError struct {
+	field string // JSON pointer
+	want  string // "a 64-bit integer", "a string", …
+	got   string // "number 1e30", "string", …
+}
+
+// assign sets dst from a value decoded by encoding/json into any with UseNumber.
+func assign(dst reflect.Value, value any, field string) *typeError {
+	if value == nil {
+		return nil // null leaves the Go value as it is, as json.Unmarshal does
+	}
+	switch dst.Kind() {
+	case reflect.Pointer:
+		p := reflect.New(dst.Type().Elem())
+		if err := assign(p.Elem(), value, field); err != nil {
+			return err
+		}
+		dst.Set(p)
+		return nil
+	case reflect.Interface:
+		dst.Set(reflect.ValueOf(value))
+		return nil
+	case reflect.Struct:
+		return assignStruct(dst, value, field)
+	case reflect.Slice:
+		return assignSlice(dst, value, field)
+	}
+	return assignScalar(dst, value, field)
+}
+
+func assignScalar(dst reflect.Value, value any, field string) *typeError {
+	fail := &typeError{field: field, want: goTypeWord(dst.Kind()), got: jsonWord(value)}
+	switch x := value.(type) {
+	case string:
+		if dst.Kind() != reflect.String {
+			return fail
+		}
+		dst.SetString(x)
+	case bool:
+		if dst.Kind() != reflect.Bool {
+			return fail
+		}
+		dst.SetBool(x)
+	case json.Number:
+		switch dst.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			n, err := x.Int64()
+			if err != nil || dst.OverflowInt(n) {
+				return fail
+			}
+			dst.SetInt(n)
+		case reflect.Float32, reflect.Float64:
+			f, err := x.Float64()
+			if err != nil || dst.OverflowFloat(f) {
+				return fail
+			}
+			dst.SetFloat(f)
+		default:
+			return fail
+		}
+	default:
+		return fail
+	}
+	return nil
+}
+
+func assignSlice(dst reflect.Value, value any, field string) *typeError {
+	items, ok := value.([]any)
+	if !ok {
+		return &typeError{field: field, want: goTypeWord(reflect.Slice), got: jsonWord(value)}
+	}
+	out := reflect.MakeSlice(dst.Type(), len(items), len(items))
+	for i, item := range items {
+		if err := assign(out.Index(i), item, fmt.Sprintf("%s/%d", field, i)); err != nil {
+			return err
+		}
+	}
+	dst.Set(out)
+	return nil
+}
+
+func assignStruct(dst reflect.Value, value any, field string) *typeError {
+	obj, ok := value.(map[string]any)
+	if !ok {
+		return &typeError{field: field, want: goTypeWord(reflect.Struct), got: jsonWord(value)}
+	}
+	for name, v := range obj {
+		i, ok := fieldsOf(dst.Type()).index(name)
+		if !ok {
+			continue
+		}
+		if err := assign(dst.Field(i), v, field+"/"+name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jsonFields maps a struct's JSON member names to its field indexes.
+type jsonFields map[string]int
+
+func (f jsonFields) index(name string) (int, bool) {
+	if i, ok := f[name]; ok {
+		return i, true
+	}
+	for n, i := range f {
+		if strings.EqualFold(n, name) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+var fieldCache sync.Map // reflect.Type -> jsonFields
+
+func fieldsOf(t reflect.Type) jsonFields {
+	if f, ok := fieldCache.Load(t); ok {
+		return f.(jsonFields)
+	}
+	f := jsonFields{}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if !sf.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		f[name] = i
+	}
+	fieldCache.Store(t, f)
+	return f
+}
+
+func goTypeWord(kind reflect.Kind) string {
+	switch kind {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return "a 64-bit integer"
-	case strings.HasPrefix(kind, "float"):
+	case reflect.Float32, reflect.Float64:
 		return "a finite 64-bit number"
-	case kind == "string":
+	case reflect.String:
 		return "a string"
-	case kind == "bool":
+	case reflect.Bool:
 		return "a boolean"
-	case kind == "slice":
+	case reflect.Slice:
 		return "an array"
 	default:
 		return "an object"
 	}
+}
+
+// jsonWord names a decoded value as encoding/json's type errors do: "number 1e30", "string", ….
+func jsonWord(v any) string {
+	switch x := v.(type) {
+	case json.Number:
+		return "number " + string(x)
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case []any:
+		return "array"
+	default:
+		return "object"
+	}
+}
+
+// parseBody decodes a request body once, keeping numbers as written (json.Number). Anything but
+// exactly one JSON value is an error that says what is wrong and at which byte, as json.Unmarshal's
+// syntax errors do.
+func parseBody(body []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return nil, fmt.Errorf("%s at byte %d", se.Error(), se.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return nil, fmt.Errorf("unexpected end of JSON input at byte %d", len(body))
+	case err != nil:
+		return nil, err
+	}
+	if rest := bytes.TrimLeft(body[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return nil, fmt.Errorf("invalid character %q after top-level value at byte %d", rest[0], len(body)-len(rest)+1)
+	}
+	return v, nil
 }

@@ -1,9 +1,7 @@
 package sandbox
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/json"
 	"time"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
@@ -33,7 +31,7 @@ func (s *Server) idempotent(req *request, h handlerFunc) *response {
 		return h(s, req)
 	}
 	scoped := req.op.ID + "\x00" + key
-	e, answer := s.claimKey(req, scoped, fingerprint(req.r.Method, req.r.URL.Path, req.body))
+	e, answer := s.claimKey(req, scoped, fingerprint(req.r.Method, req.r.URL.Path, req.value))
 	if answer != nil {
 		return answer
 	}
@@ -126,33 +124,20 @@ func (m *merchant) sweepIdempotency(now time.Time) {
 	}
 }
 
-// fingerprint identifies a request for the idempotency layer: method, path and the body in canonical
-// form (object keys sorted, insignificant whitespace removed, number literals kept as written), so
-// that a client that re-encodes the same body differently is still recognised.
-func fingerprint(method, path string, body []byte) [sha256.Size]byte {
+// fingerprint identifies a request for the idempotency layer: method, path and the parsed body in
+// canonical form (object keys sorted, insignificant whitespace removed, number literals kept as
+// written, since the body was parsed with UseNumber), so that a client that re-encodes the same body
+// differently is still recognised.
+func fingerprint(method, path string, body any) [sha256.Size]byte {
 	h := sha256.New()
 	h.Write([]byte(method))
 	h.Write([]byte{0})
 	h.Write([]byte(path))
 	h.Write([]byte{0})
-	h.Write(canonicalJSON(body))
+	if body != nil {
+		h.Write(marshal(body))
+	}
 	var out [sha256.Size]byte
 	h.Sum(out[:0])
 	return out
-}
-
-func canonicalJSON(body []byte) []byte {
-	if len(body) == 0 {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return body
-	}
-	if out := marshal(v); out != nil {
-		return out
-	}
-	return body
 }

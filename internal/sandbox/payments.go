@@ -28,7 +28,7 @@ type paymentCompleteRequest struct {
 // the country's, and the merchant reference must be unused (409/4002 naming the holder).
 func (s *Server) initializePayment(req *request) *response {
 	var in paymentInitRequest
-	if fail := s.decode(req.body, &in); fail != nil {
+	if fail := s.decode(req.value, &in); fail != nil {
 		return fail
 	}
 	redirect := ""
@@ -85,7 +85,7 @@ func (s *Server) duplicateReference(ref, holder string) *response {
 // values for the phone number say.
 func (s *Server) completePayment(req *request) *response {
 	var in paymentCompleteRequest
-	if fail := s.decode(req.body, &in); fail != nil {
+	if fail := s.decode(req.value, &in); fail != nil {
 		return fail
 	}
 	ref := req.params["payment_reference"]

@@ -24,7 +24,7 @@ type payoutRequest struct {
 // event. countryId must exist, and a bank payout's bank_id must exist in that country.
 func (s *Server) processPayout(req *request) *response {
 	var in payoutRequest
-	if fail := s.decode(req.body, &in); fail != nil {
+	if fail := s.decode(req.value, &in); fail != nil {
 		return fail
 	}
 	if fail := s.checkURLs([2]string{"/webhook_url", in.WebhookURL}); fail != nil {

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,7 +21,8 @@ type request struct {
 	r      *http.Request
 	op     *openapi.Operation
 	m      *merchant
-	body   []byte
+	body   []byte // nil when there is none
+	value  any    // body parsed once (parseBody): what validation, fingerprint and decode read
 	params map[string]string
 }
 
@@ -105,19 +105,14 @@ func (s *Server) handle(r *http.Request, w http.ResponseWriter, opID *string) *r
 	}
 	req := &request{r: r, op: op, m: m, params: params}
 	if hasBody(op) {
-		body, fail := s.readBody(w, r, op)
+		body, value, fail := s.readBody(w, r, op)
 		if fail != nil {
 			return fail
 		}
-		req.body = body
+		req.body, req.value = body, value
 	}
 	if s.cfg.validation {
-		if req.body != nil {
-			r.Body = io.NopCloser(bytes.NewReader(req.body))
-		} else {
-			r.Body = http.NoBody
-		}
-		if vs := withoutKeyHeaders(s.spec.ValidateRequest(r)); len(vs) > 0 {
+		if vs := withoutKeyHeaders(s.spec.ValidateParsed(op, r, req.body, req.value)); len(vs) > 0 {
 			return s.violationsResponse(vs)
 		}
 	}
@@ -139,15 +134,16 @@ func withoutKeyHeaders(vs openapi.Violations) openapi.Violations {
 	return out
 }
 
-// readBody reads at most MaxBodyBytes and checks that a non-empty body is JSON. An empty or
+// readBody reads at most MaxBodyBytes and parses a non-empty body, once: the parsed value is what
+// validation, the idempotency fingerprint and the handler's decode all use. An empty or
 // whitespace-only body is returned as nil; when the operation requires a body that is a 400 naming
 // the whole body.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request, op *openapi.Operation) ([]byte, *response) {
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, op *openapi.Operation) ([]byte, any, *response) {
 	tooLarge := func() *response {
 		return s.fail(api.CodePayloadTooLarge, fmt.Sprintf("The request body is larger than %d bytes; send a smaller body.", MaxBodyBytes), nil, nil)
 	}
 	if r.ContentLength > MaxBodyBytes {
-		return nil, tooLarge()
+		return nil, nil, tooLarge()
 	}
 	var body []byte
 	if r.Body != nil {
@@ -156,16 +152,16 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, op *openapi.Op
 		if err != nil {
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
-				return nil, tooLarge()
+				return nil, nil, tooLarge()
 			}
-			return nil, s.fail(api.CodeMalformedJSON, "The request body could not be read completely: "+err.Error()+". Send the whole body again.", []FieldError{{Field: "", Reason: "body could not be read"}}, nil)
+			return nil, nil, s.fail(api.CodeMalformedJSON, "The request body could not be read completely: "+err.Error()+". Send the whole body again.", []FieldError{{Field: "", Reason: "body could not be read"}}, nil)
 		}
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		if bodyRequired(op) {
-			return nil, s.invalid(FieldError{Field: "", Reason: "a JSON object body is required"})
+			return nil, nil, s.invalid(FieldError{Field: "", Reason: "a JSON object body is required"})
 		}
-		return nil, nil
+		return nil, nil, nil
 	}
 	ct := r.Header.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
@@ -173,27 +169,15 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, op *openapi.Op
 		if shown == "" {
 			shown = "(none)"
 		}
-		return nil, s.fail(api.CodeUnsupportedMediaType, fmt.Sprintf("Content-Type %s is not supported; send application/json.", shown),
+		return nil, nil, s.fail(api.CodeUnsupportedMediaType, fmt.Sprintf("Content-Type %s is not supported; send application/json.", shown),
 			[]FieldError{{Field: "header.content-type", Reason: "must be application/json"}}, nil)
 	}
-	if !json.Valid(body) {
-		return nil, s.fail(api.CodeMalformedJSON, "The request body is not valid JSON: "+jsonSyntaxError(body)+". Send a JSON object.",
+	value, err := parseBody(body)
+	if err != nil {
+		return nil, nil, s.fail(api.CodeMalformedJSON, "The request body is not valid JSON: "+err.Error()+". Send a JSON object.",
 			[]FieldError{{Field: "", Reason: "not valid JSON"}}, nil)
 	}
-	return body, nil
-}
-
-func jsonSyntaxError(body []byte) string {
-	var v any
-	err := json.Unmarshal(body, &v)
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("%s at byte %d", se.Error(), se.Offset)
-	}
-	if err != nil {
-		return err.Error()
-	}
-	return "unknown syntax error"
+	return body, value, nil
 }
 
 // statusRecorder remembers the status written, for the request log.

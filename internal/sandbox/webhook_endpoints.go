@@ -28,7 +28,7 @@ func (e *endpoint) copyPublic() WebhookEndpoint {
 
 func (s *Server) createWebhookEndpoint(req *request) *response {
 	var in api.WebhookEndpointCreateRequest
-	if fail := s.decode(req.body, &in); fail != nil {
+	if fail := s.decode(req.value, &in); fail != nil {
 		return fail
 	}
 	if fail := s.checkURLs([2]string{"/url", in.URL}); fail != nil {
@@ -84,7 +84,7 @@ func (s *Server) getWebhookEndpoint(req *request) *response {
 // nulls); the secret is untouched.
 func (s *Server) updateWebhookEndpoint(req *request) *response {
 	var in api.WebhookEndpointUpdateRequest
-	if fail := s.decode(req.body, &in); fail != nil {
+	if fail := s.decode(req.value, &in); fail != nil {
 		return fail
 	}
 	id := req.params["id"]
@@ -143,7 +143,7 @@ func (s *Server) deleteWebhookEndpoint(req *request) *response {
 // exactly one valid secret.
 func (s *Server) rotateWebhookEndpointSecret(req *request) *response {
 	var in api.RotateSecretRequest
-	if fail := s.decode(req.body, &in); fail != nil {
+	if fail := s.decode(req.value, &in); fail != nil {
 		return fail
 	}
 	grace := DefaultGracePeriod

@@ -9,7 +9,8 @@ import (
 )
 
 // Valid reports whether v, a value as encoding/json decodes it into any (nil, bool, float64, string,
-// []any, map[string]any), is valid against the schema. Any other Go type is invalid.
+// []any, map[string]any; numbers may be json.Number, as a decoder with UseNumber gives them), is valid
+// against the schema. Any other Go type is invalid.
 func (c *Checker) Valid(v any) bool { return c.s.valid(v) }
 
 // ValidJSON decodes data as encoding/json does into any and reports whether it is one valid JSON value.
@@ -89,6 +90,13 @@ type schema struct {
 }
 
 func (s *schema) valid(v any) bool {
+	if n, ok := v.(json.Number); ok {
+		f, err := n.Float64()
+		if err != nil {
+			return false // beyond float64: the validator decides
+		}
+		v = f
+	}
 	if s.never || (s.ref != nil && !s.ref.valid(v)) {
 		return false
 	}
