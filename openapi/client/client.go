@@ -489,7 +489,7 @@ func (c *Client) decode(op api.Operation, res result, out any, meta *Meta) error
 	if out == nil && len(bytes.TrimSpace(res.body)) == 0 {
 		return nil
 	}
-	var env envelope[json.RawMessage]
+	var env envelope
 	if err := json.Unmarshal(res.body, &env); err != nil {
 		return c.badSuccess(op, res, "is not a JSON success envelope: "+err.Error())
 	}
