@@ -97,6 +97,7 @@ func TestEnumValuesComeFromTheClient(t *testing.T) {
 }
 
 func TestPatterns(t *testing.T) {
+	tv := testValues(t)
 	tests := []struct {
 		re    *regexp.Regexp
 		value string
@@ -104,10 +105,10 @@ func TestPatterns(t *testing.T) {
 	}{
 		{objectIDPattern, "ctry_zm", true},
 		{objectIDPattern, "_x", false},
-		{phoneNumberPattern, "260960000001", true},
-		{phoneNumberPattern, "+260960000001", false},
+		{phoneNumberPattern, tv.mobileOK.MomoPhoneNumber, true},
+		{phoneNumberPattern, "+" + tv.mobileOK.MomoPhoneNumber, false},
 		{phoneNumberPattern, "0960000001", false},
-		{accountNumberPattern, "0000000001", true},
+		{accountNumberPattern, tv.bankOK.AccountNumber, true},
 		{accountNumberPattern, "0000-0001", false},
 		{webhookURLPattern, "https://merchant.example.org/hooks", true},
 		{webhookURLPattern, "merchant.example.org/hooks", false},
@@ -129,6 +130,7 @@ func TestPatterns(t *testing.T) {
 func TestWhenEqualsValidator(t *testing.T) {
 	ctx := context.Background()
 	r := NewPayoutResource().(*PayoutResource)
+	wallet := testValues(t).mobileOK.MomoPhoneNumber
 	var sresp resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &sresp)
 	typ, ok := sresp.Schema.Type().TerraformType(ctx).(tftypes.Object)
@@ -153,7 +155,7 @@ func TestWhenEqualsValidator(t *testing.T) {
 		{"bank complete", map[string]string{"transfer_to": "bank", "bank_id": "b", "account_number": "0001"}, nil},
 		{"bank without fields", map[string]string{"transfer_to": "bank"}, []string{"bank_id", "account_number"}},
 		{"bank with wallet", map[string]string{"transfer_to": "bank", "bank_id": "b", "account_number": "0001",
-			"momo_phone_number": "260960000001"}, []string{"momo_phone_number"}},
+			"momo_phone_number": wallet}, []string{"momo_phone_number"}},
 		{"mobile to own wallet", map[string]string{"transfer_to": "mobile_number"}, nil},
 		{"mobile with bank fields", map[string]string{"transfer_to": "mobile_number", "bank_id": "b", "account_number": "0001"},
 			[]string{"bank_id", "account_number"}},
