@@ -51,12 +51,14 @@ func BenchmarkTerraformPlanApply(b *testing.B) {
 	env := append(os.Environ(), "TF_REATTACH_PROVIDERS="+reattach, "CHECKPOINT_DISABLE=1",
 		"TF_CLI_CONFIG_FILE="+cliConfig, "TF_IN_AUTOMATION=1", "TF_LOG=")
 
-	malipo := sb.providerConfig() + benchMalipoConfig
+	tv := testValues(b)
+	malipo := sb.providerConfig() + benchMalipoConfig(tv)
+	data := benchTerraformDataConfig(tv)
 	var malipoTime, dataTime time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		malipoTime += planApply(b, tf, env, malipo)
-		dataTime += planApply(b, tf, env, benchTerraformDataConfig)
+		dataTime += planApply(b, tf, env, data)
 	}
 	b.StopTimer()
 	n := float64(b.N)
@@ -133,8 +135,10 @@ func serveProviderInProcess(b *testing.B) string {
 }
 
 // benchMalipoConfig: the endpoints subscribe to payment events only, so that the payouts trigger no
-// webhook deliveries; payouts alternate between bank and mobile.
-var benchMalipoConfig = fmt.Sprintf(`
+// webhook deliveries; payouts alternate between bank and mobile, to the document's succeeding account
+// and wallet.
+func benchMalipoConfig(tv payoutTestValues) string {
+	return fmt.Sprintf(`
 terraform {
   required_providers {
     malipo = { source = "registry.terraform.io/malipo/malipo" }
@@ -154,14 +158,16 @@ resource "malipo_payout" "bench" {
   country_id        = "ctry_zm"
   transfer_to       = count.index %% 2 == 0 ? "bank" : "mobile_number"
   bank_id           = count.index %% 2 == 0 ? "bank_zm_zanaco" : null
-  account_number    = count.index %% 2 == 0 ? "0000000001" : null
-  momo_phone_number = count.index %% 2 == 0 ? null : "260960000001"
+  account_number    = count.index %% 2 == 0 ? %[2]q : null
+  momo_phone_number = count.index %% 2 == 0 ? null : %[3]q
   narration         = "bench ${count.index}"
 }
-`, benchCount)
+`, benchCount, tv.bankOK.AccountNumber, tv.mobileOK.MomoPhoneNumber)
+}
 
 // benchTerraformDataConfig: the same inputs in Terraform's built-in terraform_data resource.
-var benchTerraformDataConfig = fmt.Sprintf(`
+func benchTerraformDataConfig(tv payoutTestValues) string {
+	return fmt.Sprintf(`
 resource "terraform_data" "endpoint" {
   count = %[1]d
   input = {
@@ -178,9 +184,10 @@ resource "terraform_data" "payout" {
     country_id        = "ctry_zm"
     transfer_to       = count.index %% 2 == 0 ? "bank" : "mobile_number"
     bank_id           = count.index %% 2 == 0 ? "bank_zm_zanaco" : null
-    account_number    = count.index %% 2 == 0 ? "0000000001" : null
-    momo_phone_number = count.index %% 2 == 0 ? null : "260960000001"
+    account_number    = count.index %% 2 == 0 ? %[2]q : null
+    momo_phone_number = count.index %% 2 == 0 ? null : %[3]q
     narration         = "bench ${count.index}"
   }
 }
-`, benchCount)
+`, benchCount, tv.bankOK.AccountNumber, tv.mobileOK.MomoPhoneNumber)
+}

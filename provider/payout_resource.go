@@ -474,7 +474,7 @@ func (m *PayoutResourceModel) setInputs(p *client.Payout) {
 	m.CountryID = types.StringValue(p.CountryID)
 	m.TransferTo = types.StringValue(string(p.TransferTo))
 	m.BankID = optionalString(p.BankID)
-	m.AccountNumber = optionalString(p.AccountNumber)
+	m.AccountNumber = optionalStringPtr(p.AccountNumber)
 	m.MomoPhoneNumber = optionalString(p.MomoPhoneNumber)
 	m.Narration = optionalString(p.Narration)
 	m.WebhookURL = optionalString(p.WebhookURL)
@@ -486,6 +486,16 @@ func optionalString(s string) types.String {
 		return types.StringNull()
 	}
 	return types.StringValue(s)
+}
+
+// optionalStringPtr is optionalString for an optional field that the generated types make a pointer
+// (the document lets "" differ from absent there): nil and "" are both null, as an attribute left out of
+// the configuration is.
+func optionalStringPtr(s *string) types.String {
+	if s == nil {
+		return types.StringNull()
+	}
+	return optionalString(*s)
 }
 
 // newUUID returns a random (version 4) UUID, the idempotency key of a payout without one.

@@ -256,7 +256,7 @@ func TestAccPayoutResource_lostFirstResponseMakesOnePayout(t *testing.T) {
 		CheckDestroy:             sb.checkPayouts(1),
 		Steps: []resource.TestStep{
 			{
-				Config: sb.providerConfig() + bankPayout(tv.bankOK.AccountNumber, 1000),
+				Config: sb.providerConfig() + bankPayout(tv.bankOK.AccountNumber, 1500),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(payoutAddr, tfjsonpath.New("status"), knownvalue.StringExact("success")),
 				},
@@ -318,6 +318,8 @@ resource "malipo_payout" "test" {
 // Bad input fails at plan time with an error that names the attribute; no payout is made.
 func TestAccPayoutResource_invalidInput(t *testing.T) {
 	sb := startSandbox(t)
+	tv := testValues(t)
+	account, wallet := tv.bankOK.AccountNumber, tv.mobileOK.MomoPhoneNumber
 	step := func(body, want string) resource.TestStep {
 		return resource.TestStep{
 			Config:      sb.providerConfig() + "resource \"malipo_payout\" \"test\" {\n  country_id = \"ctry_zm\"\n" + body + "\n}",
@@ -335,21 +337,21 @@ func TestAccPayoutResource_invalidInput(t *testing.T) {
 			      transfer_to = "cash"`, `(?s)Attribute transfer_to value must be one of`),
 			step(`amount = 10
 			      transfer_to = "bank"
-			      account_number = "0000000001"`, `(?s)bank_id is required when transfer_to is "bank"`),
+			      account_number = "`+account+`"`, `(?s)bank_id is required when transfer_to is "bank"`),
 			step(`amount = 10
 			      transfer_to = "bank"
 			      bank_id = "bank_zm_zanaco"`, `(?s)account_number is required when transfer_to is "bank"`),
 			step(`amount = 10
 			      transfer_to = "bank"
 			      bank_id = "bank_zm_zanaco"
-			      account_number = "0000000001"
-			      momo_phone_number = "260960000001"`, `(?s)momo_phone_number cannot be set when transfer_to is "bank"`),
+			      account_number = "`+account+`"
+			      momo_phone_number = "`+wallet+`"`, `(?s)momo_phone_number cannot be set when transfer_to is "bank"`),
 			step(`amount = 10
 			      transfer_to = "mobile_number"
-			      account_number = "0000000001"`, `(?s)account_number cannot be set when transfer_to is\s+"mobile_number"`),
+			      account_number = "`+account+`"`, `(?s)account_number cannot be set when transfer_to is\s+"mobile_number"`),
 			step(`amount = 10
 			      transfer_to = "mobile_number"
-			      momo_phone_number = "+260960000001"`, `(?s)Attribute momo_phone_number must be an E.164 number`),
+			      momo_phone_number = "+`+wallet+`"`, `(?s)Attribute momo_phone_number must be an E.164 number`),
 			step(`amount = 10
 			      transfer_to = "bank"
 			      bank_id = "bank_zm_zanaco"
@@ -380,13 +382,14 @@ func payoutObject(t *testing.T, vals map[string]tftypes.Value) (tftypes.Value, f
 	return tftypes.NewValue(typ, raw), sresp
 }
 
-func bankPayoutValues(amount int64, key string) map[string]tftypes.Value {
+func bankPayoutValues(t *testing.T, amount int64, key string) map[string]tftypes.Value {
+	t.Helper()
 	v := map[string]tftypes.Value{
 		"amount":         tftypes.NewValue(tftypes.Number, amount),
 		"country_id":     str("ctry_zm"),
 		"transfer_to":    str("bank"),
 		"bank_id":        str("bank_zm_zanaco"),
-		"account_number": str("0000000001"),
+		"account_number": str(testValues(t).bankOK.AccountNumber),
 		"payout_id":      str("po_1"),
 		"id":             str("po_1"),
 		"status":         str("success"),
@@ -399,7 +402,7 @@ func bankPayoutValues(amount int64, key string) map[string]tftypes.Value {
 
 // Destroy forgets the payout with a warning that it cannot be reversed.
 func TestPayoutDeleteWarnsThatNothingIsReversed(t *testing.T) {
-	raw, sresp := payoutObject(t, bankPayoutValues(2500, "k"))
+	raw, sresp := payoutObject(t, bankPayoutValues(t, 2500, "k"))
 	var resp fwresource.DeleteResponse
 	NewPayoutResource().(*PayoutResource).Delete(context.Background(),
 		fwresource.DeleteRequest{State: tfsdk.State{Schema: sresp.Schema, Raw: raw}}, &resp)
@@ -420,13 +423,13 @@ func TestPayoutModifyPlanWarnings(t *testing.T) {
 		destroy               bool
 		wantSummary, wantWord string
 	}{
-		{name: "amount changes", state: bankPayoutValues(2500, "k"), plan: bankPayoutValues(2600, "k"), config: bankPayoutValues(2600, ""),
+		{name: "amount changes", state: bankPayoutValues(t, 2500, "k"), plan: bankPayoutValues(t, 2600, "k"), config: bankPayoutValues(t, 2600, ""),
 			wantSummary: "Replacing a Payout Sends a New Payout", wantWord: "amount"},
-		{name: "key changes", state: bankPayoutValues(2500, "k1"), plan: bankPayoutValues(2500, "k2"), config: bankPayoutValues(2500, "k2"),
+		{name: "key changes", state: bankPayoutValues(t, 2500, "k1"), plan: bankPayoutValues(t, 2500, "k2"), config: bankPayoutValues(t, 2500, "k2"),
 			wantSummary: "Replacing a Payout Sends a New Payout", wantWord: "idempotency_key"},
-		{name: "key recorded after import", state: bankPayoutValues(2500, ""), plan: bankPayoutValues(2500, "k"), config: bankPayoutValues(2500, "k")},
-		{name: "nothing changes", state: bankPayoutValues(2500, "k"), plan: bankPayoutValues(2500, "k"), config: bankPayoutValues(2500, "")},
-		{name: "destroy", state: bankPayoutValues(2500, "k"), destroy: true,
+		{name: "key recorded after import", state: bankPayoutValues(t, 2500, ""), plan: bankPayoutValues(t, 2500, "k"), config: bankPayoutValues(t, 2500, "k")},
+		{name: "nothing changes", state: bankPayoutValues(t, 2500, "k"), plan: bankPayoutValues(t, 2500, "k"), config: bankPayoutValues(t, 2500, "")},
+		{name: "destroy", state: bankPayoutValues(t, 2500, "k"), destroy: true,
 			wantSummary: "Destroying a Payout Does Not Reverse It", wantWord: "po_1"},
 	}
 	for _, tt := range tests {

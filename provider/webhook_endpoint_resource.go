@@ -174,7 +174,7 @@ func (r *WebhookEndpointResource) Create(ctx context.Context, req resource.Creat
 	in := client.WebhookEndpointCreateRequest{
 		URL:         plan.URL.ValueString(),
 		Events:      events,
-		Description: plan.Description.ValueString(),
+		Description: nonEmpty(plan.Description.ValueString()),
 		Enabled:     plan.Enabled.ValueBoolPointer(),
 	}
 	created, err := r.client.CreateWebhookEndpoint(ctx, in)
@@ -186,7 +186,8 @@ func (r *WebhookEndpointResource) Create(ctx context.Context, req resource.Creat
 	}
 	tflog.Trace(ctx, "Created webhook endpoint", map[string]any{"id": created.ID})
 
-	resp.Diagnostics.Append(plan.setFrom(ctx, &created.WebhookEndpoint)...)
+	endpoint := created.Endpoint()
+	resp.Diagnostics.Append(plan.setFrom(ctx, &endpoint)...)
 	plan.Secret = types.StringValue(created.Secret)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -266,7 +267,8 @@ func (r *WebhookEndpointResource) Update(ctx context.Context, req resource.Updat
 			return
 		}
 		tflog.Trace(ctx, "Rotated webhook endpoint secret", map[string]any{"id": id})
-		resp.Diagnostics.Append(plan.setFrom(ctx, &rotated.WebhookEndpoint)...)
+		endpoint := rotated.Endpoint()
+		resp.Diagnostics.Append(plan.setFrom(ctx, &endpoint)...)
 		plan.Secret = types.StringValue(rotated.Secret)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -301,14 +303,19 @@ func (m *WebhookEndpointResourceModel) setFrom(ctx context.Context, e *client.We
 	set, d := types.SetValueFrom(ctx, types.StringType, events)
 	diags.Append(d...)
 	m.Events = set
-	if e.Description == "" {
-		m.Description = types.StringNull()
-	} else {
-		m.Description = types.StringValue(e.Description)
-	}
+	m.Description = optionalStringPtr(e.Description)
 	m.Enabled = types.BoolValue(e.Enabled)
 	m.CreatedAt = timestampValue(e.CreatedAt)
 	return diags
+}
+
+// nonEmpty is a pointer to s, or nil for "": an optional request field that is left out rather than
+// sent empty.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // eventsFrom converts the events set to the client's type.

@@ -292,10 +292,29 @@ type request struct {
 	opts   []CallOption
 }
 
-// do runs a call with retries and decodes its result into r.out.
+// do runs a call: it prepares the request once (checks, body, Idempotency-Key), so that every attempt
+// sends the same bytes and key, then sends it until an attempt settles the call.
 func (c *Client) do(ctx context.Context, r request) error {
+	co, meta := applyCallOptions(r.opts)
+	payload, err := c.prepare(ctx, r.op, r.body, co, meta)
+	if err != nil {
+		return err
+	}
+	// A POST without a key is not idempotent: the first attempt may have been acted on.
+	retryable := r.op.Method != http.MethodPost || meta.IdempotencyKey != ""
+	target := c.url(r.op, r.params, r.query)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("malipo: %s: not sent: %w", r.op.Words(), err)
+	}
+	return c.send(ctx, r, target, payload, meta, retryable)
+}
+
+// applyCallOptions collects the call's options, and returns the Meta to fill: the caller's (reset, so
+// that nothing of an earlier call survives) or a scratch one, so that the rest of the call can fill it
+// unconditionally.
+func applyCallOptions(opts []CallOption) (callOptions, *Meta) {
 	var co callOptions
-	for _, o := range r.opts {
+	for _, o := range opts {
 		if o != nil {
 			o(&co)
 		}
@@ -305,82 +324,128 @@ func (c *Client) do(ctx context.Context, r request) error {
 		meta = &Meta{}
 	}
 	*meta = Meta{}
-	op := r.op
+	return co, meta
+}
+
+// prepare does everything that can fail before the first attempt, so that a call that cannot be sent
+// fails without touching the network: a nil context, a missing secret key, a body that does not encode,
+// a bad Idempotency-Key. It returns the encoded body and records the key in meta.
+func (c *Client) prepare(ctx context.Context, op api.Operation, body any, co callOptions, meta *Meta) ([]byte, error) {
 	if ctx == nil {
-		return fmt.Errorf("malipo: %s: the context is nil; pass context.Background() or the caller's context", op.Words())
+		return nil, fmt.Errorf("malipo: %s: the context is nil; pass context.Background() or the caller's context", op.Words())
 	}
 	if op.Needs(api.HeaderSecretKey) && c.secret.p == nil {
-		return fmt.Errorf("malipo: %s: needs the secret key, but the client was created without one; pass the merchant's secret key to client.New", op.Words())
+		return nil, fmt.Errorf("malipo: %s: needs the secret key, but the client was created without one; pass the merchant's secret key to client.New", op.Words())
 	}
 	var payload []byte
-	if r.body != nil {
+	if body != nil {
 		var err error
-		if payload, err = json.Marshal(r.body); err != nil {
-			return fmt.Errorf("malipo: %s: encode the request body: %w", op.Words(), err)
+		if payload, err = json.Marshal(body); err != nil {
+			return nil, fmt.Errorf("malipo: %s: encode the request body: %w", op.Words(), err)
 		}
 	}
-	if op.Method == http.MethodPost {
-		switch {
-		case co.keySet:
-			if co.key == "" || len(co.key) > 255 || strings.ContainsAny(co.key, "\r\n") {
-				return &InvalidRequestError{Operation: op.Words(), Errors: []FieldError{{
-					Field: "header.idempotency-key", Reason: "must be 1 to 255 characters on one line"}}}
-			}
-			meta.IdempotencyKey = co.key
-		case c.autoKey:
-			meta.IdempotencyKey = newIdempotencyKey()
-		}
+	key, err := c.idempotencyKey(op, co)
+	if err != nil {
+		return nil, err
 	}
-	// A POST without a key is not idempotent: the first attempt may have been acted on.
-	retryable := op.Method != http.MethodPost || meta.IdempotencyKey != ""
-	target := c.url(op, r.params, r.query)
+	meta.IdempotencyKey = key
+	return payload, nil
+}
 
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("malipo: %s: not sent: %w", op.Words(), err)
+// idempotencyKey returns the Idempotency-Key a POST carries on every attempt: the caller's, checked
+// because a header cannot carry an empty, over-long or multi-line value, or a generated one unless
+// WithoutAutoIdempotencyKey turned that off. Other methods are idempotent and carry none.
+func (c *Client) idempotencyKey(op api.Operation, co callOptions) (string, error) {
+	if op.Method != http.MethodPost {
+		return "", nil
 	}
-	var last error
+	switch {
+	case co.keySet:
+		if co.key == "" || len(co.key) > 255 || strings.ContainsAny(co.key, "\r\n") {
+			return "", &InvalidRequestError{Operation: op.Words(), Errors: []FieldError{{
+				Field: "header.idempotency-key", Reason: "must be 1 to 255 characters on one line"}}}
+		}
+		return co.key, nil
+	case c.autoKey:
+		return newIdempotencyKey(), nil
+	}
+	return "", nil
+}
+
+// send makes attempts until one settles the call: a success, a failure another attempt cannot change,
+// the last attempt the policy allows, or the context ending during the wait between attempts.
+func (c *Client) send(ctx context.Context, r request, target string, payload []byte, meta *Meta, retryable bool) error {
 	for attempt := 1; ; attempt++ {
 		meta.Attempts = attempt
-		res := c.attempt(ctx, op, target, payload, meta.IdempotencyKey, attempt)
+		res := c.attempt(ctx, r.op, target, payload, meta.IdempotencyKey, attempt)
 		meta.StatusCode, meta.Header = res.status, res.header
-		var wait time.Duration
-		switch {
-		case res.err != nil:
-			if ctx.Err() != nil {
-				return fmt.Errorf("malipo: %s: %w", op.Words(), res.err)
-			}
-			if !retryable || !retryableNetError(res.err) || attempt >= c.retry.MaxAttempts {
-				return c.netError(op, attempt, retryable, res.err)
-			}
-			last, wait = res.err, c.retry.backoff(attempt)
-		case res.status >= 200 && res.status < 300:
-			meta.Replayed = strings.EqualFold(res.header.Get(api.HeaderIdempotentReplayed), "true")
-			return c.decode(op, res, r.out, meta)
-		default:
-			apiErr := newAPIError(op.Words(), res.status, res.header, res.body, c.scrub)
-			apiErr.Attempts = attempt
-			if res.status >= 300 && res.status < 400 && apiErr.Code == 0 {
-				apiErr.Message = fmt.Sprintf("the service redirected to %q; point the base URL there", c.scrub(res.header.Get("Location")))
-			}
-			ra, hasRA := retryAfter(res.header.Get(api.HeaderRetryAfter), c.now())
-			if hasRA {
-				apiErr.RetryAfter = ra
-			}
-			if !retryable || !retryableStatus(res.status, apiErr.Code) || attempt >= c.retry.MaxAttempts {
-				return apiErr
-			}
-			last, wait = apiErr, c.retry.backoff(attempt)
-			if hasRA {
-				wait = min(ra, c.retry.MaxBackoff)
-			}
+		v := c.judge(ctx, r, res, meta, attempt, retryable)
+		if v.final {
+			return v.err
 		}
 		c.logger.LogAttrs(ctx, slog.LevelDebug, "malipo: retrying",
-			slog.String("operation", op.ID), slog.Int("attempt", attempt), slog.Duration("wait", wait),
+			slog.String("operation", r.op.ID), slog.Int("attempt", attempt), slog.Duration("wait", v.wait),
 			slog.String("idempotency_key", meta.IdempotencyKey))
-		if err := c.sleep(ctx, wait); err != nil {
-			return &retryInterruptedError{op: op.Words(), attempts: attempt, ctxErr: err, last: last}
+		if err := c.sleep(ctx, v.wait); err != nil {
+			return &retryInterruptedError{op: r.op.Words(), attempts: attempt, ctxErr: err, last: v.err}
 		}
 	}
+}
+
+// verdict is what one attempt decided: the call's result (final), or another attempt after wait, with
+// err the failure that the retry is for (kept for the error of an interrupted wait).
+type verdict struct {
+	final bool
+	err   error
+	wait  time.Duration
+}
+
+// judge decides what an attempt's result means for the call: a transport error, a success to decode,
+// or an error response.
+func (c *Client) judge(ctx context.Context, r request, res result, meta *Meta, attempt int, retryable bool) verdict {
+	switch {
+	case res.err != nil:
+		return c.judgeTransportError(ctx, r.op, res.err, attempt, retryable)
+	case res.status >= 200 && res.status < 300:
+		meta.Replayed = strings.EqualFold(res.header.Get(api.HeaderIdempotentReplayed), "true")
+		return verdict{final: true, err: c.decode(r.op, res, r.out, meta)}
+	default:
+		return c.judgeErrorResponse(r.op, res, attempt, retryable)
+	}
+}
+
+// judgeTransportError retries a transient network failure with back-off, unless the call's own
+// context ended (the caller gave up), the request is not retryable, or the attempts are used up.
+func (c *Client) judgeTransportError(ctx context.Context, op api.Operation, err error, attempt int, retryable bool) verdict {
+	if ctx.Err() != nil {
+		return verdict{final: true, err: fmt.Errorf("malipo: %s: %w", op.Words(), err)}
+	}
+	if !retryable || !retryableNetError(err) || attempt >= c.retry.MaxAttempts {
+		return verdict{final: true, err: c.netError(op, attempt, retryable, err)}
+	}
+	return verdict{err: err, wait: c.retry.backoff(attempt)}
+}
+
+// judgeErrorResponse turns a non-2xx response into an *APIError, and retries it when the status or
+// code is transient; the service's Retry-After, capped by MaxBackoff, replaces the back-off.
+func (c *Client) judgeErrorResponse(op api.Operation, res result, attempt int, retryable bool) verdict {
+	apiErr := newAPIError(op.Words(), res.status, res.header, res.body, c.scrub)
+	apiErr.Attempts = attempt
+	if res.status >= 300 && res.status < 400 && apiErr.Code == 0 {
+		apiErr.Message = fmt.Sprintf("the service redirected to %q; point the base URL there", c.scrub(res.header.Get("Location")))
+	}
+	ra, hasRA := retryAfter(res.header.Get(api.HeaderRetryAfter), c.now())
+	if hasRA {
+		apiErr.RetryAfter = ra
+	}
+	if !retryable || !retryableStatus(res.status, apiErr.Code) || attempt >= c.retry.MaxAttempts {
+		return verdict{final: true, err: apiErr}
+	}
+	wait := c.retry.backoff(attempt)
+	if hasRA {
+		wait = min(ra, c.retry.MaxBackoff)
+	}
+	return verdict{err: apiErr, wait: wait}
 }
 
 // netError describes a transport failure that is not retried (again).
@@ -489,7 +554,7 @@ func (c *Client) decode(op api.Operation, res result, out any, meta *Meta) error
 	if out == nil && len(bytes.TrimSpace(res.body)) == 0 {
 		return nil
 	}
-	var env envelope[json.RawMessage]
+	var env envelope
 	if err := json.Unmarshal(res.body, &env); err != nil {
 		return c.badSuccess(op, res, "is not a JSON success envelope: "+err.Error())
 	}

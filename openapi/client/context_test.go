@@ -28,7 +28,7 @@ func TestContextCancellation(t *testing.T) {
 
 	t.Run("while waiting for the response", func(t *testing.T) {
 		h := newHarness(t)
-		h.mock(http.MethodGet, "/v1/payment/payouts/po_5d1e7b3c2a9f8e40").Reply(200).Delay(10 * time.Second).
+		h.mock(http.MethodGet, api.OpGetPayout().URL("po_5d1e7b3c2a9f8e40")).Reply(200).Delay(10 * time.Second).
 			JSON(success("Payout retrieved", payoutProcessing))
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(20*time.Millisecond, cancel)
@@ -42,7 +42,7 @@ func TestContextCancellation(t *testing.T) {
 	t.Run("while waiting to retry", func(t *testing.T) {
 		h := newHarness(t)
 		h.allowOffContract(503, "a gateway that asks clients to come back in a minute")
-		h.mock(http.MethodPost, "/v1/payment/payouts/process").Reply(503).SetHeader("Retry-After", "60")
+		h.mock(http.MethodPost, api.OpProcessPayout().URL()).Reply(503).SetHeader("Retry-After", "60")
 		c := h.client(WithRetryPolicy(RetryPolicy{MaxAttempts: 3, MinBackoff: time.Second, MaxBackoff: time.Minute}))
 		c.sleep = sleepCtx // really wait, so that only cancellation can end the wait
 		ctx, cancel := context.WithCancel(context.Background())
@@ -61,7 +61,7 @@ func TestContextCancellation(t *testing.T) {
 
 	t.Run("deadline during the back-off", func(t *testing.T) {
 		h := newHarness(t)
-		h.mock(http.MethodGet, "/v1/countries").Reply(500).JSON(failure(api.CodeInternalError, "An internal error occurred.", ""))
+		h.mock(http.MethodGet, api.OpListCountries().URL()).Reply(500).JSON(failure(api.CodeInternalError, "An internal error occurred.", ""))
 		c := h.client(WithRetryPolicy(RetryPolicy{MaxAttempts: 3, MinBackoff: 5 * time.Second, MaxBackoff: 5 * time.Second}))
 		c.sleep = sleepCtx
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -76,9 +76,9 @@ func TestContextCancellation(t *testing.T) {
 // abandoned and retried (a payout with the same key), while the call's own context is unaffected.
 func TestRequestTimeoutIsPerAttempt(t *testing.T) {
 	h := newHarness(t)
-	h.mock(http.MethodPost, "/v1/payment/payouts/process").Reply(201).Delay(10 * time.Second).
+	h.mock(http.MethodPost, api.OpProcessPayout().URL()).Reply(201).Delay(10 * time.Second).
 		JSON(success("Payout is processing", payoutProcessing))
-	h.mock(http.MethodPost, "/v1/payment/payouts/process").Reply(201).SetHeader("Idempotent-Replayed", "true").
+	h.mock(http.MethodPost, api.OpProcessPayout().URL()).Reply(201).SetHeader("Idempotent-Replayed", "true").
 		JSON(success("Payout is processing", payoutProcessing))
 	start := time.Now()
 	var meta Meta
@@ -93,7 +93,7 @@ func TestRequestTimeoutIsPerAttempt(t *testing.T) {
 	t.Run("every attempt timing out says so", func(t *testing.T) {
 		h := newHarness(t)
 		for range 2 {
-			h.mock(http.MethodGet, "/v1/countries").Reply(200).Delay(10 * time.Second).JSON(success("Countries retrieved", "[]"))
+			h.mock(http.MethodGet, api.OpListCountries().URL()).Reply(200).Delay(10 * time.Second).JSON(success("Countries retrieved", "[]"))
 		}
 		c := h.client(WithRequestTimeout(10*time.Millisecond), WithRetryPolicy(RetryPolicy{MaxAttempts: 2}))
 		_, err := c.ListCountries(context.Background())

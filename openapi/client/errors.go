@@ -17,15 +17,14 @@ import (
 // package api's (generated from the document): api.CodeValidationFailed and the rest.
 type ErrorCode = api.ErrorCode
 
-// FieldError names one offending field: the envelope's `errors[]` entry, also used by client-side
-// validation so that both read the same.
-type FieldError struct {
-	// Field is a JSON pointer into the request body (`/amount`), or `<in>.<name>` for a parameter or
-	// header (`path.payout_id`, `header.secret-key`).
-	Field string `json:"field"`
-	// Reason says what is wrong with it.
-	Reason string `json:"reason"`
-}
+// FieldError names one offending field: the error envelope's `errors[]` entry (the document's
+// FieldError), also used by client-side validation so that both read the same. Field is a JSON pointer
+// into the request body (`/amount`), or `<in>.<name>` for a parameter or header (`path.payout_id`,
+// `header.secret-key`); Reason says what is wrong with it.
+//
+// It is defined on api.FieldError, not an alias of it, only so that it can have the String method the
+// error texts use; the fields are the generated type's.
+type FieldError api.FieldError
 
 // String renders `field: reason`.
 func (f FieldError) String() string {
@@ -168,8 +167,8 @@ const maxQuoted = 200
 // any text the server sent back.
 func newAPIError(op string, status int, header http.Header, body []byte, scrub func(string) string) *APIError {
 	e := &APIError{Operation: op, StatusCode: status}
-	var env errorEnvelope
-	if err := json.Unmarshal(body, &env); err == nil && env.Status == "error" && env.Code != 0 {
+	var env api.Error
+	if err := json.Unmarshal(body, &env); err == nil && env.Status == api.ErrorStatusError && env.Code != 0 {
 		e.Code = env.Code
 		e.Message = scrub(env.Message)
 		for _, f := range env.Errors {

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -38,7 +39,7 @@ func TestErrorEnvelopesBecomeAPIErrors(t *testing.T) {
 		is       []string
 	}{
 		{
-			name: "validation failed", method: http.MethodPost, path: "/v1/payment/payouts/process",
+			name: "validation failed", method: http.MethodPost, path: api.OpProcessPayout().URL(),
 			call:   func(ctx context.Context, c *Client) error { _, err := c.ProcessPayout(ctx, bankPayout()); return err },
 			status: 400, body: failure(api.CodeValidationFailed, "The request is invalid; see errors for each field.",
 				`[{"field":"/bank_id","reason":"required for transfer_to bank"},{"field":"/amount","reason":"must be an integer of at least 1"}]`),
@@ -50,14 +51,14 @@ func TestErrorEnvelopesBecomeAPIErrors(t *testing.T) {
 			is: []string{"IsValidation"},
 		},
 		{
-			name: "malformed JSON", method: http.MethodPost, path: "/v1/payment/init",
+			name: "malformed JSON", method: http.MethodPost, path: api.OpInitializePayment().URL(),
 			call:   initPayment,
 			status: 400, body: failure(api.CodeMalformedJSON, "The body is not valid JSON.", ""),
 			want: APIError{Operation: "initialize payment", StatusCode: 400, Code: api.CodeMalformedJSON, Message: "The body is not valid JSON.", Attempts: 1},
 			is:   []string{"IsValidation"},
 		},
 		{
-			name: "missing key", method: http.MethodPost, path: "/v1/payment/payouts/process",
+			name: "missing key", method: http.MethodPost, path: api.OpProcessPayout().URL(),
 			call:   func(ctx context.Context, c *Client) error { _, err := c.ProcessPayout(ctx, bankPayout()); return err },
 			status: 401, body: failure(api.CodeMissingAPIKey, "The secret-key header is missing.", `[{"field":"header.secret-key","reason":"required header is missing"}]`),
 			want: APIError{Operation: "process payout", StatusCode: 401, Code: api.CodeMissingAPIKey, Message: "The secret-key header is missing.",
@@ -65,14 +66,14 @@ func TestErrorEnvelopesBecomeAPIErrors(t *testing.T) {
 			is: []string{"IsUnauthorized"},
 		},
 		{
-			name: "invalid key", method: http.MethodGet, path: "/v1/countries",
+			name: "invalid key", method: http.MethodGet, path: api.OpListCountries().URL(),
 			call:   func(ctx context.Context, c *Client) error { _, err := c.ListCountries(ctx); return err },
 			status: 401, body: failure(api.CodeInvalidAPIKey, "The public key is not valid.", ""),
 			want: APIError{Operation: "list countries", StatusCode: 401, Code: api.CodeInvalidAPIKey, Message: "The public key is not valid.", Attempts: 1},
 			is:   []string{"IsUnauthorized"},
 		},
 		{
-			name: "not found", method: http.MethodGet, path: "/v1/payment/payouts/po_0000000000000000",
+			name: "not found", method: http.MethodGet, path: api.OpGetPayout().URL("po_0000000000000000"),
 			call: func(ctx context.Context, c *Client) error {
 				_, err := c.GetPayout(ctx, "po_0000000000000000")
 				return err
@@ -84,7 +85,7 @@ func TestErrorEnvelopesBecomeAPIErrors(t *testing.T) {
 			is:       []string{"IsNotFound"},
 		},
 		{
-			name: "idempotency key reused", method: http.MethodPost, path: "/v1/payment/payouts/process",
+			name: "idempotency key reused", method: http.MethodPost, path: api.OpProcessPayout().URL(),
 			call:   func(ctx context.Context, c *Client) error { _, err := c.ProcessPayout(ctx, bankPayout()); return err },
 			status: 409, body: failure(api.CodeIdempotencyKeyReused, "The Idempotency-Key was used with another body.", ""),
 			want: APIError{Operation: "process payout", StatusCode: 409, Code: api.CodeIdempotencyKeyReused,
@@ -92,11 +93,11 @@ func TestErrorEnvelopesBecomeAPIErrors(t *testing.T) {
 			is: []string{"IsConflict"},
 		},
 		{
-			name: "duplicate reference", method: http.MethodPost, path: "/v1/payment/payouts/process",
+			name: "duplicate reference", method: http.MethodPost, path: api.OpProcessPayout().URL(),
 			call:   func(ctx context.Context, c *Client) error { _, err := c.ProcessPayout(ctx, bankPayout()); return err },
 			status: 409,
-			body: `{"status":"error","code":4002,"message":"The reference inv-88 is already used by payout po_5d1e7b3c2a9f8e40.",
-				"errors":[{"field":"/reference","reason":"already used"}],"data":{"existing_id":"po_5d1e7b3c2a9f8e40"}}`,
+			body: fmt.Sprintf(`{"status":"error","code":%d,"message":"The reference inv-88 is already used by payout po_5d1e7b3c2a9f8e40.",
+				"errors":[{"field":"/reference","reason":"already used"}],"data":{"existing_id":"po_5d1e7b3c2a9f8e40"}}`, api.CodeDuplicateReference),
 			want: APIError{Operation: "process payout", StatusCode: 409, Code: api.CodeDuplicateReference,
 				Message: "The reference inv-88 is already used by payout po_5d1e7b3c2a9f8e40.",
 				Errors:  []FieldError{{"/reference", "already used"}}, ExistingID: "po_5d1e7b3c2a9f8e40", Attempts: 1},
@@ -105,21 +106,21 @@ func TestErrorEnvelopesBecomeAPIErrors(t *testing.T) {
 			is: []string{"IsConflict"},
 		},
 		{
-			name: "payload too large", method: http.MethodPost, path: "/v1/webhooks",
+			name: "payload too large", method: http.MethodPost, path: api.OpCreateWebhookEndpoint().URL(),
 			call:   createEndpoint,
 			status: 413, body: failure(api.CodePayloadTooLarge, "The request body is larger than 1048576 bytes.", ""),
 			want: APIError{Operation: "create webhook endpoint", StatusCode: 413, Code: api.CodePayloadTooLarge,
 				Message: "The request body is larger than 1048576 bytes.", Attempts: 1},
 		},
 		{
-			name: "unsupported media type", method: http.MethodPost, path: "/v1/webhooks",
+			name: "unsupported media type", method: http.MethodPost, path: api.OpCreateWebhookEndpoint().URL(),
 			call:   createEndpoint,
 			status: 415, body: failure(api.CodeUnsupportedMediaType, "Send application/json.", `[{"field":"header.content-type","reason":"must be application/json"}]`),
 			want: APIError{Operation: "create webhook endpoint", StatusCode: 415, Code: api.CodeUnsupportedMediaType, Message: "Send application/json.",
 				Errors: []FieldError{{"header.content-type", "must be application/json"}}, Attempts: 1},
 		},
 		{
-			name: "invalid state", method: http.MethodPost, path: "/v1/payment/pay/pay_8f3a2c1d9b7e4a60",
+			name: "invalid state", method: http.MethodPost, path: api.OpCompletePayment().URL("pay_8f3a2c1d9b7e4a60"),
 			call: func(ctx context.Context, c *Client) error {
 				_, err := c.CompletePayment(ctx, "pay_8f3a2c1d9b7e4a60", PaymentCompleteRequest{})
 				return err
@@ -130,7 +131,7 @@ func TestErrorEnvelopesBecomeAPIErrors(t *testing.T) {
 			is: []string{"IsInvalidState"},
 		},
 		{
-			name: "rate limited", method: http.MethodGet, path: "/v1/payment/payouts/po_5d1e7b3c2a9f8e40",
+			name: "rate limited", method: http.MethodGet, path: api.OpGetPayout().URL("po_5d1e7b3c2a9f8e40"),
 			call:   getPayout,
 			status: 429, body: failure(api.CodeRateLimited, "Too many requests; retry after 2 seconds.", ""), header: map[string]string{"Retry-After": "2"},
 			want: APIError{Operation: "get payout", StatusCode: 429, Code: api.CodeRateLimited,
@@ -138,7 +139,7 @@ func TestErrorEnvelopesBecomeAPIErrors(t *testing.T) {
 			is: []string{"IsRateLimited"},
 		},
 		{
-			name: "internal error", method: http.MethodGet, path: "/v1/payment/payouts/po_5d1e7b3c2a9f8e40",
+			name: "internal error", method: http.MethodGet, path: api.OpGetPayout().URL("po_5d1e7b3c2a9f8e40"),
 			call:   getPayout,
 			status: 500, body: failure(api.CodeInternalError, "An internal error occurred; retry with the same Idempotency-Key.", ""),
 			want: APIError{Operation: "get payout", StatusCode: 500, Code: api.CodeInternalError,
@@ -198,6 +199,7 @@ func getPayout(ctx context.Context, c *Client) error {
 // back without panicking or quoting more than ~200 bytes of it.
 func TestUnusableResponsesGiveClearErrors(t *testing.T) {
 	html := "<html><head><title>502 Bad Gateway</title></head><body>" + strings.Repeat("upstream unavailable ", 40) + "</body></html>"
+	elsewhere := "https://api.example.org" + api.OpGetPayout().URL("po_5d1e7b3c2a9f8e40") // where a redirect points
 	cases := []struct {
 		name        string
 		status      int
@@ -223,18 +225,18 @@ func TestUnusableResponsesGiveClearErrors(t *testing.T) {
 		{name: "an error inside a 200", status: 200, contentType: "application/json", body: failure(api.CodeNotFound, "No such payout.", ""), apiError: true,
 			contains: []string{"malipo: get payout: 200 not_found (code 3000): No such payout."}, is: []string{"IsNotFound"}},
 		{name: "a redirect", status: 301, apiError: true,
-			contains: []string{`301 Moved Permanently: the service redirected to "https://api.example.org/v1/payment/payouts/po_5d1e7b3c2a9f8e40"; point the base URL there`}},
+			contains: []string{`301 Moved Permanently: the service redirected to "` + elsewhere + `"; point the base URL there`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
 			h.allowOffContract(tc.status, tc.name)
-			r := h.mock(http.MethodGet, "/v1/payment/payouts/po_5d1e7b3c2a9f8e40").Reply(tc.status).BodyString(tc.body)
+			r := h.mock(http.MethodGet, api.OpGetPayout().URL("po_5d1e7b3c2a9f8e40")).Reply(tc.status).BodyString(tc.body)
 			if tc.contentType != "" {
 				r.SetHeader("Content-Type", tc.contentType)
 			}
 			if tc.status == 301 {
-				r.SetHeader("Location", "https://api.example.org/v1/payment/payouts/po_5d1e7b3c2a9f8e40")
+				r.SetHeader("Location", elsewhere)
 			}
 			err := getPayout(context.Background(), h.client(WithRetryPolicy(NoRetries())))
 			require.Error(t, err)
@@ -257,7 +259,7 @@ func TestUnusableResponsesGiveClearErrors(t *testing.T) {
 // keep their cause for errors.Is.
 func TestNetworkErrorsNameTheOperation(t *testing.T) {
 	h := newHarness(t)
-	h.mock(http.MethodGet, "/v1/countries").ReplyError(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED})
+	h.mock(http.MethodGet, api.OpListCountries().URL()).ReplyError(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED})
 	_, err := h.client(WithRetryPolicy(NoRetries())).ListCountries(context.Background())
 	require.Error(t, err)
 	assert.True(t, strings.HasPrefix(err.Error(), "malipo: list countries: "), err.Error())

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // The tests talk to the document's own server URL, so that the validator routes every request.
@@ -221,21 +222,67 @@ func failure(code ErrorCode, message string, fieldErrors string) string {
 	return fmt.Sprintf(`{"status":"error","code":%d,"message":%q,"errors":%s}`, int(code), message, fieldErrors)
 }
 
-const (
+// inputs are the x-malipo-test-values the fixtures use, read from the document and chosen by outcome,
+// so that no test restates a number the document owns.
+var inputs = mustInputs()
+
+type testInputs struct {
+	approvingPhone  string // a customer phone_number whose payment succeeds
+	creditedAccount string // a bank account_number a payout succeeds to
+	missingWallet   string // a momo_phone_number a payout fails to with account_not_found
+}
+
+func mustInputs() testInputs {
+	spec, err := openapi.Default()
+	if err != nil {
+		panic(err)
+	}
+	tv, err := spec.TestValues()
+	if err != nil {
+		panic(err)
+	}
+	var in testInputs
+	for _, v := range tv.Payments {
+		if v.Status == string(api.PaymentStatusSuccess) && in.approvingPhone == "" {
+			in.approvingPhone = v.PhoneNumber
+		}
+	}
+	for _, v := range tv.Payouts.Bank {
+		if v.Status == string(api.PayoutStatusSuccess) && in.creditedAccount == "" {
+			in.creditedAccount = v.AccountNumber
+		}
+	}
+	for _, v := range tv.Payouts.MobileNumber {
+		if v.FailureReason == string(api.FailureReasonAccountNotFound) && in.missingWallet == "" {
+			in.missingWallet = v.MomoPhoneNumber
+		}
+	}
+	if in.approvingPhone == "" || in.creditedAccount == "" || in.missingWallet == "" {
+		panic(fmt.Sprintf("x-malipo-test-values lacks an input the client tests need: %+v", in))
+	}
+	return in
+}
+
+// Success data for mocked responses, with the document's test values.
+var (
 	paymentPending = `{"paymentReference":"pay_8f3a2c1d9b7e4a60","reference":"order-1042","status":"pending",
 		"amount":150.5,"currency":"ZMW","country":"ZM","method":"mobilemoney","narration":"Order 1042",
-		"phone_number":"260970000001","webhook_url":"https://merchant.example.org/hooks/malipo",
+		"phone_number":"` + inputs.approvingPhone + `","webhook_url":"https://merchant.example.org/hooks/malipo",
 		"created_at":"2026-11-21T10:15:00Z","updated_at":"2026-11-21T10:15:00Z"}`
 	paymentProcessing = `{"paymentReference":"pay_8f3a2c1d9b7e4a60","reference":"order-1042","status":"processing",
 		"amount":150.5,"currency":"ZMW","country":"ZM","method":"mobilemoney","narration":"Order 1042",
-		"phone_number":"260970000001","webhook_url":"https://merchant.example.org/hooks/malipo",
+		"phone_number":"` + inputs.approvingPhone + `","webhook_url":"https://merchant.example.org/hooks/malipo",
 		"created_at":"2026-11-21T10:15:00Z","updated_at":"2026-11-21T10:15:01Z"}`
 	payoutProcessing = `{"payout_id":"po_5d1e7b3c2a9f8e40","reference":"inv-88","amount":2500,"currency":"ZMW",
-		"countryId":"ctry_zm","transfer_to":"bank","bank_id":"bank_zm_zanaco","account_number":"0000000001",
+		"countryId":"ctry_zm","transfer_to":"bank","bank_id":"bank_zm_zanaco","account_number":"` + inputs.creditedAccount + `",
 		"status":"processing","created_at":"2026-11-21T10:20:00Z","updated_at":"2026-11-21T10:20:00Z"}`
 	payoutFailed = `{"payout_id":"po_9a8b7c6d5e4f3a20","amount":120,"currency":"ZMW","countryId":"ctry_zm",
-		"transfer_to":"mobile_number","momo_phone_number":"260960000002","status":"failed",
+		"transfer_to":"mobile_number","momo_phone_number":"` + inputs.missingWallet + `","status":"failed",
 		"failure_reason":"account_not_found","created_at":"2026-11-21T10:21:00Z","updated_at":"2026-11-21T10:21:04Z"}`
+)
+
+// Webhook endpoints for mocked responses.
+const (
 	endpoint = `{"id":"we_2b7c9d1e4f6a8b30","url":"https://merchant.example.org/hooks/payouts",
 		"events":["payout.success","payout.failed"],"description":"Finance","enabled":true,
 		"created_at":"2026-11-21T10:15:00Z","updated_at":"2026-11-21T10:15:00Z"}`
@@ -249,6 +296,6 @@ const (
 )
 
 func bankPayout() BankPayout {
-	return BankPayout{Amount: 2500, CountryID: "ctry_zm", BankID: "bank_zm_zanaco", AccountNumber: "0000000001",
+	return BankPayout{Amount: 2500, CountryID: "ctry_zm", BankID: "bank_zm_zanaco", AccountNumber: inputs.creditedAccount,
 		Narration: "Supplier invoice 88", Reference: "inv-88", WebhookURL: "https://merchant.example.org/hooks/malipo"}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -76,11 +77,14 @@ func TestNewRejectsUnusableConfiguration(t *testing.T) {
 func TestURLs(t *testing.T) {
 	c, err := New("https://api.example.org/malipo/", "pk", "sk")
 	require.NoError(t, err)
-	assert.Equal(t, "https://api.example.org/malipo/v1/payment/payouts/po_1", c.url(api.OpGetPayout(), []string{"po_1"}, nil))
-	assert.Equal(t, "https://api.example.org/malipo/v1/payment/transactions/a:b.c-d_e/check",
+	const prefix = "https://api.example.org/malipo"
+	assert.Equal(t, prefix+api.OpGetPayout().URL("po_1"), c.url(api.OpGetPayout(), []string{"po_1"}, nil))
+	assert.Equal(t, prefix+api.OpGetTransactionStatus().URL("a:b.c-d_e"),
 		c.url(api.OpGetTransactionStatus(), []string{"a:b.c-d_e"}, nil))
-	assert.Equal(t, "https://api.example.org/malipo/v1/payment/banks?country=ZM", c.url(api.OpListBanks(), nil, url.Values{"country": {"ZM"}}))
-	assert.Equal(t, "https://api.example.org/malipo/v1/webhooks/we_1/rotate-secret", c.url(api.OpRotateWebhookEndpointSecret(), []string{"we_1"}, nil))
+	assert.Equal(t, prefix+api.OpListBanks().URL()+"?country=ZM", c.url(api.OpListBanks(), nil, url.Values{"country": {"ZM"}}))
+	assert.Equal(t, prefix+api.OpRotateWebhookEndpointSecret().URL("we_1"), c.url(api.OpRotateWebhookEndpointSecret(), []string{"we_1"}, nil))
+	assert.Contains(t, c.url(api.OpGetTransactionStatus(), []string{"a:b.c-d_e"}, nil), "/a:b.c-d_e/",
+		"the characters an id may have are sent unescaped")
 }
 
 // TestOptionsAreApplied checks the user agent and the caller's http.Client (its transport) are used,
@@ -104,7 +108,7 @@ func TestOptionsAreApplied(t *testing.T) {
 
 func TestIdempotencyKeysAreRandomUUIDs(t *testing.T) {
 	seen := map[string]bool{}
-	for range 1000 {
+	for range 1024 {
 		k := newIdempotencyKey()
 		assert.Regexp(t, uuidV4, k)
 		assert.False(t, seen[k])
@@ -112,17 +116,30 @@ func TestIdempotencyKeysAreRandomUUIDs(t *testing.T) {
 	}
 }
 
+// TestPayoutKindIsAlwaysSent checks that the body of a payout carries the kind its type stands for,
+// whether the caller left TransferTo empty or set it to the same kind, without changing the caller's
+// value, and that a kind that contradicts the type is refused.
 func TestPayoutKindIsAlwaysSent(t *testing.T) {
+	mobile := &MobilePayout{Amount: 1, CountryID: "c"}
 	for _, tc := range []struct {
 		in   PayoutRequest
 		want string
 	}{
 		{BankPayout{}, `{"transfer_to":"bank","amount":0,"countryId":"","bank_id":"","account_number":""}`},
-		{&MobilePayout{Amount: 1, CountryID: "c"}, `{"transfer_to":"mobile_number","amount":1,"countryId":"c"}`},
+		{BankPayout{TransferTo: api.TransferToBank}, `{"transfer_to":"bank","amount":0,"countryId":"","bank_id":"","account_number":""}`},
+		{mobile, `{"transfer_to":"mobile_number","amount":1,"countryId":"c"}`},
 	} {
-		b, err := json.Marshal(tc.in)
+		body, _ := payoutBody(tc.in)
+		b, err := json.Marshal(body)
 		require.NoError(t, err)
 		assert.JSONEq(t, tc.want, string(b))
+	}
+	assert.Empty(t, mobile.TransferTo, "the caller's request is not changed")
+
+	for _, in := range []PayoutRequest{BankPayout{TransferTo: api.TransferToMobileNumber}, &MobilePayout{TransferTo: api.TransferToBank}} {
+		_, v := payoutBody(in)
+		require.NotEmpty(t, v.errs, "%#v", in)
+		assert.Equal(t, "/transfer_to", v.errs[0].Field)
 	}
 }
 
@@ -131,9 +148,9 @@ func TestPayoutKindIsAlwaysSent(t *testing.T) {
 func FuzzResponses(f *testing.F) {
 	f.Add(200, []byte(success("ok", payoutProcessing)))
 	f.Add(201, []byte(`{"status":"success","code":0,"data":null}`))
-	f.Add(200, []byte(`{"status":"error","code":3000}`))
+	f.Add(200, []byte(fmt.Sprintf(`{"status":"error","code":%d}`, api.CodeNotFound)))
 	f.Add(404, []byte(failure(api.CodeNotFound, "no", `[{"field":"/a","reason":"b"}]`)))
-	f.Add(409, []byte(`{"status":"error","code":4002,"message":"m","errors":null,"data":{"existing_id":7}}`))
+	f.Add(409, []byte(fmt.Sprintf(`{"status":"error","code":%d,"message":"m","errors":null,"data":{"existing_id":7}}`, api.CodeDuplicateReference)))
 	f.Add(502, []byte("<html>\xff\xfe"+strings.Repeat("é", 300)))
 	f.Add(500, []byte(`[]`))
 	f.Add(204, []byte(nil))

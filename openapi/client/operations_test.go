@@ -42,29 +42,29 @@ func TestOperationsHappyPath(t *testing.T) {
 		check    func(t *testing.T, got any)
 	}{
 		{
-			name: "initialize payment", opID: "initializePayment", path: "/v1/payment/init",
+			name: "initialize payment", opID: "initializePayment", path: api.OpInitializePayment().URL(),
 			status: 201, response: success("Payment initialized", paymentPending),
 			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
 				return c.InitializePayment(ctx, PaymentInitRequest{Currency: "ZMW", Country: "ZM", Narration: "Order 1042",
-					Amount: 150.5, Reference: "order-1042", PhoneNumber: "260970000001",
+					Amount: 150.5, Reference: "order-1042", PhoneNumber: inputs.approvingPhone,
 					WebhookURL: "https://merchant.example.org/hooks/malipo"}, o...)
 			},
 			wantBody: `{"currency":"ZMW","country":"ZM","narration":"Order 1042","method":"mobilemoney","amount":150.5,
-				"reference":"order-1042","phone_number":"260970000001","webhook_url":"https://merchant.example.org/hooks/malipo"}`,
+				"reference":"order-1042","phone_number":"` + inputs.approvingPhone + `","webhook_url":"https://merchant.example.org/hooks/malipo"}`,
 			check: func(t *testing.T, got any) {
 				assert.Equal(t, &Payment{PaymentReference: "pay_8f3a2c1d9b7e4a60", Reference: "order-1042", Status: api.PaymentStatusPending,
 					Amount: 150.5, Currency: "ZMW", Country: "ZM", Method: api.PaymentMethodMobileMoney, Narration: "Order 1042",
-					PhoneNumber: "260970000001", WebhookURL: "https://merchant.example.org/hooks/malipo",
+					PhoneNumber: inputs.approvingPhone, WebhookURL: "https://merchant.example.org/hooks/malipo",
 					CreatedAt: ts("2026-11-21T10:15:00Z"), UpdatedAt: ts("2026-11-21T10:15:00Z")}, got)
 			},
 		},
 		{
-			name: "complete payment with a phone number", opID: "completePayment", path: "/v1/payment/pay/pay_8f3a2c1d9b7e4a60",
+			name: "complete payment with a phone number", opID: "completePayment", path: api.OpCompletePayment().URL("pay_8f3a2c1d9b7e4a60"),
 			status: 202, response: success("Push prompt sent", paymentProcessing),
 			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
-				return c.CompletePayment(ctx, "pay_8f3a2c1d9b7e4a60", PaymentCompleteRequest{PhoneNumber: "260970000001"}, o...)
+				return c.CompletePayment(ctx, "pay_8f3a2c1d9b7e4a60", PaymentCompleteRequest{PhoneNumber: inputs.approvingPhone}, o...)
 			},
-			wantBody: `{"phone_number":"260970000001"}`,
+			wantBody: `{"phone_number":"` + inputs.approvingPhone + `"}`,
 			check: func(t *testing.T, got any) {
 				p := got.(*Payment)
 				assert.Equal(t, api.PaymentStatusProcessing, p.Status)
@@ -72,7 +72,7 @@ func TestOperationsHappyPath(t *testing.T) {
 			},
 		},
 		{
-			name: "complete payment without a body", opID: "completePayment", path: "/v1/payment/pay/pay_8f3a2c1d9b7e4a60",
+			name: "complete payment without a body", opID: "completePayment", path: api.OpCompletePayment().URL("pay_8f3a2c1d9b7e4a60"),
 			status: 202, response: success("Push prompt sent", paymentProcessing),
 			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
 				return c.CompletePayment(ctx, "pay_8f3a2c1d9b7e4a60", PaymentCompleteRequest{}, o...)
@@ -80,7 +80,7 @@ func TestOperationsHappyPath(t *testing.T) {
 			check: func(t *testing.T, got any) { assert.Equal(t, api.PaymentStatusProcessing, got.(*Payment).Status) },
 		},
 		{
-			name: "transaction status", opID: "getTransactionStatus", path: "/v1/payment/transactions/inv-88/check",
+			name: "transaction status", opID: "getTransactionStatus", path: api.OpGetTransactionStatus().URL("inv-88"),
 			status: 200, response: success("Transaction retrieved", `{"type":"payout","id":"po_5d1e7b3c2a9f8e40","reference":"inv-88",
 				"status":"failed","failure_reason":"insufficient_funds","amount":2500,"currency":"ZMW",
 				"created_at":"2026-11-21T10:20:00Z","updated_at":"2026-11-21T10:20:04Z"}`),
@@ -89,36 +89,36 @@ func TestOperationsHappyPath(t *testing.T) {
 			},
 			check: func(t *testing.T, got any) {
 				assert.Equal(t, &Transaction{Type: api.TransactionTypePayout, ID: "po_5d1e7b3c2a9f8e40", Reference: "inv-88",
-					Status: "failed", FailureReason: api.FailureReasonInsufficientFunds, Amount: 2500, Currency: "ZMW",
+					Status: api.PaymentStatusFailed, FailureReason: api.FailureReasonInsufficientFunds, Amount: 2500, Currency: "ZMW",
 					CreatedAt: ts("2026-11-21T10:20:00Z"), UpdatedAt: ts("2026-11-21T10:20:04Z")}, got)
-				assert.True(t, got.(*Transaction).Final())
+				assert.True(t, got.(*Transaction).Status.Final())
 			},
 		},
 		{
-			name: "bank payout", opID: "processPayout", path: "/v1/payment/payouts/process",
+			name: "bank payout", opID: "processPayout", path: api.OpProcessPayout().URL(),
 			status: 201, response: success("Payout is processing", payoutProcessing),
 			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
 				return c.ProcessPayout(ctx, bankPayout(), o...)
 			},
 			wantBody: `{"amount":2500,"countryId":"ctry_zm","transfer_to":"bank","bank_id":"bank_zm_zanaco",
-				"account_number":"0000000001","narration":"Supplier invoice 88","reference":"inv-88",
+				"account_number":"` + inputs.creditedAccount + `","narration":"Supplier invoice 88","reference":"inv-88",
 				"webhook_url":"https://merchant.example.org/hooks/malipo"}`,
 			check: func(t *testing.T, got any) {
 				assert.Equal(t, &Payout{PayoutID: "po_5d1e7b3c2a9f8e40", Reference: "inv-88", Amount: 2500, Currency: "ZMW",
-					CountryID: "ctry_zm", TransferTo: api.TransferToBank, BankID: "bank_zm_zanaco", AccountNumber: "0000000001",
+					CountryID: "ctry_zm", TransferTo: api.TransferToBank, BankID: "bank_zm_zanaco", AccountNumber: ptr(inputs.creditedAccount),
 					Status: api.PayoutStatusProcessing, CreatedAt: ts("2026-11-21T10:20:00Z"), UpdatedAt: ts("2026-11-21T10:20:00Z")}, got)
 			},
 		},
 		{
 			name: "mobile payout to the merchant's own wallet, replayed, with the caller's key", opID: "processPayout",
-			path: "/v1/payment/payouts/process", status: 201, replayed: true,
+			path: api.OpProcessPayout().URL(), status: 201, replayed: true,
 			response: success("Payout is processing", payoutFailed),
 			opts:     []CallOption{WithIdempotencyKey("payout-2026-11-21-0001")},
 			wantKey:  "payout-2026-11-21-0001",
 			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
-				return c.ProcessPayout(ctx, &MobilePayout{Amount: 5000, CountryID: "ctry_zm"}, o...)
+				return c.ProcessPayout(ctx, &MobilePayout{Amount: 4500, CountryID: "ctry_zm"}, o...)
 			},
-			wantBody: `{"amount":5000,"countryId":"ctry_zm","transfer_to":"mobile_number"}`,
+			wantBody: `{"amount":4500,"countryId":"ctry_zm","transfer_to":"mobile_number"}`,
 			check: func(t *testing.T, got any) {
 				p := got.(*Payout)
 				assert.Equal(t, api.TransferToMobileNumber, p.TransferTo)
@@ -127,19 +127,19 @@ func TestOperationsHappyPath(t *testing.T) {
 			},
 		},
 		{
-			name: "get payout", opID: "getPayout", path: "/v1/payment/payouts/po_9a8b7c6d5e4f3a20",
+			name: "get payout", opID: "getPayout", path: api.OpGetPayout().URL("po_9a8b7c6d5e4f3a20"),
 			status: 200, response: success("Payout retrieved", payoutFailed),
 			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
 				return c.GetPayout(ctx, "po_9a8b7c6d5e4f3a20", o...)
 			},
 			check: func(t *testing.T, got any) {
 				p := got.(*Payout)
-				assert.Equal(t, "260960000002", p.MomoPhoneNumber)
+				assert.Equal(t, inputs.missingWallet, p.MomoPhoneNumber)
 				assert.Equal(t, api.PayoutStatusFailed, p.Status)
 			},
 		},
 		{
-			name: "list countries", opID: "listCountries", path: "/v1/countries",
+			name: "list countries", opID: "listCountries", path: api.OpListCountries().URL(),
 			status: 200, response: success("Countries retrieved", `[{"id":"ctry_zm","name":"Zambia","country_code":"ZM","currency_code":"ZMW"},
 				{"id":"ctry_gh","name":"Ghana","country_code":"GH","currency_code":"GHS"}]`),
 			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) { return c.ListCountries(ctx, o...) },
@@ -149,7 +149,7 @@ func TestOperationsHappyPath(t *testing.T) {
 			},
 		},
 		{
-			name: "list banks", opID: "listBanks", path: "/v1/payment/banks", query: map[string]string{"country": "ZM"},
+			name: "list banks", opID: "listBanks", path: api.OpListBanks().URL(), query: map[string]string{"country": "ZM"},
 			status: 200, response: success("Banks retrieved", `[{"id":"bank_zm_zanaco","name":"Zambia National Commercial Bank","country_code":"ZM"}]`),
 			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
 				return c.ListBanks(ctx, "ZM", o...)
@@ -159,11 +159,11 @@ func TestOperationsHappyPath(t *testing.T) {
 			},
 		},
 		{
-			name: "create webhook endpoint", opID: "createWebhookEndpoint", path: "/v1/webhooks",
+			name: "create webhook endpoint", opID: "createWebhookEndpoint", path: api.OpCreateWebhookEndpoint().URL(),
 			status: 201, response: success("Webhook endpoint created", endpointWithSecret),
 			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
 				return c.CreateWebhookEndpoint(ctx, WebhookEndpointCreateRequest{URL: "https://merchant.example.org/hooks/payouts",
-					Events: []EventType{api.EventTypePayoutSuccess, api.EventTypePayoutFailed}, Description: "Finance", Enabled: ptr(false)}, o...)
+					Events: []EventType{api.EventTypePayoutSuccess, api.EventTypePayoutFailed}, Description: ptr("Finance"), Enabled: ptr(false)}, o...)
 			},
 			wantBody: `{"url":"https://merchant.example.org/hooks/payouts","events":["payout.success","payout.failed"],
 				"description":"Finance","enabled":false}`,
@@ -175,7 +175,7 @@ func TestOperationsHappyPath(t *testing.T) {
 			},
 		},
 		{
-			name: "list webhook endpoints", opID: "listWebhookEndpoints", path: "/v1/webhooks",
+			name: "list webhook endpoints", opID: "listWebhookEndpoints", path: api.OpListWebhookEndpoints().URL(),
 			status: 200, response: success("Webhook endpoints retrieved", "["+endpoint+"]"),
 			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
 				return c.ListWebhookEndpoints(ctx, o...)
@@ -186,19 +186,19 @@ func TestOperationsHappyPath(t *testing.T) {
 			},
 		},
 		{
-			name: "get webhook endpoint", opID: "getWebhookEndpoint", path: "/v1/webhooks/we_2b7c9d1e4f6a8b30",
+			name: "get webhook endpoint", opID: "getWebhookEndpoint", path: api.OpGetWebhookEndpoint().URL("we_2b7c9d1e4f6a8b30"),
 			status: 200, response: success("Webhook endpoint retrieved", endpoint),
 			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
 				return c.GetWebhookEndpoint(ctx, "we_2b7c9d1e4f6a8b30", o...)
 			},
 			check: func(t *testing.T, got any) {
 				assert.Equal(t, &WebhookEndpoint{ID: "we_2b7c9d1e4f6a8b30", URL: "https://merchant.example.org/hooks/payouts",
-					Events: []EventType{api.EventTypePayoutSuccess, api.EventTypePayoutFailed}, Description: "Finance", Enabled: true,
+					Events: []EventType{api.EventTypePayoutSuccess, api.EventTypePayoutFailed}, Description: ptr("Finance"), Enabled: true,
 					CreatedAt: ts("2026-11-21T10:15:00Z"), UpdatedAt: ts("2026-11-21T10:15:00Z")}, got)
 			},
 		},
 		{
-			name: "update webhook endpoint sends only the set fields", opID: "updateWebhookEndpoint", path: "/v1/webhooks/we_2b7c9d1e4f6a8b30",
+			name: "update webhook endpoint sends only the set fields", opID: "updateWebhookEndpoint", path: api.OpUpdateWebhookEndpoint().URL("we_2b7c9d1e4f6a8b30"),
 			status: 200, response: success("Webhook endpoint updated", endpoint),
 			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
 				return c.UpdateWebhookEndpoint(ctx, "we_2b7c9d1e4f6a8b30", WebhookEndpointUpdateRequest{Enabled: ptr(false), Description: ptr("")}, o...)
@@ -207,14 +207,14 @@ func TestOperationsHappyPath(t *testing.T) {
 			check:    func(t *testing.T, got any) { assert.Equal(t, "we_2b7c9d1e4f6a8b30", got.(*WebhookEndpoint).ID) },
 		},
 		{
-			name: "delete webhook endpoint", opID: "deleteWebhookEndpoint", path: "/v1/webhooks/we_2b7c9d1e4f6a8b30", status: 204,
+			name: "delete webhook endpoint", opID: "deleteWebhookEndpoint", path: api.OpDeleteWebhookEndpoint().URL("we_2b7c9d1e4f6a8b30"), status: 204,
 			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
 				return nil, c.DeleteWebhookEndpoint(ctx, "we_2b7c9d1e4f6a8b30", o...)
 			},
 			check: func(*testing.T, any) {},
 		},
 		{
-			name: "rotate webhook endpoint secret", opID: "rotateWebhookEndpointSecret", path: "/v1/webhooks/we_2b7c9d1e4f6a8b30/rotate-secret",
+			name: "rotate webhook endpoint secret", opID: "rotateWebhookEndpointSecret", path: api.OpRotateWebhookEndpointSecret().URL("we_2b7c9d1e4f6a8b30"),
 			status: 200, response: success("Webhook endpoint secret rotated", endpointRotated),
 			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
 				return c.RotateWebhookEndpointSecret(ctx, "we_2b7c9d1e4f6a8b30", RotateSecretRequest{GracePeriodSeconds: ptr(int64(3600))}, o...)
@@ -228,7 +228,7 @@ func TestOperationsHappyPath(t *testing.T) {
 		},
 		{
 			name: "rotate webhook endpoint secret with the default grace period", opID: "rotateWebhookEndpointSecret",
-			path: "/v1/webhooks/we_2b7c9d1e4f6a8b30/rotate-secret", status: 200, response: success("Webhook endpoint secret rotated", endpointRotated),
+			path: api.OpRotateWebhookEndpointSecret().URL("we_2b7c9d1e4f6a8b30"), status: 200, response: success("Webhook endpoint secret rotated", endpointRotated),
 			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
 				return c.RotateWebhookEndpointSecret(ctx, "we_2b7c9d1e4f6a8b30", RotateSecretRequest{}, o...)
 			},
@@ -310,8 +310,8 @@ func opByID(t *testing.T, id string) api.Operation {
 // public-key) on a client that has a secret key, and shows a client without one can still call it.
 func TestCompletePaymentNeverSendsTheSecretKey(t *testing.T) {
 	h := newHarness(t)
-	h.mock(http.MethodPost, "/v1/payment/pay/pay_8f3a2c1d9b7e4a60").Reply(202).JSON(success("Push prompt sent", paymentProcessing))
-	h.mock(http.MethodPost, "/v1/payment/pay/pay_8f3a2c1d9b7e4a60").Reply(202).JSON(success("Push prompt sent", paymentProcessing))
+	h.mock(http.MethodPost, api.OpCompletePayment().URL("pay_8f3a2c1d9b7e4a60")).Reply(202).JSON(success("Push prompt sent", paymentProcessing))
+	h.mock(http.MethodPost, api.OpCompletePayment().URL("pay_8f3a2c1d9b7e4a60")).Reply(202).JSON(success("Push prompt sent", paymentProcessing))
 
 	_, err := h.client().CompletePayment(context.Background(), "pay_8f3a2c1d9b7e4a60", PaymentCompleteRequest{})
 	require.NoError(t, err)

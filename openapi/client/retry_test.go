@@ -61,8 +61,8 @@ func TestPayoutIsRetriedWithTheSameIdempotencyKey(t *testing.T) {
 				if f.offStatus != 0 {
 					h.allowOffContract(f.offStatus, "a gateway in front of the service")
 				}
-				f.reply(h.mock(http.MethodPost, "/v1/payment/payouts/process"))
-				ok := h.mock(http.MethodPost, "/v1/payment/payouts/process").Reply(201).JSON(success("Payout is processing", payoutProcessing))
+				f.reply(h.mock(http.MethodPost, api.OpProcessPayout().URL()))
+				ok := h.mock(http.MethodPost, api.OpProcessPayout().URL()).Reply(201).JSON(success("Payout is processing", payoutProcessing))
 				if f.wantReplay {
 					ok.SetHeader("Idempotent-Replayed", "true")
 				}
@@ -99,7 +99,7 @@ func TestPayoutIsRetriedWithTheSameIdempotencyKey(t *testing.T) {
 func TestEachLogicalCallGetsItsOwnKey(t *testing.T) {
 	h := newHarness(t)
 	for range 2 {
-		h.mock(http.MethodPost, "/v1/payment/payouts/process").Reply(201).JSON(success("Payout is processing", payoutProcessing))
+		h.mock(http.MethodPost, api.OpProcessPayout().URL()).Reply(201).JSON(success("Payout is processing", payoutProcessing))
 	}
 	c := h.client()
 	for range 2 {
@@ -121,8 +121,8 @@ func TestPOSTWithoutKeyIsNeverRetried(t *testing.T) {
 			if f.offStatus != 0 {
 				h.allowOffContract(f.offStatus, "a gateway in front of the service")
 			}
-			f.reply(h.mock(http.MethodPost, "/v1/payment/payouts/process"))
-			h.mock(http.MethodPost, "/v1/payment/payouts/process").Reply(201).JSON(success("Payout is processing", payoutProcessing))
+			f.reply(h.mock(http.MethodPost, api.OpProcessPayout().URL()))
+			h.mock(http.MethodPost, api.OpProcessPayout().URL()).Reply(201).JSON(success("Payout is processing", payoutProcessing))
 
 			var meta Meta
 			_, err := h.client(WithoutAutoIdempotencyKey()).ProcessPayout(context.Background(), bankPayout(), WithMeta(&meta))
@@ -140,8 +140,8 @@ func TestPOSTWithoutKeyIsNeverRetried(t *testing.T) {
 	}
 	t.Run("a given key makes it retryable again", func(t *testing.T) {
 		h := newHarness(t)
-		h.mock(http.MethodPost, "/v1/payment/payouts/process").ReplyError(connReset())
-		h.mock(http.MethodPost, "/v1/payment/payouts/process").Reply(201).JSON(success("Payout is processing", payoutProcessing))
+		h.mock(http.MethodPost, api.OpProcessPayout().URL()).ReplyError(connReset())
+		h.mock(http.MethodPost, api.OpProcessPayout().URL()).Reply(201).JSON(success("Payout is processing", payoutProcessing))
 		_, err := h.client(WithoutAutoIdempotencyKey()).ProcessPayout(context.Background(), bankPayout(), WithIdempotencyKey("k-1"))
 		require.NoError(t, err)
 		assert.Len(t, h.requests(), 2)
@@ -157,15 +157,15 @@ func TestIdempotentMethodsAreRetried(t *testing.T) {
 		ok     func(*gock.Request)
 		call   func(context.Context, *Client) error
 	}{
-		{"GET", http.MethodGet, "/v1/payment/payouts/po_5d1e7b3c2a9f8e40",
+		{"GET", http.MethodGet, api.OpGetPayout().URL("po_5d1e7b3c2a9f8e40"),
 			func(r *gock.Request) { r.Reply(200).JSON(success("Payout retrieved", payoutProcessing)) }, getPayout},
-		{"PATCH", http.MethodPatch, "/v1/webhooks/we_2b7c9d1e4f6a8b30",
+		{"PATCH", http.MethodPatch, api.OpUpdateWebhookEndpoint().URL("we_2b7c9d1e4f6a8b30"),
 			func(r *gock.Request) { r.Reply(200).JSON(success("Webhook endpoint updated", endpoint)) },
 			func(ctx context.Context, c *Client) error {
 				_, err := c.UpdateWebhookEndpoint(ctx, "we_2b7c9d1e4f6a8b30", WebhookEndpointUpdateRequest{Enabled: ptr(true)})
 				return err
 			}},
-		{"DELETE", http.MethodDelete, "/v1/webhooks/we_2b7c9d1e4f6a8b30",
+		{"DELETE", http.MethodDelete, api.OpDeleteWebhookEndpoint().URL("we_2b7c9d1e4f6a8b30"),
 			func(r *gock.Request) { r.Reply(204) },
 			func(ctx context.Context, c *Client) error { return c.DeleteWebhookEndpoint(ctx, "we_2b7c9d1e4f6a8b30") }},
 	}
@@ -190,7 +190,7 @@ func TestRetriesAreBounded(t *testing.T) {
 	t.Run("5xx", func(t *testing.T) {
 		h := newHarness(t)
 		for range 3 {
-			h.mock(http.MethodGet, "/v1/countries").Reply(500).JSON(failure(api.CodeInternalError, "An internal error occurred.", ""))
+			h.mock(http.MethodGet, api.OpListCountries().URL()).Reply(500).JSON(failure(api.CodeInternalError, "An internal error occurred.", ""))
 		}
 		_, err := h.client().ListCountries(context.Background())
 		var apiErr *APIError
@@ -202,7 +202,7 @@ func TestRetriesAreBounded(t *testing.T) {
 	t.Run("connection errors", func(t *testing.T) {
 		h := newHarness(t)
 		for range 3 {
-			h.mock(http.MethodGet, "/v1/countries").ReplyError(connReset())
+			h.mock(http.MethodGet, api.OpListCountries().URL()).ReplyError(connReset())
 		}
 		_, err := h.client().ListCountries(context.Background())
 		require.Error(t, err)
@@ -224,7 +224,7 @@ func TestPermanentFailuresAreNotRetried(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.code.String(), func(t *testing.T) {
 			h := newHarness(t)
-			h.mock(http.MethodPost, "/v1/payment/payouts/process").Reply(tc.status).JSON(failure(tc.code, "No.", ""))
+			h.mock(http.MethodPost, api.OpProcessPayout().URL()).Reply(tc.status).JSON(failure(tc.code, "No.", ""))
 			_, err := h.client().ProcessPayout(context.Background(), bankPayout())
 			var apiErr *APIError
 			require.ErrorAs(t, err, &apiErr)
@@ -261,14 +261,14 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 			if tc.retryAfter == "soon" {
 				h.allowOffContract(429, "a server whose Retry-After is not the documented integer")
 			}
-			r := h.mock(http.MethodGet, "/v1/countries").Reply(tc.status)
+			r := h.mock(http.MethodGet, api.OpListCountries().URL()).Reply(tc.status)
 			if tc.status == 429 {
 				r.JSON(failure(api.CodeRateLimited, "Too many requests.", ""))
 			}
 			if tc.retryAfter != "" {
 				r.SetHeader("Retry-After", tc.retryAfter)
 			}
-			h.mock(http.MethodGet, "/v1/countries").Reply(200).JSON(success("Countries retrieved", "[]"))
+			h.mock(http.MethodGet, api.OpListCountries().URL()).Reply(200).JSON(success("Countries retrieved", "[]"))
 			c := h.client(WithRetryPolicy(RetryPolicy{MaxAttempts: 2, MinBackoff: 100 * time.Millisecond, MaxBackoff: 10 * time.Second}))
 			c.now = func() time.Time { return now }
 			countries, err := c.ListCountries(context.Background())

@@ -56,10 +56,10 @@ func TestSecretKeyIsNeverPrinted(t *testing.T) {
 func TestSecretKeyStaysOutOfLogsAndErrors(t *testing.T) {
 	h := newHarness(t)
 	h.allowOffContract(502, "a proxy that echoes the request it could not forward")
-	echo := "<html>Bad gateway. Your request: POST /v1/payment/payouts/process\nsecret-key: " + testSecretKey + "\n</html>"
-	h.mock(http.MethodPost, "/v1/payment/payouts/process").ReplyError(connReset())
-	h.mock(http.MethodPost, "/v1/payment/payouts/process").Reply(502).SetHeader("Content-Type", "text/html").BodyString(echo)
-	h.mock(http.MethodPost, "/v1/payment/payouts/process").Reply(401).JSON(failure(api.CodeInvalidAPIKey,
+	echo := "<html>Bad gateway. Your request: POST " + api.OpProcessPayout().URL() + "\nsecret-key: " + testSecretKey + "\n</html>"
+	h.mock(http.MethodPost, api.OpProcessPayout().URL()).ReplyError(connReset())
+	h.mock(http.MethodPost, api.OpProcessPayout().URL()).Reply(502).SetHeader("Content-Type", "text/html").BodyString(echo)
+	h.mock(http.MethodPost, api.OpProcessPayout().URL()).Reply(401).JSON(failure(api.CodeInvalidAPIKey,
 		"The key "+testSecretKey+" is not valid.", `[{"field":"header.secret-key","reason":"`+testSecretKey+` is revoked"}]`))
 
 	var logs bytes.Buffer
@@ -71,7 +71,7 @@ func TestSecretKeyStaysOutOfLogsAndErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), "The key [redacted] is not valid.; header.secret-key: [redacted] is revoked")
 
 	// The 502 with the echo on its own.
-	h.mock(http.MethodGet, "/v1/countries").Reply(502).SetHeader("Content-Type", "text/html").BodyString(echo)
+	h.mock(http.MethodGet, api.OpListCountries().URL()).Reply(502).SetHeader("Content-Type", "text/html").BodyString(echo)
 	_, err = h.client(WithRetryPolicy(NoRetries())).ListCountries(context.Background())
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), testSecretKey)
@@ -89,7 +89,7 @@ func TestSecretKeyStaysOutOfLogsAndErrors(t *testing.T) {
 	}
 	require.Len(t, requests, 3, out)
 	for i, want := range []string{"status=0", "status=502", "status=401"} {
-		assert.Contains(t, requests[i], "operation=processPayout method=POST path=/v1/payment/payouts/process")
+		assert.Contains(t, requests[i], "operation=processPayout method=POST path="+api.OpProcessPayout().URL())
 		assert.Contains(t, requests[i], fmt.Sprintf("attempt=%d %s duration=", i+1, want))
 	}
 	assert.Contains(t, requests[0], "connection reset by peer")
@@ -101,8 +101,8 @@ func TestSecretKeyStaysOutOfLogsAndErrors(t *testing.T) {
 func TestWebhookSecretIsRedactedWhenPrinted(t *testing.T) {
 	expires := ts("2026-11-21T11:15:00Z")
 	e := WebhookEndpointWithSecret{
-		WebhookEndpoint: WebhookEndpoint{ID: "we_1", URL: "https://merchant.example.org/hooks", Events: []EventType{api.EventTypePayoutFailed},
-			Enabled: true, CreatedAt: ts("2026-11-21T10:15:00Z"), UpdatedAt: ts("2026-11-21T10:15:00Z")},
+		ID: "we_1", URL: "https://merchant.example.org/hooks", Events: []EventType{api.EventTypePayoutFailed},
+		Enabled: true, CreatedAt: ts("2026-11-21T10:15:00Z"), UpdatedAt: ts("2026-11-21T10:15:00Z"),
 		Secret:                  "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
 		PreviousSecretExpiresAt: &expires,
 	}
@@ -115,4 +115,7 @@ func TestWebhookSecretIsRedactedWhenPrinted(t *testing.T) {
 	assert.Equal(t, `{ID:we_1 URL:https://merchant.example.org/hooks Events:[payout.failed] Description:"" Enabled:true `+
 		`Secret:[redacted] PreviousSecretExpiresAt:2026-11-21T11:15:00Z CreatedAt:2026-11-21T10:15:00Z UpdatedAt:2026-11-21T10:15:00Z}`, e.String())
 	assert.Equal(t, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", e.Secret)
+	described := e
+	described.Description = ptr("Finance team")
+	assert.Contains(t, described.String(), `Description:"Finance team" Enabled:true Secret:[redacted]`)
 }

@@ -1,8 +1,10 @@
 package client
 
-// These tests tie the hand-written models, enums and operation table to openapi/malipo.yaml: a field,
-// enum value, error code or operation added to (or changed in) the document fails one of them until
-// the client follows.
+// These tests tie the client's models, enums and operation table to openapi/malipo.yaml. The models
+// are package api's wire types, generated from the document; the tests hold what the client builds on
+// them (the payout kinds, the success envelope it decodes through, the types it defines on generated
+// ones) to the document, and check that every example of the document decodes into the model the
+// client uses for it without losing anything.
 
 import (
 	"bytes"
@@ -16,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
@@ -149,8 +152,8 @@ func TestEnumsMatchSpec(t *testing.T) {
 		{"ErrorCode", enumOf(schema(t, spec, "ErrorCode")), intStrs(api.ErrorCodes())},
 		{"Transaction.type", enumOf(prop("Transaction", "type")), strs(anys(api.TransactionTypeValues())...)},
 		{"Transaction.status", enumOf(prop("Transaction", "status")), transactionStatuses},
-		{"BankPayoutRequest.transfer_to", enumOf(prop("BankPayoutRequest", "transfer_to")), []string{string(BankPayout{}.payoutKind())}},
-		{"MobileMoneyPayoutRequest.transfer_to", enumOf(prop("MobileMoneyPayoutRequest", "transfer_to")), []string{string(MobilePayout{}.payoutKind())}},
+		{"BankPayoutRequest.transfer_to", enumOf(prop("BankPayoutRequest", "transfer_to")), []string{string(payoutKind(BankPayout{}))}},
+		{"MobileMoneyPayoutRequest.transfer_to", enumOf(prop("MobileMoneyPayoutRequest", "transfer_to")), []string{string(payoutKind(MobilePayout{}))}},
 		{"Error.status", enumOf(prop("Error", "status")), []string{"error"}},
 		{"SuccessStatus", enumOf(schema(t, spec, "SuccessStatus")), []string{"success"}},
 		{"SuccessCode", enumOf(schema(t, spec, "SuccessCode")), []string{"0"}},
@@ -179,7 +182,8 @@ func intStrs(codes []ErrorCode) []string {
 	return out
 }
 
-// models maps every object schema of the document to the client type that carries it.
+// models maps every object schema of the document to the type the client carries it in: package api's
+// generated type (most through this package's aliases), or a type this package defines on one.
 var models = map[string]reflect.Type{
 	"PaymentInitRequest":            reflect.TypeFor[PaymentInitRequest](),
 	"PaymentCompleteRequest":        reflect.TypeFor[PaymentCompleteRequest](),
@@ -197,17 +201,96 @@ var models = map[string]reflect.Type{
 	"WebhookEndpointWithSecret":     reflect.TypeFor[WebhookEndpointWithSecret](),
 	"PaymentEvent":                  reflect.TypeFor[PaymentEvent](),
 	"PayoutEvent":                   reflect.TypeFor[PayoutEvent](),
-	"PaymentResponse":               reflect.TypeFor[envelope[Payment]](),
-	"PayoutResponse":                reflect.TypeFor[envelope[Payout]](),
-	"TransactionResponse":           reflect.TypeFor[envelope[Transaction]](),
-	"CountryListResponse":           reflect.TypeFor[envelope[[]Country]](),
-	"BankListResponse":              reflect.TypeFor[envelope[[]Bank]](),
-	"WebhookEndpointResponse":       reflect.TypeFor[envelope[WebhookEndpoint]](),
-	"WebhookEndpointSecretResponse": reflect.TypeFor[envelope[WebhookEndpointWithSecret]](),
-	"WebhookEndpointListResponse":   reflect.TypeFor[envelope[[]WebhookEndpoint]](),
+	"PaymentResponse":               reflect.TypeFor[api.PaymentResponse](),
+	"PayoutResponse":                reflect.TypeFor[api.PayoutResponse](),
+	"TransactionResponse":           reflect.TypeFor[api.TransactionResponse](),
+	"CountryListResponse":           reflect.TypeFor[api.CountryListResponse](),
+	"BankListResponse":              reflect.TypeFor[api.BankListResponse](),
+	"WebhookEndpointResponse":       reflect.TypeFor[api.WebhookEndpointResponse](),
+	"WebhookEndpointSecretResponse": reflect.TypeFor[api.WebhookEndpointSecretResponse](),
+	"WebhookEndpointListResponse":   reflect.TypeFor[api.WebhookEndpointListResponse](),
 	"FieldError":                    reflect.TypeFor[FieldError](),
-	"ErrorData":                     reflect.TypeFor[errorData](),
-	"Error":                         reflect.TypeFor[errorEnvelope](),
+	"ErrorData":                     reflect.TypeFor[api.ErrorData](),
+	"Error":                         reflect.TypeFor[api.Error](),
+}
+
+// successEnvelopes are the schemas of the success responses, each the envelope the client decodes
+// every 2xx body through around one kind of data.
+var successEnvelopes = []string{"PaymentResponse", "PayoutResponse", "TransactionResponse", "CountryListResponse",
+	"BankListResponse", "WebhookEndpointResponse", "WebhookEndpointSecretResponse", "WebhookEndpointListResponse"}
+
+// TestEnvelopeIsEverySuccessResponse checks that the envelope the client decodes every 2xx body through
+// has exactly the properties of every success-response schema of the document, and that those are all
+// of them.
+func TestEnvelopeIsEverySuccessResponse(t *testing.T) {
+	spec := loadSpec(t)
+	var found []string
+	for name := range spec.Model().Components.Schemas.KeysFromOldest() {
+		if strings.HasSuffix(name, "Response") {
+			found = append(found, name)
+		}
+	}
+	assert.ElementsMatch(t, successEnvelopes, found, "a new success response needs a model and a place in this list")
+	fields := jsonFields(reflect.TypeFor[envelope]())
+	for _, name := range successEnvelopes {
+		var props []string
+		for p := range schema(t, spec, name).Properties.KeysFromOldest() {
+			props = append(props, p)
+		}
+		assert.ElementsMatch(t, props, slices.Collect(maps.Keys(fields)), "%s: the envelope's JSON fields differ from the schema's properties", name)
+	}
+}
+
+// TestEndpointKeepsEveryField checks that WebhookEndpointWithSecret.Endpoint copies every field a
+// WebhookEndpoint has, so that a field added to both schemas cannot be dropped by it, and that only the
+// secret's fields are left behind.
+func TestEndpointKeepsEveryField(t *testing.T) {
+	var e WebhookEndpointWithSecret
+	fillFields(t, reflect.ValueOf(&e).Elem())
+	got := reflect.ValueOf(e.Endpoint())
+	withSecret := reflect.ValueOf(e)
+	var left []string
+	for i := range withSecret.NumField() {
+		name := withSecret.Type().Field(i).Name
+		if _, ok := got.Type().FieldByName(name); !ok {
+			left = append(left, name)
+		}
+	}
+	assert.ElementsMatch(t, []string{"Secret", "PreviousSecretExpiresAt"}, left)
+	for i := range got.NumField() {
+		name := got.Type().Field(i).Name
+		require.True(t, withSecret.FieldByName(name).IsValid(), "WebhookEndpointWithSecret has no %s", name)
+		assert.Equal(t, withSecret.FieldByName(name).Interface(), got.Field(i).Interface(), "Endpoint() copies %s", name)
+		assert.False(t, got.Field(i).IsZero(), "Endpoint() copies %s", name)
+	}
+}
+
+// fillFields sets every field of a struct to a value that is not its zero value.
+func fillFields(t *testing.T, v reflect.Value) {
+	t.Helper()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch {
+		case f.Type() == reflect.TypeFor[time.Time]():
+			f.Set(reflect.ValueOf(time.Date(2026, 11, 21, 10, 15, i, 0, time.UTC)))
+		case f.Kind() == reflect.Pointer && f.Type().Elem() == reflect.TypeFor[time.Time]():
+			f.Set(reflect.ValueOf(ptr(time.Date(2026, 11, 21, 11, 15, i, 0, time.UTC))))
+		case f.Kind() == reflect.String:
+			f.SetString(fmt.Sprintf("value %d", i))
+		case f.Kind() == reflect.Pointer && f.Type().Elem().Kind() == reflect.String:
+			s := reflect.New(f.Type().Elem())
+			s.Elem().SetString(fmt.Sprintf("value %d", i))
+			f.Set(s)
+		case f.Kind() == reflect.Bool:
+			f.SetBool(true)
+		case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.String:
+			s := reflect.MakeSlice(f.Type(), 1, 1)
+			s.Index(0).SetString(fmt.Sprintf("value %d", i))
+			f.Set(s)
+		default:
+			t.Fatalf("fillFields: no value for field %s of type %s; teach it", v.Type().Field(i).Name, f.Type())
+		}
+	}
 }
 
 // requestModels are the schemas the client sends, whose optional fields must be omitted when unset.
@@ -261,7 +344,7 @@ func checkPayoutUnion(t *testing.T, name string, s *base.Schema) {
 		require.True(t, ok, "%s has no model", ref)
 		pr, ok := reflect.New(model).Elem().Interface().(PayoutRequest)
 		require.True(t, ok, "%s is a PayoutRequest", model)
-		assert.Equal(t, TransferTo(kind), pr.payoutKind())
+		assert.Equal(t, TransferTo(kind), payoutKind(pr))
 	}
 	assert.Equal(t, []string{string(api.TransferToBank), string(api.TransferToMobileNumber)}, kinds)
 }
@@ -306,13 +389,9 @@ func compareFields(t *testing.T, where string, s *base.Schema, typ reflect.Type)
 	}
 }
 
-// jsonFields returns the JSON names of a struct's encoded fields (embedded structs flattened), with
-// `transfer_to` for the payout kinds, which MarshalJSON adds.
+// jsonFields returns the JSON names of a struct's encoded fields (embedded structs flattened).
 func jsonFields(typ reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
-	if reflect.PointerTo(typ).Implements(reflect.TypeFor[PayoutRequest]()) {
-		out["transfer_to"] = reflect.TypeFor[TransferTo]()
-	}
 	for i := range typ.NumField() {
 		f := typ.Field(i)
 		tag := f.Tag.Get("json")
@@ -392,7 +471,7 @@ func TestSpecExamplesDecodeIntoModels(t *testing.T) {
 			}
 		}
 		for code, resp := range op.Op.Responses.Codes.FromOldest() {
-			typ := reflect.TypeFor[errorEnvelope]()
+			typ := models["Error"]
 			if strings.HasPrefix(code, "2") {
 				typ = okType
 			}
@@ -473,28 +552,35 @@ func roundTrip(t *testing.T, typ reflect.Type, example []byte) {
 	assertSubset(t, "", want, got)
 }
 
+// decodePayout decodes a payout request into the model its transfer_to selects, and checks that
+// ProcessPayout would send the same transfer_to for that model.
 func decodePayout(t *testing.T, example []byte) PayoutRequest {
 	t.Helper()
-	var fields map[string]json.RawMessage
-	require.NoError(t, json.Unmarshal(example, &fields))
-	var kind TransferTo
-	require.NoError(t, json.Unmarshal(fields["transfer_to"], &kind))
-	delete(fields, "transfer_to")
-	rest, err := json.Marshal(fields)
-	require.NoError(t, err)
-	dec := json.NewDecoder(bytes.NewReader(rest))
+	var head struct {
+		TransferTo TransferTo `json:"transfer_to"`
+	}
+	require.NoError(t, json.Unmarshal(example, &head))
+	dec := json.NewDecoder(bytes.NewReader(example))
 	dec.DisallowUnknownFields()
-	switch kind {
+	var p PayoutRequest
+	switch head.TransferTo {
 	case api.TransferToBank:
-		var p BankPayout
-		require.NoError(t, dec.Decode(&p))
-		return p
+		var bank BankPayout
+		require.NoError(t, dec.Decode(&bank))
+		p = bank
 	case api.TransferToMobileNumber:
-		var p MobilePayout
-		require.NoError(t, dec.Decode(&p))
+		var mobile MobilePayout
+		require.NoError(t, dec.Decode(&mobile))
+		p = mobile
+	}
+	if p != nil {
+		assert.Equal(t, head.TransferTo, payoutKind(p))
+		sent, v := payoutBody(p)
+		assert.Empty(t, v.errs, "%s", example)
+		assert.Equal(t, p, sent, "the body ProcessPayout sends for %s", example)
 		return p
 	}
-	require.Failf(t, "unknown transfer_to", "%q", kind)
+	require.Failf(t, "unknown transfer_to", "%q", head.TransferTo)
 	return nil
 }
 

@@ -54,6 +54,12 @@ func TestCertainlyInvalidRequestsAreNotSent(t *testing.T) {
 		{"nil *MobilePayout", func(c *Client) error { _, err := c.ProcessPayout(ctx, (*MobilePayout)(nil)); return err }, []string{""}},
 		{"empty bank payout", func(c *Client) error { _, err := c.ProcessPayout(ctx, BankPayout{}); return err },
 			[]string{"/amount", "/countryId", "/bank_id", "/account_number"}},
+		{"bank payout that says it is a mobile one", func(c *Client) error {
+			p := bankPayout()
+			p.TransferTo = api.TransferToMobileNumber
+			_, err := c.ProcessPayout(ctx, p)
+			return err
+		}, []string{"/transfer_to"}},
 		{"mobile payout of zero", func(c *Client) error {
 			_, err := c.ProcessPayout(ctx, &MobilePayout{CountryID: "ctry_zm"})
 			return err
