@@ -225,8 +225,7 @@ func isolationChecks() []*Check {
 			Covers: []string{"getWebhookEndpoint"},
 			Doc:    "another merchant's webhook endpoint is not found (404)",
 			Run: func(t *T) {
-				_, hook := t.Hook()
-				id := t.CreateEndpoint(map[string]any{"url": hook, "events": []any{"payout.success"}, "enabled": false}).Str("/data/id")
+				id := t.idleEndpoint()
 				t.ExpectError(t.Do(api.OpGetWebhookEndpoint().Method, api.OpGetWebhookEndpoint().URL(id), nil, WithKeys(t.OtherMerchant())), api.CodeNotFound)
 			}},
 	}
