@@ -29,8 +29,8 @@ const moduleRoot = "../.."
 // directory holds more (a new copy) or fewer (lower the number, so it cannot creep back up).
 // Production code has no allowance at all.
 var pendingTestLiterals = map[string]int{
-	"cmd/malipo":       3,
-	"contracttests":    3,
+	"cmd/malipo":       0,
+	"contracttests":    0,
 	"internal/sandbox": 221,
 	"openapi/client":   83,
 	"provider":         12,
