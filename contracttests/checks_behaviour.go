@@ -12,137 +12,174 @@ import (
 // Idempotency, webhook retries, the webhook-endpoint extension, cross-merchant isolation, and the
 // final coverage check: behaviour the schemas cannot express.
 
+// idempotencyChecks are the checks of retry safety: Idempotency-Key replays, conflicts and races, and
+// merchant references unique across payments and payouts.
 func idempotencyChecks() []*Check {
-	replay := func(op api.Operation, status int, body func(t *T) map[string]any, idPointer string) *Check {
-		return &Check{ID: "idempotency." + op.ID + ".replay", Category: CategoryIdempotency, Covers: []string{op.ID},
-			Doc: op.ID + ": the same Idempotency-Key and body replays the first response with Idempotent-Replayed: true",
-			Run: func(t *T) {
-				key, b := NewID("conform-key-"), body(t)
-				first := t.Do(op.Method, op.URL(), b, WithIdempotencyKey(key))
-				t.RequireStatus(first, status)
-				second := t.Do(op.Method, op.URL(), b, WithIdempotencyKey(key))
-				t.ExpectStatus(second, status)
-				if second.Header.Get(api.HeaderIdempotentReplayed) != "true" {
-					t.Errorf("the replay must carry Idempotent-Replayed: true, got %q", second.Header.Get(api.HeaderIdempotentReplayed))
-				}
-				if first.Header.Get(api.HeaderIdempotentReplayed) == "true" {
-					t.Errorf("the first response must not claim to be a replay")
-				}
-				if a, b := first.Str(idPointer), second.Str(idPointer); a == "" || a != b {
-					t.Errorf("the replay must return the same object: %s %q then %q", idPointer, a, b)
-				}
-			}}
-	}
-	conflict := func(op api.Operation, body func(t *T) map[string]any, change func(map[string]any)) *Check {
-		return &Check{ID: "idempotency." + op.ID + ".conflict", Category: CategoryIdempotency, Covers: []string{op.ID},
-			Doc: fmt.Sprintf("%s: the same Idempotency-Key with another body is rejected with %d (code %d)", op.ID, api.CodeIdempotencyKeyReused.HTTPStatus(), api.CodeIdempotencyKeyReused),
-			Run: func(t *T) {
-				key, b := NewID("conform-key-"), body(t)
-				first := t.Do(op.Method, op.URL(), b, WithIdempotencyKey(key))
-				if first.Status/100 != 2 {
-					t.Fatalf("the first request failed: %s", first)
-				}
-				change(b)
-				t.ExpectError(t.Do(op.Method, op.URL(), b, WithIdempotencyKey(key)), api.CodeIdempotencyKeyReused)
-			}}
-	}
-	payout := func(t *T) map[string]any { return t.MobilePayout(t.Inputs().CreditedWallet, "") }
-	payment := func(t *T) map[string]any {
-		rd := t.RefData()
-		_, hook := t.Hook()
-		return map[string]any{"currency": rd.Currency, "country": rd.CountryCode, "narration": "conform", "method": "mobilemoney",
-			"amount": 99.5, "reference": NewID("conform-"), "webhook_url": hook}
-	}
 	return []*Check{
-		replay(api.OpProcessPayout(), http.StatusCreated, payout, "/data/payout_id"),
-		replay(api.OpInitializePayment(), http.StatusCreated, payment, "/data/paymentReference"),
-		conflict(api.OpProcessPayout(), payout,
-			func(b map[string]any) { b["amount"] = 121 }),
-		conflict(api.OpInitializePayment(), payment,
-			func(b map[string]any) { b["amount"] = 100.25 }),
-		{ID: "idempotency.processPayout.concurrent", Category: CategoryIdempotency, Covers: []string{"processPayout"},
-			Doc: "10 concurrent payouts with one Idempotency-Key create one payout: every success names the same payout_id",
-			Run: func(t *T) {
-				key, b := NewID("conform-key-"), t.MobilePayout(t.Inputs().CreditedWallet, "")
-				var mu sync.Mutex
-				var ids []string
-				var wg sync.WaitGroup
-				for i := 0; i < 10; i++ {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						ex := t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b, WithIdempotencyKey(key))
-						switch {
-						case ex.Status == http.StatusCreated:
-							mu.Lock()
-							ids = append(ids, ex.Str("/data/payout_id"))
-							mu.Unlock()
-						case ex.Status == api.CodeIdempotencyKeyInUse.HTTPStatus() && int(ex.Num("/code")) == int(api.CodeIdempotencyKeyInUse):
-						default:
-							t.Errorf("a concurrent duplicate must succeed (replay) or get %d code %d, got %s", api.CodeIdempotencyKeyInUse.HTTPStatus(), api.CodeIdempotencyKeyInUse, ex)
-						}
-					}()
-				}
-				wg.Wait()
-				if len(ids) == 0 {
-					t.Fatalf("no request succeeded")
-				}
-				for _, id := range ids {
-					if id != ids[0] {
-						t.Errorf("concurrent requests with one key created several payouts: %v", ids)
-						break
-					}
-				}
-			}},
-		{ID: "idempotency.completePayment.replay", Category: CategoryIdempotency, Covers: []string{"completePayment"},
-			Doc: "completePayment replayed with its Idempotency-Key returns the first 202 instead of 422",
-			Run: func(t *T) {
-				_, hook := t.Hook()
-				ref := t.InitPayment(t.Inputs().ApprovingPhone, hook, nil).Str("/data/paymentReference")
-				key := NewID("conform-key-")
-				t.RequireStatus(t.CompletePayment(ref, nil, WithIdempotencyKey(key)), http.StatusAccepted)
-				again := t.CompletePayment(ref, nil, WithIdempotencyKey(key))
-				t.ExpectStatus(again, http.StatusAccepted)
-				if again.Header.Get(api.HeaderIdempotentReplayed) != "true" {
-					t.Errorf("the replay must carry Idempotent-Replayed: true")
-				}
-			}},
-		{ID: "idempotency.reference.payout-duplicate", Category: CategoryIdempotency, Covers: []string{"processPayout"},
-			Doc: errorDoc("a second payout with a used merchant reference", api.CodeDuplicateReference) + ", naming the existing payout",
-			Run: func(t *T) {
-				b := t.MobilePayout(t.Inputs().CreditedWallet, "")
-				first := t.CreatePayout(b)
-				second := t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b)
-				if t.ExpectError(second, api.CodeDuplicateReference, "/reference") {
-					if got, want := second.Str("/data/existing_id"), first.Str("/data/payout_id"); got != want {
-						t.Errorf("data.existing_id must name the payout holding the reference: want %q, got %q", want, got)
-					}
-				}
-			}},
-		{ID: "idempotency.reference.payment-duplicate", Category: CategoryIdempotency, Covers: []string{"initializePayment"},
-			Doc: errorDoc("a second payment with a used merchant reference", api.CodeDuplicateReference) + ", naming the existing payment",
-			Run: func(t *T) {
-				_, hook := t.Hook()
-				first := t.InitPayment("", hook, nil)
-				second := t.Do(api.OpInitializePayment().Method, api.OpInitializePayment().URL(), map[string]any{"currency": t.RefData().Currency,
-					"country": t.RefData().CountryCode, "narration": "conform", "method": "mobilemoney", "amount": 1,
-					"reference": first.Str("/data/reference"), "webhook_url": hook})
-				if t.ExpectError(second, api.CodeDuplicateReference, "/reference") {
-					if got, want := second.Str("/data/existing_id"), first.Str("/data/paymentReference"); got != want {
-						t.Errorf("data.existing_id must name the payment holding the reference: want %q, got %q", want, got)
-					}
-				}
-			}},
-		{ID: "idempotency.reference.shared-across-kinds", Category: CategoryIdempotency, Covers: []string{"initializePayment", "processPayout"},
-			Doc: "merchant references are unique across payments and payouts: " + errorDoc("a payout reusing a payment's reference", api.CodeDuplicateReference),
-			Run: func(t *T) {
-				_, hook := t.Hook()
-				ref := t.InitPayment("", hook, nil).Str("/data/reference")
-				b := t.MobilePayout("", "")
-				b["reference"] = ref
-				t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b), api.CodeDuplicateReference, "/reference")
-			}},
+		replayCheck(api.OpProcessPayout(), http.StatusCreated, creditedPayout, "/data/payout_id"),
+		replayCheck(api.OpInitializePayment(), http.StatusCreated, examplePayment, "/data/paymentReference"),
+		conflictCheck(api.OpProcessPayout(), creditedPayout),
+		conflictCheck(api.OpInitializePayment(), examplePayment),
+		concurrentPayoutCheck(),
+		completeReplayCheck(),
+		payoutDuplicateReferenceCheck(),
+		paymentDuplicateReferenceCheck(),
+		sharedReferenceCheck(),
 	}
+}
+
+// creditedPayout is a mobile payout that succeeds, without a webhook URL.
+func creditedPayout(t *T) map[string]any { return t.MobilePayout(t.Inputs().CreditedWallet, "") }
+
+// examplePayment is the document's payment example with the run's values (see ExampleBody).
+func examplePayment(t *T) map[string]any { return t.ExampleBody(api.OpInitializePayment(), "", nil) }
+
+// replayCheck is idempotency.<op>.replay: a retry with the same key and body must return the first
+// response, marked as a replay, and must not create a second object.
+func replayCheck(op api.Operation, status int, body func(t *T) map[string]any, idPointer string) *Check {
+	return &Check{ID: "idempotency." + op.ID + ".replay", Category: CategoryIdempotency, Covers: []string{op.ID},
+		Doc: op.ID + ": the same Idempotency-Key and body replays the first response with Idempotent-Replayed: true",
+		Run: func(t *T) {
+			key, b := NewID("conform-key-"), body(t)
+			first := t.Do(op.Method, op.URL(), b, WithIdempotencyKey(key))
+			t.RequireStatus(first, status)
+			second := t.Do(op.Method, op.URL(), b, WithIdempotencyKey(key))
+			t.ExpectStatus(second, status)
+			if second.Header.Get(api.HeaderIdempotentReplayed) != "true" {
+				t.Errorf("the replay must carry Idempotent-Replayed: true, got %q", second.Header.Get(api.HeaderIdempotentReplayed))
+			}
+			if first.Header.Get(api.HeaderIdempotentReplayed) == "true" {
+				t.Errorf("the first response must not claim to be a replay")
+			}
+			if a, b := first.Str(idPointer), second.Str(idPointer); a == "" || a != b {
+				t.Errorf("the replay must return the same object: %s %q then %q", idPointer, a, b)
+			}
+		}}
+}
+
+// conflictCheck is idempotency.<op>.conflict: a key reused with another body (here, another amount)
+// is a client bug the service must refuse rather than replay the first answer to a different request.
+func conflictCheck(op api.Operation, body func(t *T) map[string]any) *Check {
+	return &Check{ID: "idempotency." + op.ID + ".conflict", Category: CategoryIdempotency, Covers: []string{op.ID},
+		Doc: fmt.Sprintf("%s: the same Idempotency-Key with another body is rejected with %d (code %d)", op.ID, api.CodeIdempotencyKeyReused.HTTPStatus(), api.CodeIdempotencyKeyReused),
+		Run: func(t *T) {
+			key, b := NewID("conform-key-"), body(t)
+			first := t.Do(op.Method, op.URL(), b, WithIdempotencyKey(key))
+			if first.Status/100 != 2 {
+				t.Fatalf("the first request failed: %s", first)
+			}
+			b["amount"] = toFloat(b["amount"]) + 1
+			t.ExpectError(t.Do(op.Method, op.URL(), b, WithIdempotencyKey(key)), api.CodeIdempotencyKeyReused)
+		}}
+}
+
+// concurrentPayoutCheck is idempotency.processPayout.concurrent: retries that overlap the first
+// request are the case keys exist for, and the one where a check-then-insert implementation pays twice.
+func concurrentPayoutCheck() *Check {
+	return &Check{ID: "idempotency.processPayout.concurrent", Category: CategoryIdempotency, Covers: []string{"processPayout"},
+		Doc: "10 concurrent payouts with one Idempotency-Key create one payout: every success names the same payout_id",
+		Run: func(t *T) {
+			ids := sendConcurrently(t, 10, NewID("conform-key-"), creditedPayout(t))
+			if len(ids) == 0 {
+				t.Fatalf("no request succeeded")
+			}
+			for _, id := range ids {
+				if id != ids[0] {
+					t.Errorf("concurrent requests with one key created several payouts: %v", ids)
+					break
+				}
+			}
+		}}
+}
+
+// sendConcurrently sends n identical payouts with one Idempotency-Key at once and returns the payout_id
+// of each that succeeded; an answer that is neither a success nor "key in use" fails the check.
+func sendConcurrently(t *T, n int, key string, body map[string]any) []string {
+	var mu sync.Mutex
+	var ids []string
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			ex := t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), body, WithIdempotencyKey(key))
+			switch {
+			case ex.Status == http.StatusCreated:
+				mu.Lock()
+				ids = append(ids, ex.Str("/data/payout_id"))
+				mu.Unlock()
+			case ex.Status == api.CodeIdempotencyKeyInUse.HTTPStatus() && int(ex.Num("/code")) == int(api.CodeIdempotencyKeyInUse):
+			default:
+				t.Errorf("a concurrent duplicate must succeed (replay) or get %d code %d, got %s", api.CodeIdempotencyKeyInUse.HTTPStatus(), api.CodeIdempotencyKeyInUse, ex)
+			}
+		})
+	}
+	wg.Wait()
+	return ids
+}
+
+// completeReplayCheck is idempotency.completePayment.replay: completing is not repeatable (422 once the
+// payment is processing), so only the key tells a retry from a second attempt.
+func completeReplayCheck() *Check {
+	return &Check{ID: "idempotency.completePayment.replay", Category: CategoryIdempotency, Covers: []string{"completePayment"},
+		Doc: "completePayment replayed with its Idempotency-Key returns the first 202 instead of 422",
+		Run: func(t *T) {
+			_, hook := t.Hook()
+			ref := t.InitPayment(t.Inputs().ApprovingPhone, hook, nil).Str("/data/paymentReference")
+			key := NewID("conform-key-")
+			t.RequireStatus(t.CompletePayment(ref, nil, WithIdempotencyKey(key)), http.StatusAccepted)
+			again := t.CompletePayment(ref, nil, WithIdempotencyKey(key))
+			t.ExpectStatus(again, http.StatusAccepted)
+			if again.Header.Get(api.HeaderIdempotentReplayed) != "true" {
+				t.Errorf("the replay must carry Idempotent-Replayed: true")
+			}
+		}}
+}
+
+// payoutDuplicateReferenceCheck is idempotency.reference.payout-duplicate: without a key, the merchant
+// reference is what stops a second payout, and the error must say which payout holds it.
+func payoutDuplicateReferenceCheck() *Check {
+	return &Check{ID: "idempotency.reference.payout-duplicate", Category: CategoryIdempotency, Covers: []string{"processPayout"},
+		Doc: errorDoc("a second payout with a used merchant reference", api.CodeDuplicateReference) + ", naming the existing payout",
+		Run: func(t *T) {
+			b := creditedPayout(t)
+			first := t.CreatePayout(b)
+			second := t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b)
+			if t.ExpectError(second, api.CodeDuplicateReference, "/reference") {
+				if got, want := second.Str("/data/existing_id"), first.Str("/data/payout_id"); got != want {
+					t.Errorf("data.existing_id must name the payout holding the reference: want %q, got %q", want, got)
+				}
+			}
+		}}
+}
+
+// paymentDuplicateReferenceCheck is idempotency.reference.payment-duplicate, the same rule for payments.
+func paymentDuplicateReferenceCheck() *Check {
+	return &Check{ID: "idempotency.reference.payment-duplicate", Category: CategoryIdempotency, Covers: []string{"initializePayment"},
+		Doc: errorDoc("a second payment with a used merchant reference", api.CodeDuplicateReference) + ", naming the existing payment",
+		Run: func(t *T) {
+			_, hook := t.Hook()
+			first := t.InitPayment("", hook, nil)
+			second := t.Do(api.OpInitializePayment().Method, api.OpInitializePayment().URL(),
+				t.ExampleBody(api.OpInitializePayment(), "", map[string]any{"reference": first.Str("/data/reference"), "webhook_url": hook}))
+			if t.ExpectError(second, api.CodeDuplicateReference, "/reference") {
+				if got, want := second.Str("/data/existing_id"), first.Str("/data/paymentReference"); got != want {
+					t.Errorf("data.existing_id must name the payment holding the reference: want %q, got %q", want, got)
+				}
+			}
+		}}
+}
+
+// sharedReferenceCheck is idempotency.reference.shared-across-kinds: the status API looks objects up
+// by merchant reference, so one reference must not name both a payment and a payout.
+func sharedReferenceCheck() *Check {
+	return &Check{ID: "idempotency.reference.shared-across-kinds", Category: CategoryIdempotency, Covers: []string{"initializePayment", "processPayout"},
+		Doc: "merchant references are unique across payments and payouts: " + errorDoc("a payout reusing a payment's reference", api.CodeDuplicateReference),
+		Run: func(t *T) {
+			_, hook := t.Hook()
+			ref := t.InitPayment("", hook, nil).Str("/data/reference")
+			b := t.MobilePayout("", "")
+			b["reference"] = ref
+			t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b), api.CodeDuplicateReference, "/reference")
+		}}
 }
 
 func webhookRetryChecks() []*Check {
@@ -225,8 +262,7 @@ func isolationChecks() []*Check {
 			Covers: []string{"getWebhookEndpoint"},
 			Doc:    "another merchant's webhook endpoint is not found (404)",
 			Run: func(t *T) {
-				_, hook := t.Hook()
-				id := t.CreateEndpoint(map[string]any{"url": hook, "events": []any{"payout.success"}, "enabled": false}).Str("/data/id")
+				id := t.idleEndpoint()
 				t.ExpectError(t.Do(api.OpGetWebhookEndpoint().Method, api.OpGetWebhookEndpoint().URL(id), nil, WithKeys(t.OtherMerchant())), api.CodeNotFound)
 			}},
 	}

@@ -1,86 +1,86 @@
 package contracttests
 
 import (
+	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // Checks derived mechanically from the document: negative cases from each request schema, and the
-// auth matrix from each operation's security requirement. Adding a field or a constraint to
-// malipo.yaml adds its checks here without code changes.
+// auth matrix from each operation's security requirement, both sending the document's request
+// examples (see examples.go). Adding a field, a constraint, or an operation with a request example to
+// malipo.yaml adds its checks here without code changes; an operation with a JSON body but no example
+// still gets its checks, and they fail saying which example to add.
 
-// bodyTarget knows how to send a valid body to one operation (or one oneOf branch of it), so that a
-// single mutation makes it invalid. Setup creates what the path needs (a pending payment, an endpoint).
+// bodyTarget is one JSON request body of the document: an operation's, or one branch of a oneOf body
+// with a discriminator. Its negative checks send the document's example for it with one mutation.
 type bodyTarget struct {
-	op        string
-	branch    string // the discriminator value, for oneOf bodies
-	extension bool
-	setup     func(t *T) string // returns the request path
-	valid     func(t *T) map[string]any
+	op     *openapi.Operation
+	branch string // the discriminator value, for oneOf bodies
+	schema *base.Schema
+	// example is the document's request example (JSON); when there is none, exampleErr says so and
+	// every check of the target fails with it rather than being left out of the run unseen.
+	example    []byte
+	exampleErr error
+	// cleanup is the DELETE that removes what op creates, with the path parameter it takes from the
+	// response's data; nil when op creates nothing that can be deleted.
+	cleanup      *openapi.Operation
+	cleanupParam string
 }
 
-var bodyTargets = []bodyTarget{
-	{op: "initializePayment",
-		setup: func(*T) string { return api.OpInitializePayment().URL() },
-		valid: func(t *T) map[string]any {
-			rd := t.RefData()
-			_, hook := t.Hook()
-			return map[string]any{"currency": rd.Currency, "country": rd.CountryCode, "narration": "conform",
-				"method": "mobilemoney", "amount": 10.5, "reference": NewID("conform-"), "phone_number": t.Inputs().ApprovingPhone,
-				"webhook_url": hook, "redirect_url": ""}
-		}},
-	{op: "completePayment",
-		setup: func(t *T) string {
-			_, hook := t.Hook()
-			ref := t.InitPayment("", hook, nil).Str("/data/paymentReference")
-			return api.OpCompletePayment().URL(ref)
-		},
-		valid: func(t *T) map[string]any { return map[string]any{"phone_number": t.Inputs().ApprovingPhone} }},
-	{op: "processPayout", branch: "bank",
-		setup: func(*T) string { return api.OpProcessPayout().URL() },
-		valid: func(t *T) map[string]any {
-			_, hook := t.Hook()
-			return t.BankPayout(t.Inputs().CreditedAccount, hook)
-		}},
-	{op: "processPayout", branch: "mobile_number",
-		setup: func(*T) string { return api.OpProcessPayout().URL() },
-		valid: func(t *T) map[string]any {
-			_, hook := t.Hook()
-			b := t.MobilePayout(t.Inputs().CreditedWallet, hook)
-			b["narration"] = "conform"
-			return b
-		}},
-	{op: "createWebhookEndpoint", extension: true,
-		setup: func(*T) string { return api.OpCreateWebhookEndpoint().URL() },
-		valid: func(t *T) map[string]any {
-			_, hook := t.Hook()
-			return map[string]any{"url": hook, "events": []any{"payout.success"}, "description": "conform", "enabled": false}
-		}},
-	{op: "updateWebhookEndpoint", extension: true,
-		setup: func(t *T) string {
-			_, hook := t.Hook()
-			id := t.CreateEndpoint(map[string]any{"url": hook, "events": []any{"payout.success"}, "enabled": false}).Str("/data/id")
-			return api.OpUpdateWebhookEndpoint().URL(id)
-		},
-		valid: func(t *T) map[string]any {
-			_, hook := t.Hook()
-			return map[string]any{"url": hook, "events": []any{"payout.failed"}, "description": "conform", "enabled": false}
-		}},
-	{op: "rotateWebhookEndpointSecret", extension: true,
-		setup: func(t *T) string {
-			_, hook := t.Hook()
-			id := t.CreateEndpoint(map[string]any{"url": hook, "events": []any{"payout.success"}, "enabled": false}).Str("/data/id")
-			return api.OpRotateWebhookEndpointSecret().URL(id)
-		},
-		valid: func(*T) map[string]any { return map[string]any{"grace_period_seconds": 60} }},
+// bodyTargets returns every JSON request body of the document's operations, in document order: one
+// per operation, or one per discriminator value of a oneOf body.
+func bodyTargets(spec *openapi.Spec) ([]bodyTarget, error) {
+	var out []bodyTarget
+	for _, op := range spec.Operations() {
+		sch, err := requestBodySchema(op, "")
+		if err != nil {
+			continue // no JSON request body: nothing to mutate
+		}
+		branches := []string{""}
+		if sch.Discriminator != nil && sch.Discriminator.Mapping != nil {
+			branches = slices.Collect(sch.Discriminator.Mapping.KeysFromOldest())
+		}
+		for _, branch := range branches {
+			bsch, err := requestBodySchema(op, branch)
+			if err != nil {
+				return nil, err
+			}
+			bt := bodyTarget{op: op, branch: branch, schema: bsch}
+			bt.example, bt.exampleErr = requestExample(op, branch)
+			bt.cleanup, bt.cleanupParam = deleteOperationFor(spec, op)
+			out = append(out, bt)
+		}
+	}
+	return out, nil
+}
+
+// deleteOperationFor returns the DELETE operation on the objects op creates (`DELETE /v1/webhooks/{id}`
+// for `POST /v1/webhooks`) and the name of its path parameter, which is also the field of the created
+// object that holds the id; nil when the document has none.
+func deleteOperationFor(spec *openapi.Spec, op *openapi.Operation) (*openapi.Operation, string) {
+	if op.Method != http.MethodPost {
+		return nil, ""
+	}
+	for _, d := range spec.Operations() {
+		params := pathParams(d.Path)
+		if d.Method == http.MethodDelete && len(params) == 1 && d.Path == op.Path+"/{"+params[0]+"}" {
+			return d, params[0]
+		}
+	}
+	return nil, ""
 }
 
 // mutation makes a valid body invalid in one way; pointer is the field the error must name.
@@ -92,39 +92,40 @@ type mutation struct {
 
 // derivedNegativeChecks returns one check per mutation of each operation's request schema.
 func derivedNegativeChecks(spec *openapi.Spec) ([]*Check, error) {
+	targets, err := bodyTargets(spec)
+	if err != nil {
+		return nil, err
+	}
 	var checks []*Check
-	for _, bt := range bodyTargets {
-		op, ok := spec.Operation(bt.op)
-		if !ok {
-			return nil, fmt.Errorf("derive negative checks: operation %s is not in the document", bt.op)
-		}
-		sch, err := requestBodySchema(op, bt.branch)
-		if err != nil {
-			return nil, err
-		}
-		prefix := "negative." + bt.op
+	for _, bt := range targets {
+		prefix := "negative." + bt.op.ID
 		if bt.branch != "" {
 			prefix += "." + bt.branch
 		}
-		for _, m := range schemaMutations(sch) {
-			checks = append(checks, negativeCheck(bt, op, prefix+"."+m.name, m))
+		for _, m := range schemaMutations(bt.schema) {
+			checks = append(checks, negativeCheck(bt, prefix+"."+m.name, m))
 		}
 	}
 	return checks, nil
 }
 
-func negativeCheck(bt bodyTarget, op *openapi.Operation, id string, m mutation) *Check {
+func negativeCheck(bt bodyTarget, id string, m mutation) *Check {
 	what := strings.ReplaceAll(m.name, ".", " ")
+	op := bt.op
 	return &Check{
-		ID: id, Category: CategoryNegative, Covers: []string{op.ID}, Extension: bt.extension,
+		ID: id, Category: CategoryNegative, Covers: []string{op.ID}, Extension: isExtension(op.ID),
 		Doc: fmt.Sprintf("%s, naming %q", errorDoc(op.ID+" with "+what, api.CodeValidationFailed), m.pointer),
 		Run: func(t *T) {
-			path := bt.setup(t)
-			body := bt.valid(t)
+			if bt.exampleErr != nil {
+				t.Fatalf("%v", bt.exampleErr)
+			}
+			path := t.pathToExisting(op)
+			body := t.fillExample(bt.example, nil)
 			m.apply(body)
 			ex := t.Do(op.Method, path, body)
-			if ex.Status/100 == 2 && op.ID == "createWebhookEndpoint" {
-				t.Do(api.OpDeleteWebhookEndpoint().Method, api.OpDeleteWebhookEndpoint().URL(ex.Str("/data/id")), nil)
+			if ex.Status/100 == 2 && bt.cleanup != nil {
+				// The target took the invalid body; remove what it made before failing the check.
+				t.Do(bt.cleanup.Method, urlOf(bt.cleanup, ex.Str("/data/"+bt.cleanupParam)), nil)
 			}
 			t.ExpectError(ex, api.CodeValidationFailed, m.pointer)
 		},
@@ -137,7 +138,7 @@ func requestBodySchema(op *openapi.Operation, branch string) (*base.Schema, erro
 	if op.Op.RequestBody == nil || op.Op.RequestBody.Content == nil {
 		return nil, fmt.Errorf("operation %s has no request body", op.ID)
 	}
-	mt, ok := op.Op.RequestBody.Content.Get("application/json")
+	mt, ok := op.Op.RequestBody.Content.Get(jsonMediaType)
 	if !ok || mt.Schema == nil {
 		return nil, fmt.Errorf("operation %s has no JSON request body", op.ID)
 	}
@@ -284,12 +285,13 @@ func derivedAuthChecks(spec *openapi.Spec) []*Check {
 		}
 		needsSecret := slices.Contains(op.KeyHeaders[0], api.HeaderSecretKey)
 		ext := isExtension(op.ID)
+		req := authRequestFor(spec, op)
 		add := func(name, doc string, code api.ErrorCode, opts func(t *T) []ReqOption) {
 			checks = append(checks, &Check{
 				ID: "auth." + op.ID + "." + name, Category: CategoryAuth, Covers: []string{op.ID}, Extension: ext,
 				Doc: fmt.Sprintf("%s %s is rejected with %d (code %d)", op.ID, doc, code.HTTPStatus(), code),
 				Run: func(t *T) {
-					path, body := authRequest(t, op)
+					path, body := req.build(t)
 					t.ExpectError(t.Do(op.Method, path, body, opts(t)...), code)
 				},
 			})
@@ -314,22 +316,148 @@ func derivedAuthChecks(spec *openapi.Spec) []*Check {
 	return checks
 }
 
-// authRequest builds an otherwise valid request for op: path parameters name objects that need not
-// exist (auth comes first), and bodies are valid.
-func authRequest(t *T, op *openapi.Operation) (string, any) {
-	path := regexp.MustCompile(`\{[^}]+\}`).ReplaceAllString(op.Path, unknownID)
-	switch op.ID {
-	case "listBanks":
-		return path + "?country=ZM", nil
-	case "processPayout":
-		return path, map[string]any{"amount": 1, "countryId": "conform-country", "transfer_to": "mobile_number"}
-	case "initializePayment":
-		return path, map[string]any{"currency": "ZMW", "country": "ZM", "narration": "conform", "method": "mobilemoney",
-			"amount": 1, "webhook_url": "http://127.0.0.1:9/conform"}
-	case "createWebhookEndpoint":
-		return path, map[string]any{"url": "http://127.0.0.1:9/conform", "events": []any{"payout.success"}, "enabled": false}
-	case "updateWebhookEndpoint":
-		return path, map[string]any{"enabled": false}
+// authRequest is an otherwise valid request for one operation, built from the document, so that only
+// the keys can be wrong with it: path parameters name an object that need not exist (auth comes
+// first), required query parameters take their examples, and the body is the operation's request
+// example.
+type authRequest struct {
+	path string
+	body []byte // the request example; nil when the operation takes no body
+	// missing says which example the document lacks; the checks fail with it instead of sending a
+	// request that could be refused for another reason than its keys.
+	missing error
+}
+
+func authRequestFor(spec *openapi.Spec, op *openapi.Operation) authRequest {
+	ids := make([]string, len(pathParams(op.Path)))
+	for i := range ids {
+		ids[i] = unknownID
 	}
-	return path, nil
+	r := authRequest{path: urlOf(op, ids...)}
+	query, qerr := requiredQueryExamples(spec, op)
+	if query != "" {
+		r.path += "?" + query
+	}
+	var berr error
+	if op.Op.RequestBody != nil {
+		r.body, berr = requestExample(op, "")
+		if berr != nil && (op.Op.RequestBody.Required == nil || !*op.Op.RequestBody.Required) {
+			berr = nil // an optional body may be left out
+		}
+	}
+	r.missing = errors.Join(qerr, berr)
+	return r
+}
+
+// build returns the request's path and a body filled in for this run (see ExampleBody).
+func (r authRequest) build(t *T) (string, any) {
+	if r.missing != nil {
+		t.Fatalf("%v", r.missing)
+	}
+	if r.body == nil {
+		return r.path, nil
+	}
+	return r.path, t.fillExample(r.body, nil)
+}
+
+// requiredQueryExamples returns the required query parameters of op (its own and its path's) with the
+// first example the document gives for each, encoded as a query string.
+func requiredQueryExamples(spec *openapi.Spec, op *openapi.Operation) (string, error) {
+	params := op.Op.Parameters
+	if spec.Model().Paths != nil {
+		if item, ok := spec.Model().Paths.PathItems.Get(op.Path); ok && item != nil {
+			params = append(slices.Clone(item.Parameters), params...)
+		}
+	}
+	q := url.Values{}
+	var errs []error
+	for _, p := range params {
+		if p == nil || p.In != "query" || p.Required == nil || !*p.Required {
+			continue
+		}
+		v, ok := parameterExample(p)
+		if !ok {
+			errs = append(errs, fmt.Errorf("the document gives no example for the required query parameter %s of %s, "+
+				"so the suite cannot build a valid request: add one to the parameter in openapi/malipo.yaml", p.Name, op.ID))
+			continue
+		}
+		q.Set(p.Name, v)
+	}
+	return q.Encode(), errors.Join(errs...)
+}
+
+// parameterExample returns a parameter's first scalar example: `examples` in document order, then
+// `example`.
+func parameterExample(p *v3.Parameter) (string, bool) {
+	var nodes []*yaml.Node
+	for _, ex := range p.Examples.FromOldest() {
+		if ex != nil {
+			nodes = append(nodes, ex.Value)
+		}
+	}
+	for _, n := range append(nodes, p.Example) {
+		if n != nil && n.Kind == yaml.ScalarNode {
+			return n.Value, true
+		}
+	}
+	return "", false
+}
+
+// pathToExisting returns op's path with its path parameter naming an object made for this check (see
+// pathObjects): a request that must be refused for its body should not be refused for a missing object.
+func (t *T) pathToExisting(op *openapi.Operation) string {
+	params := pathParams(op.Path)
+	if len(params) == 0 {
+		return op.Path
+	}
+	for _, o := range pathObjects {
+		owner := o.owner()
+		if len(params) == 1 && strings.HasPrefix(op.Path, objectPath(owner.Path)) {
+			return urlOf(op, o.make(t))
+		}
+	}
+	t.Fatalf("check bug: the suite cannot make an object for the path parameters %v of %s %s: add it to pathObjects", params, op.Method, op.Path)
+	return ""
+}
+
+// pathObjects are the objects a path parameter can name, each with the operation whose path names it
+// and a way to make one for a check. The document does not say which operation creates what a path
+// parameter names, so this is written here; any operation under one of these paths is covered.
+var pathObjects = []struct {
+	owner func() api.Operation
+	make  func(t *T) string
+}{
+	// A pending payment: completing it is the one thing its operations do.
+	{api.OpCompletePayment, func(t *T) string {
+		_, hook := t.Hook()
+		return t.InitPayment("", hook, nil).Str("/data/paymentReference")
+	}},
+	// A webhook endpoint that receives nothing, deleted when the check ends.
+	{api.OpGetWebhookEndpoint, func(t *T) string { return t.idleEndpoint() }},
+}
+
+// objectPath is a path template up to the end of its first parameter (`/v1/webhooks/{id}`): the paths
+// of every operation on that object start with it.
+func objectPath(template string) string {
+	if end := strings.IndexByte(template, '}'); end >= 0 {
+		return template[:end+1]
+	}
+	return template
+}
+
+// pathParams returns the names of a path template's parameters, in order.
+func pathParams(template string) []string {
+	var names []string
+	for _, m := range pathParam.FindAllStringSubmatch(template, -1) {
+		names = append(names, m[1])
+	}
+	return names
+}
+
+var pathParam = regexp.MustCompile(`\{([^}]+)\}`)
+
+// urlOf expands op's path template with values, as api.Operation.URL does for the generated table; it
+// takes the document's operation so that checks derived from a loaded copy of the document work too.
+func urlOf(op *openapi.Operation, values ...string) string {
+	return api.Operation{ID: op.ID, Method: op.Method, Path: op.Path}.URL(values...)
 }

@@ -17,15 +17,6 @@ func extensionChecks() []*Check {
 	return []*Check{endpointCRUDCheck(), endpointDeliveryCheck(), rotateSecretCheck(), rotateWithoutGraceCheck(), rotateTwiceCheck(), endpointNotFoundCheck()}
 }
 
-// endpointBody is a create-endpoint body for the receiver's hook URL and the given event types.
-func endpointBody(hook string, events ...string) map[string]any {
-	list := make([]any, len(events))
-	for i, e := range events {
-		list[i] = e
-	}
-	return map[string]any{"url": hook, "events": list, "description": "malipo conform"}
-}
-
 // endpointCRUDCheck is extensions.webhook-endpoints.crud.
 func endpointCRUDCheck() *Check {
 	return &Check{ID: "extensions.webhook-endpoints.crud", Category: CategoryExtensions, Extension: true,
@@ -33,7 +24,7 @@ func endpointCRUDCheck() *Check {
 		Doc:    "create returns a whsec_ secret once; get and list hide it; update changes only what is sent; delete makes it 404",
 		Run: func(t *T) {
 			_, hook := t.Hook()
-			created := t.Do(api.OpCreateWebhookEndpoint().Method, api.OpCreateWebhookEndpoint().URL(), endpointBody(hook, "payout.success"))
+			created := t.Do(api.OpCreateWebhookEndpoint().Method, api.OpCreateWebhookEndpoint().URL(), t.EndpointBody(hook, api.EventTypePayoutSuccess))
 			t.RequireStatus(created, http.StatusCreated)
 			id := created.Str("/data/id")
 			if !strings.HasPrefix(created.Str("/data/secret"), "whsec_") {
@@ -82,9 +73,9 @@ func endpointDeliveryCheck() *Check {
 			subPath, subHook := t.Hook()
 			otherPath, otherHook := t.Hook()
 			offPath, offHook := t.Hook()
-			sub := t.CreateEndpoint(endpointBody(subHook, "payout.success"))
-			t.CreateEndpoint(endpointBody(otherHook, "payment.failed"))
-			off := endpointBody(offHook, "payout.success")
+			sub := t.CreateEndpoint(t.EndpointBody(subHook, api.EventTypePayoutSuccess))
+			t.CreateEndpoint(t.EndpointBody(otherHook, api.EventTypePaymentFailed))
+			off := t.EndpointBody(offHook, api.EventTypePayoutSuccess)
 			off["enabled"] = false
 			t.CreateEndpoint(off)
 			secret, err := webhook.ParseSecret(sub.Str("/data/secret"))
@@ -116,7 +107,7 @@ func rotateSecretCheck() *Check {
 		Doc:    "after rotate-secret, deliveries carry two signatures: one verifies with the old secret, one with the new",
 		Run: func(t *T) {
 			path, hook := t.Hook()
-			created := t.CreateEndpoint(endpointBody(hook, "payout.success"))
+			created := t.CreateEndpoint(t.EndpointBody(hook, api.EventTypePayoutSuccess))
 			oldSecret, err := webhook.ParseSecret(created.Str("/data/secret"))
 			if err != nil {
 				t.Fatalf("the endpoint secret is not a whsec_ secret: %v", err)
@@ -152,7 +143,7 @@ func rotateWithoutGraceCheck() *Check {
 		Doc:    "rotate-secret with grace_period_seconds 0 retires the old secret at once",
 		Run: func(t *T) {
 			path, hook := t.Hook()
-			created := t.CreateEndpoint(endpointBody(hook, "payout.failed"))
+			created := t.CreateEndpoint(t.EndpointBody(hook, api.EventTypePayoutFailed))
 			oldSecret, _ := webhook.ParseSecret(created.Str("/data/secret"))
 			rot := t.Do(api.OpRotateWebhookEndpointSecret().Method, api.OpRotateWebhookEndpointSecret().URL(created.Str("/data/id")),
 				map[string]any{"grace_period_seconds": 0})
@@ -176,7 +167,7 @@ func rotateTwiceCheck() *Check {
 			"then with grace 0, only the newest secret signs; the first, still inside its own grace, is retired too",
 		Run: func(t *T) {
 			path, hook := t.Hook()
-			created := t.CreateEndpoint(endpointBody(hook, "payout.success"))
+			created := t.CreateEndpoint(t.EndpointBody(hook, api.EventTypePayoutSuccess))
 			id := created.Str("/data/id")
 			retired := []string{created.Str("/data/secret")}
 			first := t.Do(api.OpRotateWebhookEndpointSecret().Method, api.OpRotateWebhookEndpointSecret().URL(id), map[string]any{"grace_period_seconds": 3600})

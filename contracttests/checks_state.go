@@ -12,7 +12,22 @@ import (
 // documented final status and failure_reason, with one webhook per status change, and the status APIs
 // agreeing with the webhooks. Final states must never change.
 
+// stateChecks are the lifecycle checks: one per test value of the document, then the rules of the
+// payment state machine that no test value exercises.
 func stateChecks(tv openapi.TestValues) []*Check {
+	return append(testValueChecks(tv),
+		ownWalletCheck(),
+		completeTwiceCheck(),
+		completeWithoutPhoneCheck(),
+		phoneAtCompleteCheck(),
+		pendingAfterInitCheck(),
+		generatedReferenceCheck(),
+	)
+}
+
+// testValueChecks derives one check per x-malipo-test-values entry, so that a value added to the
+// document is driven to its documented outcome with no code change.
+func testValueChecks(tv openapi.TestValues) []*Check {
 	var checks []*Check
 	for _, v := range tv.Payments {
 		checks = append(checks, &Check{
@@ -44,73 +59,101 @@ func stateChecks(tv openapi.TestValues) []*Check {
 			},
 		})
 	}
-	checks = append(checks,
-		&Check{ID: "state.payout.mobile.own-wallet", Category: CategoryState, Covers: []string{"processPayout", "getPayout"},
-			Doc: "a mobile payout without momo_phone_number pays the merchant's own wallet and succeeds",
-			Run: func(t *T) {
-				path, hook := t.Hook()
-				payoutLifecycle(t, t.MobilePayout("", hook), path, openapi.Outcome{Status: "success"})
-			}},
-		&Check{ID: "state.payment.complete-twice", Category: CategoryState, Covers: []string{"completePayment"},
-			Doc: errorDoc("completing a payment that is no longer pending", api.CodeInvalidState),
-			Run: func(t *T) {
-				_, hook := t.Hook()
-				ref := t.InitPayment(t.Inputs().ApprovingPhone, hook, nil).Str("/data/paymentReference")
-				t.RequireStatus(t.CompletePayment(ref, nil), http.StatusAccepted)
-				t.ExpectError(t.CompletePayment(ref, nil), api.CodeInvalidState)
-			}},
-		&Check{ID: "state.payment.complete-without-phone", Category: CategoryState, Covers: []string{"completePayment"},
-			Doc: "completing a payment with no phone number at init or in the body is rejected with 400 naming /phone_number",
-			Run: func(t *T) {
-				_, hook := t.Hook()
-				ref := t.InitPayment("", hook, nil).Str("/data/paymentReference")
-				t.ExpectError(t.CompletePayment(ref, nil), api.CodeValidationFailed, "/phone_number")
-			}},
-		&Check{ID: "state.payment.phone-at-complete", Category: CategoryState, Covers: []string{"initializePayment", "completePayment"},
-			Doc: "a phone number given at completion (not at init) is used: the payment moves to processing",
-			Run: func(t *T) {
-				_, hook := t.Hook()
-				ref := t.InitPayment("", hook, nil).Str("/data/paymentReference")
-				ex := t.CompletePayment(ref, map[string]any{"phone_number": t.Inputs().ApprovingPhone})
-				t.RequireStatus(ex, http.StatusAccepted)
-				if s := ex.Str("/data/status"); s != "processing" {
-					t.Errorf("after completion the payment must be processing, got %q", s)
-				}
-			}},
-		&Check{ID: "state.payment.pending-after-init", Category: CategoryState, Covers: []string{"initializePayment", "getTransactionStatus"},
-			Doc: "an initialized payment is pending, by paymentReference and by merchant reference, and the customer is not contacted",
-			Run: func(t *T) {
-				path, hook := t.Hook()
-				init := t.InitPayment(t.Inputs().ApprovingPhone, hook, nil)
-				if s := init.Str("/data/status"); s != "pending" {
-					t.Errorf("a new payment must be pending, got %q", s)
-				}
-				for _, ref := range []string{init.Str("/data/paymentReference"), init.Str("/data/reference")} {
-					ex := t.Transaction(ref)
-					if t.ExpectStatus(ex, http.StatusOK) {
-						if ex.Str("/data/type") != "payment" || ex.Str("/data/status") != "pending" {
-							t.Errorf("status check of %s: want a pending payment, got %s", ref, snippet(ex.Body))
-						}
+	return checks
+}
+
+// ownWalletCheck is state.payout.mobile.own-wallet: the documented meaning of leaving out
+// momo_phone_number, which no test value can express.
+func ownWalletCheck() *Check {
+	return &Check{ID: "state.payout.mobile.own-wallet", Category: CategoryState, Covers: []string{"processPayout", "getPayout"},
+		Doc: "a mobile payout without momo_phone_number pays the merchant's own wallet and succeeds",
+		Run: func(t *T) {
+			path, hook := t.Hook()
+			payoutLifecycle(t, t.MobilePayout("", hook), path, openapi.Outcome{Status: "success"})
+		}}
+}
+
+// completeTwiceCheck is state.payment.complete-twice: a second push prompt would charge or bother the
+// customer twice, so a payment past pending must refuse it.
+func completeTwiceCheck() *Check {
+	return &Check{ID: "state.payment.complete-twice", Category: CategoryState, Covers: []string{"completePayment"},
+		Doc: errorDoc("completing a payment that is no longer pending", api.CodeInvalidState),
+		Run: func(t *T) {
+			_, hook := t.Hook()
+			ref := t.InitPayment(t.Inputs().ApprovingPhone, hook, nil).Str("/data/paymentReference")
+			t.RequireStatus(t.CompletePayment(ref, nil), http.StatusAccepted)
+			t.ExpectError(t.CompletePayment(ref, nil), api.CodeInvalidState)
+		}}
+}
+
+// completeWithoutPhoneCheck is state.payment.complete-without-phone: the number may come at init or at
+// completion, and with neither the error must name where it belongs.
+func completeWithoutPhoneCheck() *Check {
+	return &Check{ID: "state.payment.complete-without-phone", Category: CategoryState, Covers: []string{"completePayment"},
+		Doc: "completing a payment with no phone number at init or in the body is rejected with 400 naming /phone_number",
+		Run: func(t *T) {
+			_, hook := t.Hook()
+			ref := t.InitPayment("", hook, nil).Str("/data/paymentReference")
+			t.ExpectError(t.CompletePayment(ref, nil), api.CodeValidationFailed, "/phone_number")
+		}}
+}
+
+// phoneAtCompleteCheck is state.payment.phone-at-complete: the other half of the rule above, a number
+// given only at completion is used.
+func phoneAtCompleteCheck() *Check {
+	return &Check{ID: "state.payment.phone-at-complete", Category: CategoryState, Covers: []string{"initializePayment", "completePayment"},
+		Doc: "a phone number given at completion (not at init) is used: the payment moves to processing",
+		Run: func(t *T) {
+			_, hook := t.Hook()
+			ref := t.InitPayment("", hook, nil).Str("/data/paymentReference")
+			ex := t.CompletePayment(ref, map[string]any{"phone_number": t.Inputs().ApprovingPhone})
+			t.RequireStatus(ex, http.StatusAccepted)
+			if s := ex.Str("/data/status"); s != "processing" {
+				t.Errorf("after completion the payment must be processing, got %q", s)
+			}
+		}}
+}
+
+// pendingAfterInitCheck is state.payment.pending-after-init: initialization alone must not contact the
+// customer or send events, and both references must find the pending payment.
+func pendingAfterInitCheck() *Check {
+	return &Check{ID: "state.payment.pending-after-init", Category: CategoryState, Covers: []string{"initializePayment", "getTransactionStatus"},
+		Doc: "an initialized payment is pending, by paymentReference and by merchant reference, and the customer is not contacted",
+		Run: func(t *T) {
+			path, hook := t.Hook()
+			init := t.InitPayment(t.Inputs().ApprovingPhone, hook, nil)
+			if s := init.Str("/data/status"); s != "pending" {
+				t.Errorf("a new payment must be pending, got %q", s)
+			}
+			for _, ref := range []string{init.Str("/data/paymentReference"), init.Str("/data/reference")} {
+				ex := t.Transaction(ref)
+				if t.ExpectStatus(ex, http.StatusOK) {
+					if ex.Str("/data/type") != "payment" || ex.Str("/data/status") != "pending" {
+						t.Errorf("status check of %s: want a pending payment, got %s", ref, snippet(ex.Body))
 					}
 				}
-				t.Settle()
-				if ds := t.Deliveries(path); len(ds) > 0 {
-					t.Errorf("no webhook is due before completion, got %s", describeDeliveries(ds))
-				}
-			}},
-		&Check{ID: "positive.payment.generated-reference", Category: CategoryPositive, Covers: []string{"initializePayment", "getTransactionStatus"},
-			Doc: "a payment initialized without reference gets one generated, usable with the status API",
-			Run: func(t *T) {
-				_, hook := t.Hook()
-				ex := t.InitPayment("", hook, map[string]any{"reference": nil})
-				ref := ex.Str("/data/reference")
-				if ref == "" {
-					t.Fatalf("initialize payment without reference: data.reference must be generated")
-				}
-				t.ExpectStatus(t.Transaction(ref), http.StatusOK)
-			}},
-	)
-	return checks
+			}
+			t.Settle()
+			if ds := t.Deliveries(path); len(ds) > 0 {
+				t.Errorf("no webhook is due before completion, got %s", describeDeliveries(ds))
+			}
+		}}
+}
+
+// generatedReferenceCheck is positive.payment.generated-reference: reference is optional, and the
+// generated one must be as usable as one the merchant chose.
+func generatedReferenceCheck() *Check {
+	return &Check{ID: "positive.payment.generated-reference", Category: CategoryPositive, Covers: []string{"initializePayment", "getTransactionStatus"},
+		Doc: "a payment initialized without reference gets one generated, usable with the status API",
+		Run: func(t *T) {
+			_, hook := t.Hook()
+			ex := t.InitPayment("", hook, map[string]any{"reference": nil})
+			ref := ex.Str("/data/reference")
+			if ref == "" {
+				t.Fatalf("initialize payment without reference: data.reference must be generated")
+			}
+			t.ExpectStatus(t.Transaction(ref), http.StatusOK)
+		}}
 }
 
 func outcomeName(o openapi.Outcome) string {

@@ -39,15 +39,13 @@ func urlChecks() []*Check {
 		body  func(t *T, url string) map[string]any
 	}{
 		{api.OpInitializePayment(), "/webhook_url", func(t *T, url string) map[string]any {
-			rd := t.RefData()
-			return map[string]any{"currency": rd.Currency, "country": rd.CountryCode, "narration": "conform", "method": "mobilemoney",
-				"amount": 1, "webhook_url": url}
+			return t.ExampleBody(api.OpInitializePayment(), "", map[string]any{"webhook_url": url})
 		}},
 		{api.OpProcessPayout(), "/webhook_url", func(t *T, url string) map[string]any {
 			return t.MobilePayout("", url)
 		}},
-		{api.OpCreateWebhookEndpoint(), "/url", func(_ *T, url string) map[string]any {
-			return map[string]any{"url": url, "events": []string{"payout.success"}}
+		{api.OpCreateWebhookEndpoint(), "/url", func(t *T, url string) map[string]any {
+			return t.EndpointBody(url, api.EventTypePayoutSuccess)
 		}},
 	} {
 		checks = append(checks, &Check{ID: "negative." + target.op.ID + ".unusable-webhook-url", Category: CategoryNegative,

@@ -2,6 +2,7 @@ package contracttests
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
@@ -9,31 +10,13 @@ import (
 
 // The flows checks share: create an object the way a merchant would, and wait for its final state.
 
-// InitPayment initializes a payment with a fresh reference, delivering its webhooks to hookURL, and
-// requires the documented 201.
+// InitPayment initializes a payment from the document's example, with a fresh reference and phone as
+// the customer's number (none when empty), delivering its webhooks to hookURL; the values in extra
+// replace the body's (nil removes a property). It requires the documented 201.
 func (t *T) InitPayment(phone, hookURL string, extra map[string]any) *Exchange {
-	rd := t.RefData()
-	body := map[string]any{
-		"currency":     rd.Currency,
-		"country":      rd.CountryCode,
-		"narration":    "malipo conform " + t.ID(),
-		"method":       "mobilemoney",
-		"amount":       150.5,
-		"reference":    NewID("conform-"),
-		"webhook_url":  hookURL,
-		"redirect_url": "",
-	}
-	if phone != "" {
-		body["phone_number"] = phone
-	}
-	for k, v := range extra {
-		if v == nil {
-			delete(body, k)
-		} else {
-			body[k] = v
-		}
-	}
-	ex := t.Do(api.OpInitializePayment().Method, api.OpInitializePayment().URL(), body)
+	set := map[string]any{"webhook_url": hookURL, "phone_number": orNil(phone), "reference": NewID("conform-")}
+	maps.Copy(set, extra)
+	ex := t.Do(api.OpInitializePayment().Method, api.OpInitializePayment().URL(), t.ExampleBody(api.OpInitializePayment(), "", set))
 	t.RequireStatus(ex, http.StatusCreated)
 	if ex.Str("/data/paymentReference") == "" {
 		t.Fatalf("initialize payment: the response has no data.paymentReference: %s", snippet(ex.Body))
@@ -46,29 +29,27 @@ func (t *T) CompletePayment(ref string, body any, opts ...ReqOption) *Exchange {
 	return t.Do(api.OpCompletePayment().Method, api.OpCompletePayment().URL(ref), body, opts...)
 }
 
-// BankPayout returns a valid bank payout body for the target's reference data.
+// BankPayout returns a valid bank payout body from the document's example, for the target's reference
+// data and the given account, with a fresh merchant reference (the lifecycle checks look the payout up
+// by it); webhooks go to hookURL, or nowhere when it is empty.
 func (t *T) BankPayout(account, hookURL string) map[string]any {
-	rd := t.RefData()
-	b := map[string]any{"amount": 2500, "countryId": rd.CountryID, "transfer_to": "bank", "bank_id": rd.BankID,
-		"account_number": account, "narration": "malipo conform " + t.ID(), "reference": NewID("conform-")}
-	if hookURL != "" {
-		b["webhook_url"] = hookURL
-	}
-	return b
+	return t.ExampleBody(api.OpProcessPayout(), string(api.TransferToBank),
+		map[string]any{"account_number": account, "webhook_url": orNil(hookURL), "reference": NewID("conform-")})
 }
 
-// MobilePayout returns a valid mobile payout body; an empty phone pays the merchant's own wallet.
+// MobilePayout returns a valid mobile payout body from the document's example, like BankPayout; an
+// empty phone pays the merchant's own wallet.
 func (t *T) MobilePayout(phone, hookURL string) map[string]any {
-	rd := t.RefData()
-	b := map[string]any{"amount": 120, "countryId": rd.CountryID, "transfer_to": "mobile_number",
-		"reference": NewID("conform-")}
-	if phone != "" {
-		b["momo_phone_number"] = phone
+	return t.ExampleBody(api.OpProcessPayout(), string(api.TransferToMobileNumber),
+		map[string]any{"momo_phone_number": orNil(phone), "webhook_url": orNil(hookURL), "reference": NewID("conform-")})
+}
+
+// orNil is s, or nil (which removes the property from an example body) when s is empty.
+func orNil(s string) any {
+	if s == "" {
+		return nil
 	}
-	if hookURL != "" {
-		b["webhook_url"] = hookURL
-	}
-	return b
+	return s
 }
 
 // CreatePayout posts a payout body and requires the documented 201.
@@ -112,6 +93,25 @@ func (t *T) CreateEndpoint(body map[string]any) *Exchange {
 	}
 	t.Cleanup(func() { t.Do(api.OpDeleteWebhookEndpoint().Method, api.OpDeleteWebhookEndpoint().URL(id), nil) })
 	return ex
+}
+
+// EndpointBody returns a create-webhook-endpoint body from the document's example that subscribes hook
+// to the given event types; it leaves `enabled` out, so the endpoint is enabled by default.
+func (t *T) EndpointBody(hook string, events ...api.EventType) map[string]any {
+	list := make([]any, len(events))
+	for i, e := range events {
+		list[i] = string(e)
+	}
+	return t.ExampleBody(api.OpCreateWebhookEndpoint(), "", map[string]any{"url": hook, "events": list, "enabled": nil})
+}
+
+// idleEndpoint creates a disabled webhook endpoint, which receives nothing, for checks that need one
+// to exist, and returns its id; it is deleted when the check ends.
+func (t *T) idleEndpoint() string {
+	_, hook := t.Hook()
+	body := t.EndpointBody(hook, api.EventTypePayoutSuccess)
+	body["enabled"] = false
+	return t.CreateEndpoint(body).Str("/data/id")
 }
 
 // Cleanup registers f to run when the check ends, last registered first.

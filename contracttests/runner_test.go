@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/malipo/terraform-provider-malipo/contracttests"
 	"github.com/malipo/terraform-provider-malipo/internal/faults"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 func TestRunRejectsAnUnreachableTarget(t *testing.T) {
@@ -34,10 +36,10 @@ func TestExtensionsAreDetected(t *testing.T) {
 	srv, err := sandbox.New(sandbox.WithTimings(contracttests.EmbeddedTimings.Network))
 	require.NoError(t, err)
 	withoutExtension := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/v1/webhooks") {
+		if strings.HasPrefix(r.URL.Path, api.OpListWebhookEndpoints().Path) {
 			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = w.Write([]byte(`{"status":"error","code":3000,"message":"no such path","errors":[]}`))
+			w.WriteHeader(api.CodeNotFound.HTTPStatus())
+			_, _ = fmt.Fprintf(w, `{"status":"error","code":%d,"message":"no such path","errors":[]}`, api.CodeNotFound)
 			return
 		}
 		srv.ServeHTTP(w, r)
@@ -85,8 +87,11 @@ func TestReports(t *testing.T) {
 
 	out := text.String()
 	assert.Contains(t, out, "FAIL auth.getPayout.no-keys")
-	assert.Contains(t, out, "auth.getPayout.no-keys — getPayout without any key header is rejected with 401 (code 2000)")
-	assert.Contains(t, out, "[GET /v1/payment/payouts/conform-unknown-id → 404] want HTTP 401, got 404")
+	missing, notFound := api.CodeMissingAPIKey, api.CodeNotFound.HTTPStatus()
+	assert.Contains(t, out, fmt.Sprintf("auth.getPayout.no-keys — getPayout without any key header is rejected with %d (code %d)",
+		missing.HTTPStatus(), missing))
+	assert.Contains(t, out, fmt.Sprintf("[%s %s → %d] want HTTP %d, got %d", api.OpGetPayout().Method, api.OpGetPayout().URL("conform-unknown-id"),
+		notFound, missing.HTTPStatus(), notFound))
 	assert.Contains(t, out, "1 passed, 5 failed, 0 skipped")
 	assert.Contains(t, out, "Coverage:")
 

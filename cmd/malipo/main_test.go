@@ -16,6 +16,8 @@ import (
 
 	"github.com/malipo/terraform-provider-malipo/internal/faults"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // syncBuffer is a bytes.Buffer safe for the concurrent writes of a running command and reads of a test.
@@ -61,25 +63,28 @@ func TestSandboxCommand(t *testing.T) {
 	assert.Contains(t, banner, sandbox.DefaultPublicKey)
 	assert.NotContains(t, banner, "sk_test_from_env_123", "a configured secret key is masked")
 	assert.Contains(t, banner, "sk_test_****")
-	assert.Contains(t, banner, "260970000002", "the test values are listed")
+	for _, v := range testValueInputs(t) {
+		assert.Contains(t, banner, v, "every test value is listed")
+	}
 	assert.Contains(t, banner, "declined_transaction")
 	assert.Contains(t, banner, "10ms,20ms")
 
-	req, err := http.NewRequest(http.MethodPost, base+"/v1/payment/payouts/process",
+	payout := api.OpProcessPayout()
+	req, err := http.NewRequest(payout.Method, base+payout.URL(),
 		strings.NewReader(`{"amount":5,"countryId":"ctry_zm","transfer_to":"mobile_number"}`))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("public-key", sandbox.DefaultPublicKey)
-	req.Header.Set("secret-key", "sk_test_from_env_123")
+	req.Header.Set(api.HeaderPublicKey, sandbox.DefaultPublicKey)
+	req.Header.Set(api.HeaderSecretKey, "sk_test_from_env_123")
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	body, _ := io.ReadAll(resp.Body)
 	_ = resp.Body.Close()
 	assert.Equal(t, http.StatusCreated, resp.StatusCode, "%s", body)
 
-	require.Eventually(t, func() bool { return strings.Contains(stderr.String(), "operation=processPayout") }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Contains(stderr.String(), "operation="+payout.ID) }, 5*time.Second, 10*time.Millisecond)
 	logs := stderr.String()
-	assert.Regexp(t, `msg=request method=POST path=/v1/payment/payouts/process status=201 duration=\S+ operation=processPayout`, logs)
+	assert.Regexp(t, `msg=request method=`+payout.Method+` path=`+regexp.QuoteMeta(payout.URL())+` status=201 duration=\S+ operation=`+payout.ID, logs)
 	assert.NotContains(t, logs, "sk_test_from_env_123", "the secret key is never logged")
 
 	cancel()
@@ -133,6 +138,27 @@ func TestCommandLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testValueInputs returns every input of the document's x-malipo-test-values.
+func testValueInputs(t *testing.T) []string {
+	t.Helper()
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	tv, err := spec.TestValues()
+	require.NoError(t, err)
+	var out []string
+	for _, v := range tv.Payments {
+		out = append(out, v.PhoneNumber)
+	}
+	for _, v := range tv.Payouts.MobileNumber {
+		out = append(out, v.MomoPhoneNumber)
+	}
+	for _, v := range tv.Payouts.Bank {
+		out = append(out, v.AccountNumber)
+	}
+	require.NotEmpty(t, out)
+	return out
 }
 
 func TestParseDurations(t *testing.T) {

@@ -327,54 +327,25 @@ func headerValues(h http.Header) (id, timestamp, signature string) {
 	return h.Get(HeaderID), h.Get(HeaderTimestamp), signature
 }
 
+// verify is Verify, VerifyValues and MatchingSecrets: with all, it goes on after the first match to
+// report every matching secret. It makes the cheap checks first (checkDelivery), so that a
+// misconfigured verifier or a malformed or stale delivery gets its own error instead of "no matching
+// signature", and only then computes one HMAC per secret. The expected signatures and the matches of
+// up to four secrets live in arrays on the stack: verification runs for every delivery.
 func (v Verifier) verify(id, timestamp, sigHeader string, body []byte, all bool) ([]Secret, error) {
-	usable := 0
-	for _, s := range v.Secrets {
-		if _, ok := s.value(); ok {
-			usable++
-		}
-	}
-	if usable == 0 {
-		return nil, fmt.Errorf("%w: the Verifier has no usable secret; set Verifier.Secrets to the endpoint's current signing secret(s) from ParseSecret", ErrNoSecrets)
-	}
-
-	for _, hv := range [...]struct{ name, value string }{
-		{HeaderID, id}, {HeaderTimestamp, timestamp}, {HeaderSignature, sigHeader},
-	} {
-		if strings.TrimSpace(hv.value) == "" {
-			return nil, fmt.Errorf("%w %q: every Standard Webhooks delivery must carry %s, %s and %s; make sure the sender sets it and no proxy strips it",
-				ErrMissingHeader, hv.name, HeaderID, HeaderTimestamp, HeaderSignature)
-		}
-	}
-
-	sec, err := strconv.ParseInt(strings.TrimSpace(timestamp), 10, 64)
+	usable, sec, err := v.checkDelivery(id, timestamp, sigHeader)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s %q is not an integer; it must be unix time in whole seconds (e.g. 1614265330), not RFC 3339 or milliseconds",
-			ErrInvalidTimestamp, HeaderTimestamp, truncate(timestamp, 32))
-	}
-	if err := v.checkTime(sec); err != nil {
 		return nil, err
 	}
-
 	var tsBuf [20]byte
 	tsText := strconv.AppendInt(tsBuf[:0], sec, 10)
-	var macBuf [4]struct {
-		mac [sha256.Size]byte
-		ok  bool
-	}
+	var macBuf [4]secretMAC
 	macs := macBuf[:0]
 	if len(v.Secrets) > len(macBuf) {
-		macs = make([]struct {
-			mac [sha256.Size]byte
-			ok  bool
-		}, 0, len(v.Secrets))
+		macs = make([]secretMAC, 0, len(v.Secrets))
 	}
 	macs = macs[:len(v.Secrets)]
-	for i, s := range v.Secrets {
-		if sv, ok := s.value(); ok {
-			macs[i].mac, macs[i].ok = computeMAC(sv.key, id, tsText, body), true
-		}
-	}
+	v.expectedMACs(macs, id, tsText, body)
 	var matchedBuf [4]bool
 	matched := matchedBuf[:0]
 	if len(v.Secrets) > len(matchedBuf) {
@@ -382,7 +353,80 @@ func (v Verifier) verify(id, timestamp, sigHeader string, body []byte, all bool)
 	}
 	matched = matched[:len(v.Secrets)]
 
-	nV1, found := 0, false
+	nV1, found := matchSignatures(sigHeader, macs, matched, all)
+	if !found {
+		return nil, noMatchError(nV1, usable)
+	}
+	if !all {
+		return nil, nil
+	}
+	var out []Secret
+	for i, ok := range matched {
+		if ok {
+			out = append(out, v.Secrets[i])
+		}
+	}
+	return out, nil
+}
+
+// checkDelivery makes the checks that need no HMAC, in the order a receiver would want them explained:
+// a verifier without a usable secret is a configuration error (not a forged delivery), then a missing
+// header, a timestamp that is not unix seconds, and one outside the tolerance. It returns the number
+// of usable secrets, for the error message if no signature matches, and the timestamp.
+func (v Verifier) checkDelivery(id, timestamp, sigHeader string) (usable int, sec int64, err error) {
+	for _, s := range v.Secrets {
+		if _, ok := s.value(); ok {
+			usable++
+		}
+	}
+	if usable == 0 {
+		return 0, 0, fmt.Errorf("%w: the Verifier has no usable secret; set Verifier.Secrets to the endpoint's current signing secret(s) from ParseSecret", ErrNoSecrets)
+	}
+
+	for _, hv := range [...]struct{ name, value string }{
+		{HeaderID, id}, {HeaderTimestamp, timestamp}, {HeaderSignature, sigHeader},
+	} {
+		if strings.TrimSpace(hv.value) == "" {
+			return 0, 0, fmt.Errorf("%w %q: every Standard Webhooks delivery must carry %s, %s and %s; make sure the sender sets it and no proxy strips it",
+				ErrMissingHeader, hv.name, HeaderID, HeaderTimestamp, HeaderSignature)
+		}
+	}
+
+	sec, err = strconv.ParseInt(strings.TrimSpace(timestamp), 10, 64)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w: %s %q is not an integer; it must be unix time in whole seconds (e.g. 1614265330), not RFC 3339 or milliseconds",
+			ErrInvalidTimestamp, HeaderTimestamp, truncate(timestamp, 32))
+	}
+	if err := v.checkTime(sec); err != nil {
+		return 0, 0, err
+	}
+	return usable, sec, nil
+}
+
+// secretMAC is the signature one secret gives a delivery; ok is false for an unusable secret, which
+// matches nothing.
+type secretMAC struct {
+	mac [sha256.Size]byte
+	ok  bool
+}
+
+// expectedMACs fills macs (one per secret of v, in order) with each secret's signature of the delivery.
+// The caller owns the slice so that it can keep it on the stack.
+func (v Verifier) expectedMACs(macs []secretMAC, id string, tsText, body []byte) {
+	for i, s := range v.Secrets {
+		if sv, ok := s.value(); ok {
+			macs[i].mac, macs[i].ok = computeMAC(sv.key, id, tsText, body), true
+		}
+	}
+}
+
+// matchSignatures compares each v1 signature of the webhook-signature header with the expected
+// signatures and marks the secrets that match in matched; without all it stops at the first match.
+// Other versions (v1a) and junk are skipped, as the specification requires for forward compatibility;
+// a signature is decoded into a fixed array, since it is attacker-controlled and must not size an
+// allocation. It returns how many v1 signatures the header had, for the error message, and whether
+// any matched.
+func matchSignatures(sigHeader string, macs []secretMAC, matched []bool, all bool) (nV1 int, found bool) {
 	for f := range strings.FieldsSeq(sigHeader) {
 		version, sig, ok := strings.Cut(f, ",")
 		if !ok || version != versionV1 || sig == "" {
@@ -403,27 +447,23 @@ func (v Verifier) verify(id, timestamp, sigHeader string, body []byte, all bool)
 			if macs[i].ok && !matched[i] && hmac.Equal(got[:n], macs[i].mac[:]) {
 				matched[i], found = true, true
 				if !all {
-					return nil, nil
+					return nV1, true
 				}
 			}
 		}
 	}
+	return nV1, found
+}
 
-	if !found {
-		if nV1 == 0 {
-			return nil, fmt.Errorf("%w: %s contains no v1 signature; this receiver verifies only v1 (HMAC-SHA256) signatures, so the sender must include one",
-				ErrNoMatchingSignature, HeaderSignature)
-		}
-		return nil, fmt.Errorf("%w: none of the %d v1 signature(s) in %s matches any of the %d configured secret(s); check the receiver uses the endpoint's current signing secret and verifies the body byte-for-byte as received (before JSON parsing), and that %s/%s were not altered",
-			ErrNoMatchingSignature, nV1, HeaderSignature, usable, HeaderID, HeaderTimestamp)
+// noMatchError explains a delivery none of whose signatures matched: a header without v1 signatures is
+// a sender problem, a mismatch usually a wrong secret or a body changed before verification.
+func noMatchError(nV1, usable int) error {
+	if nV1 == 0 {
+		return fmt.Errorf("%w: %s contains no v1 signature; this receiver verifies only v1 (HMAC-SHA256) signatures, so the sender must include one",
+			ErrNoMatchingSignature, HeaderSignature)
 	}
-	var out []Secret
-	for i, ok := range matched {
-		if ok {
-			out = append(out, v.Secrets[i])
-		}
-	}
-	return out, nil
+	return fmt.Errorf("%w: none of the %d v1 signature(s) in %s matches any of the %d configured secret(s); check the receiver uses the endpoint's current signing secret and verifies the body byte-for-byte as received (before JSON parsing), and that %s/%s were not altered",
+		ErrNoMatchingSignature, nV1, HeaderSignature, usable, HeaderID, HeaderTimestamp)
 }
 
 func (v Verifier) checkTime(sec int64) error {

@@ -1,0 +1,169 @@
+package contracttests
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	"go.yaml.in/yaml/v4"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+)
+
+// Request bodies come from the document's examples. A check that needs a valid body starts from the
+// example malipo.yaml gives for the operation and replaces only what the target or the run decides
+// (bodyInputs), so that a new operation with an example gets its derived checks without code, and a
+// changed field or constraint is followed by every check at once.
+
+// bodyInputs are the request properties whose example value a check must not send as it is, with the
+// value the run sends instead. The examples name one implementation's reference data and objects
+// that may already exist, and point webhooks at a host of the document's: a check sends the target's
+// reference data, a fresh merchant reference (so that each request makes its own object), the run's
+// webhook receiver, the test value with the outcome the hand-written checks rely on (success, see
+// Inputs), and a narration that names the check, so that objects on a shared target can be traced.
+var bodyInputs = map[string]func(t *T) any{
+	"reference":         func(*T) any { return NewID("conform-") },
+	"narration":         func(t *T) any { return "malipo conform " + t.ID() },
+	"webhook_url":       receiverURL,
+	"url":               receiverURL,
+	"country":           func(t *T) any { return t.RefData().CountryCode },
+	"currency":          func(t *T) any { return t.RefData().Currency },
+	"countryId":         func(t *T) any { return t.RefData().CountryID },
+	"bank_id":           func(t *T) any { return t.RefData().BankID },
+	"phone_number":      func(t *T) any { return t.Inputs().ApprovingPhone },
+	"momo_phone_number": func(t *T) any { return t.Inputs().CreditedWallet },
+	"account_number":    func(t *T) any { return t.Inputs().CreditedAccount },
+}
+
+// receiverURL is a fresh URL of the run's webhook receiver, so that nothing a check makes is delivered
+// outside the run.
+func receiverURL(t *T) any {
+	_, hook := t.Hook()
+	return hook
+}
+
+// ExampleBody returns a valid request body for op, built from the document's example: for a oneOf body
+// with a discriminator, the first example of the branch whose discriminator value is branch ("" takes
+// the operation's first example). The values in set replace the example's (a nil value removes the
+// property); the other properties named in bodyInputs get the run's values. It ends the check when
+// the document has no such example, since a body written here instead would drift from the document.
+func (t *T) ExampleBody(op api.Operation, branch string, set map[string]any) map[string]any {
+	o, ok := t.suite.spec.Operation(op.ID)
+	if !ok {
+		t.Fatalf("check bug: operation %s is not in the document", op.ID)
+	}
+	example, err := requestExample(o, branch)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	return t.fillExample(example, set)
+}
+
+// fillExample decodes an example (a new map each time, so that a check may change it) and applies set
+// and bodyInputs to it as ExampleBody describes.
+func (t *T) fillExample(example []byte, set map[string]any) map[string]any {
+	var body map[string]any
+	if err := json.Unmarshal(example, &body); err != nil {
+		t.Fatalf("check bug: the request example is not a JSON object: %v", err)
+	}
+	for name := range body {
+		if _, given := set[name]; given {
+			continue
+		}
+		if input, ok := bodyInputs[name]; ok {
+			body[name] = input(t)
+		}
+	}
+	for name, v := range set {
+		if v == nil {
+			delete(body, name)
+		} else {
+			body[name] = v
+		}
+	}
+	return body
+}
+
+// errNoExample is the error for an operation (or branch) the document gives no request example for.
+type errNoExample struct{ op, branch, discriminator string }
+
+func (e errNoExample) Error() string {
+	what := e.op
+	if e.branch != "" {
+		what += " with " + e.discriminator + " " + e.branch
+	}
+	return fmt.Sprintf("the document gives no request example for %s, so the suite cannot build a valid body for it: "+
+		"add one under the operation's requestBody.content.application/json.examples in openapi/malipo.yaml", what)
+}
+
+// requestExample returns, as JSON, the first object example the document gives for op's JSON request
+// body; for a oneOf body with a discriminator and a non-empty branch, the first whose discriminator
+// property is branch. The operation's own examples (media type `examples`, then `example`) come
+// before the schema's, and the schema's before the branch schema's, so that the most specific example
+// the document wrote for this operation is used.
+func requestExample(op *openapi.Operation, branch string) ([]byte, error) {
+	candidates, discriminator, err := exampleCandidates(op, branch)
+	if err != nil {
+		return nil, err
+	}
+	for _, node := range candidates {
+		if node == nil {
+			continue
+		}
+		var value any
+		if err := node.Decode(&value); err != nil {
+			return nil, fmt.Errorf("operation %s: decode a request example: %w", op.ID, err)
+		}
+		data, err := json.Marshal(value)
+		if err != nil {
+			return nil, fmt.Errorf("operation %s: a request example is not JSON: %w", op.ID, err)
+		}
+		var obj map[string]any
+		if json.Unmarshal(data, &obj) != nil {
+			continue // not an object: no body a check could fill in
+		}
+		if branch == "" || obj[discriminator] == branch {
+			return data, nil
+		}
+	}
+	return nil, errNoExample{op: op.ID, branch: branch, discriminator: discriminator}
+}
+
+// exampleCandidates lists the example nodes of op's JSON request body in the order requestExample
+// prefers them, and the discriminator property that tells the branches apart.
+func exampleCandidates(op *openapi.Operation, branch string) ([]*yaml.Node, string, error) {
+	sch, err := requestBodySchema(op, "")
+	if err != nil {
+		return nil, "", err
+	}
+	mt, _ := op.Op.RequestBody.Content.Get(jsonMediaType)
+	var nodes []*yaml.Node
+	for _, ex := range mt.Examples.FromOldest() {
+		if ex != nil {
+			nodes = append(nodes, ex.Value)
+		}
+	}
+	nodes = append(nodes, mt.Example)
+	nodes = append(nodes, schemaExamples(sch)...)
+	discriminator := ""
+	if sch.Discriminator != nil {
+		discriminator = sch.Discriminator.PropertyName
+	}
+	if branch != "" {
+		bsch, err := requestBodySchema(op, branch)
+		if err != nil {
+			return nil, "", err
+		}
+		nodes = append(nodes, schemaExamples(bsch)...)
+	}
+	return nodes, discriminator, nil
+}
+
+// schemaExamples returns a schema's `examples`, then its `example`.
+func schemaExamples(sch *base.Schema) []*yaml.Node {
+	return append(append([]*yaml.Node(nil), sch.Examples...), sch.Example)
+}
+
+// jsonMediaType is the media type of every request body the suite sends.
+const jsonMediaType = "application/json"

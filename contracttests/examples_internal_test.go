@@ -1,0 +1,188 @@
+package contracttests
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+)
+
+// Every JSON request body of the embedded document has an example, and the one the suite sends for a
+// branch of a discriminated body belongs to that branch.
+func TestEveryRequestBodyHasAnExample(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	targets, err := bodyTargets(spec)
+	require.NoError(t, err)
+	require.NotEmpty(t, targets)
+	branches := 0
+	for _, bt := range targets {
+		require.NoError(t, bt.exampleErr, "%s %s", bt.op.ID, bt.branch)
+		if bt.branch == "" {
+			continue
+		}
+		branches++
+		whole, err := requestBodySchema(bt.op, "")
+		require.NoError(t, err)
+		var body map[string]any
+		require.NoError(t, json.Unmarshal(bt.example, &body))
+		assert.Equal(t, bt.branch, body[whole.Discriminator.PropertyName], "the example for %s branch %s", bt.op.ID, bt.branch)
+	}
+	assert.Equal(t, len(api.TransferToValues()), branches, "one target per payout kind")
+}
+
+// withRefunds returns a copy of the embedded document with an operation no code knows, with or without
+// a request example.
+func withRefunds(t *testing.T, example bool) *openapi.Spec {
+	t.Helper()
+	op := `  /v1/refunds:
+    post:
+      operationId: createRefund
+      summary: Refund a payment (an operation only this test knows)
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              additionalProperties: false
+              required: [amount, webhook_url]
+              properties:
+                amount:
+                  $ref: '#/components/schemas/PayoutAmount'
+                reference:
+                  $ref: '#/components/schemas/MerchantReference'
+                webhook_url:
+                  $ref: '#/components/schemas/WebhookURL'
+`
+	if example {
+		op += `            examples:
+              partial:
+                value:
+                  amount: 17
+                  reference: refund-17
+                  webhook_url: https://merchant.example.org/hooks/refunds
+`
+	}
+	op += `      responses:
+        '201':
+          description: Refunded.
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+`
+	doc := strings.Replace(string(openapi.YAML()), "\npaths:\n", "\npaths:\n"+op, 1)
+	spec, err := openapi.Load([]byte(doc))
+	require.NoError(t, err)
+	return spec
+}
+
+// recordingTarget answers every request with a missing-key error and records the bodies it gets by path.
+func recordingTarget(t *testing.T) (*httptest.Server, func(path string) []map[string]any) {
+	t.Helper()
+	var mu sync.Mutex
+	bodies := map[string][]map[string]any{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, _ := io.ReadAll(r.Body)
+		var body map[string]any
+		_ = json.Unmarshal(data, &body)
+		mu.Lock()
+		bodies[r.URL.Path] = append(bodies[r.URL.Path], body)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(api.CodeMissingAPIKey.HTTPStatus())
+		_, _ = fmt.Fprintf(w, `{"status":"error","code":%d,"message":"a key header is missing","errors":[]}`, api.CodeMissingAPIKey)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func(path string) []map[string]any {
+		mu.Lock()
+		defer mu.Unlock()
+		return bodies[path]
+	}
+}
+
+// pick returns the checks with the given ids.
+func pick(t *testing.T, checks []*Check, ids ...string) []*Check {
+	t.Helper()
+	var out []*Check
+	for _, id := range ids {
+		for _, c := range checks {
+			if c.ID == id {
+				out = append(out, c)
+			}
+		}
+	}
+	require.Len(t, out, len(ids), "derived checks: want %v", ids)
+	return out
+}
+
+// TestANewOperationWithAnExampleNeedsNoCode adds an operation with a request example to a copy of the
+// document: with no code change the suite derives its negative and auth checks, and sends the example
+// with the run's values where the document's cannot be sent (a fresh reference, the run's receiver).
+func TestANewOperationWithAnExampleNeedsNoCode(t *testing.T) {
+	spec := withRefunds(t, true)
+	negative, err := derivedNegativeChecks(spec)
+	require.NoError(t, err)
+	pick(t, negative, "negative.createRefund.amount.missing", "negative.createRefund.webhook_url.pattern", "negative.createRefund.unknown-field")
+	checks := pick(t, derivedAuthChecks(spec), "auth.createRefund.no-keys", "auth.createRefund.no-secret-key")
+
+	srv, bodies := recordingTarget(t)
+	sum, err := Run(context.Background(), Config{BaseURL: srv.URL, Keys: Keys{Public: "pk_test", Secret: "sk_test"}}, checks)
+	require.NoError(t, err)
+	for _, r := range sum.Results {
+		assert.Equal(t, Passed, r.Outcome, "%s: %v", r.ID, r.Failures)
+	}
+	sent := bodies(urlOf(mustOperation(t, spec, "createRefund")))
+	require.Len(t, sent, len(checks))
+	for _, body := range sent {
+		assert.InDelta(t, 17, body["amount"], 0, "the example's amount is sent")
+		assert.NotEqual(t, "refund-17", body["reference"], "a fresh reference, not the example's")
+		assert.Regexp(t, `^conform-`, body["reference"])
+		assert.True(t, strings.HasPrefix(fmt.Sprint(body["webhook_url"]), "http://127.0.0.1:"),
+			"webhooks go to the run's receiver, not the document's host: %v", body["webhook_url"])
+	}
+}
+
+// TestAnOperationWithoutAnExampleFailsItsChecks: the checks of a body the document gives no example for
+// are still derived (their ids stay in reports), and each fails saying which example to add, without
+// sending a body written by the suite.
+func TestAnOperationWithoutAnExampleFailsItsChecks(t *testing.T) {
+	spec := withRefunds(t, false)
+	negative, err := derivedNegativeChecks(spec)
+	require.NoError(t, err)
+	checks := append(pick(t, negative, "negative.createRefund.amount.missing"),
+		pick(t, derivedAuthChecks(spec), "auth.createRefund.no-keys")...)
+
+	srv, bodies := recordingTarget(t)
+	cfg := Config{BaseURL: srv.URL, Keys: Keys{Public: "pk_test", Secret: "sk_test"}, Run: regexp.MustCompile(`createRefund`)}
+	sum, err := Run(context.Background(), cfg, checks)
+	require.NoError(t, err)
+	require.Len(t, sum.Results, len(checks))
+	for _, r := range sum.Results {
+		require.Equal(t, Failed, r.Outcome, r.ID)
+		require.Len(t, r.Failures, 1, r.ID)
+		assert.Contains(t, r.Failures[0].Message, "the document gives no request example for createRefund", r.ID)
+		assert.Contains(t, r.Failures[0].Message, "openapi/malipo.yaml", r.ID)
+	}
+	assert.Empty(t, bodies(urlOf(mustOperation(t, spec, "createRefund"))), "nothing is sent for the operation")
+}
+
+func mustOperation(t *testing.T, spec *openapi.Spec, id string) *openapi.Operation {
+	t.Helper()
+	op, ok := spec.Operation(id)
+	require.True(t, ok, id)
+	return op
+}
