@@ -36,8 +36,10 @@ func TestDecodeAgreesWithJSONUnmarshal(t *testing.T) {
 			require.Nil(t, terr, body)
 			assert.Equal(t, want, got, body)
 		}
-		check(func() any { return &payoutRequest{} })
-		check(func() any { return &paymentInitRequest{} })
+		check(func() any { return &api.BankPayoutRequest{} })
+		check(func() any { return &api.MobileMoneyPayoutRequest{} })
+		check(func() any { return &api.PaymentInitRequest{} })
+		check(func() any { return &api.PaymentCompleteRequest{} })
 		check(func() any { return &api.WebhookEndpointCreateRequest{} })
 		check(func() any { return &api.WebhookEndpointUpdateRequest{} })
 		check(func() any { return &api.RotateSecretRequest{} })
@@ -55,7 +57,7 @@ func TestDecodeNamesTheFieldGoCannotHold(t *testing.T) {
 	for body, want := range cases {
 		value, err := parseBody([]byte(body))
 		require.NoError(t, err)
-		var in payoutRequest
+		var in api.BankPayoutRequest
 		terr := assign(reflectElem(&in), value, "")
 		require.NotNil(t, terr, body)
 		assert.Equal(t, want[0], terr.field, body)

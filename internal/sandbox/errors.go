@@ -14,15 +14,6 @@ import (
 // (`/amount`) or parameter (`header.secret-key`), and what is wrong with it.
 type FieldError = api.FieldError
 
-// successEnvelope is the document's success envelope around any data; the generated *Response types
-// fix the data's type per operation, which a handler that returns `any` cannot use.
-type successEnvelope struct {
-	Status  api.SuccessStatus `json:"status"`
-	Code    int               `json:"code"`
-	Message string            `json:"message"`
-	Data    any               `json:"data"`
-}
-
 // response is a complete HTTP response built by a handler. Handlers return it instead of writing, so
 // that the idempotency layer can store and replay it byte for byte.
 type response struct {
@@ -65,7 +56,7 @@ func jsonResponse(status int, body []byte) *response {
 
 // success wraps data in the success envelope.
 func (s *Server) success(status int, message string, data any) *response {
-	body := marshal(successEnvelope{Status: api.SuccessStatusSuccess, Code: 0, Message: message, Data: data})
+	body := marshal(api.Envelope[any]{Status: api.SuccessStatusSuccess, Code: 0, Message: message, Data: data})
 	if body == nil {
 		return s.internalError("encode the response")
 	}

@@ -28,27 +28,23 @@ type Event struct {
 	Body []byte
 }
 
-type eventEnvelope struct {
-	ID        string    `json:"id"`
-	Type      string    `json:"type"`
-	CreatedAt time.Time `json:"created_at"`
-	Data      eventData `json:"data"`
-}
-
-type eventData struct {
-	Object         any    `json:"object"`
-	PreviousStatus string `json:"previous_status"`
-}
-
 // maxEventLog bounds the events kept for inspection in a long-running sandbox.
 const maxEventLog = 10000
 
-func (s *Server) emitPayment(m *merchant, p *Payment, previous string) {
-	s.emit(m, api.EventType("payment."+p.Status), p.PaymentReference, *p, deliverableURL(p.WebhookURL, p.seeded), previous)
+// emitPayment reports a payment's status change as the document's PaymentEvent.
+func (s *Server) emitPayment(m *merchant, p *Payment, previous api.PaymentStatus) {
+	t := api.EventType("payment." + p.Status)
+	s.emit(m, t, p.PaymentReference, deliverableURL(p.WebhookURL, p.seeded), string(previous), func(id string, at time.Time) any {
+		return api.PaymentEvent{ID: id, Type: t, CreatedAt: at, Data: api.PaymentEventData{Object: p.Payment, PreviousStatus: previous}}
+	})
 }
 
-func (s *Server) emitPayout(m *merchant, p *Payout, previous string) {
-	s.emit(m, api.EventType("payout."+p.Status), p.PayoutID, *p, deliverableURL(p.WebhookURL, p.seeded), previous)
+// emitPayout reports a payout's status change as the document's PayoutEvent.
+func (s *Server) emitPayout(m *merchant, p *Payout, previous api.PayoutStatus) {
+	t := api.EventType("payout." + p.Status)
+	s.emit(m, t, p.PayoutID, deliverableURL(p.WebhookURL, p.seeded), string(previous), func(id string, at time.Time) any {
+		return api.PayoutEvent{ID: id, Type: t, CreatedAt: at, Data: api.PayoutEventData{Object: p.Payout, PreviousStatus: previous}}
+	})
 }
 
 // deliverableURL is the object's webhook_url, or "" for seed data, whose url is the documentation's.
@@ -63,10 +59,10 @@ func deliverableURL(url string, seeded bool) string {
 // with the merchant's secret key) and to every endpoint of the merchant subscribed to the type and
 // enabled (signed with the endpoint's secrets). The caller holds m.mu, which orders the events of
 // one object.
-func (s *Server) emit(m *merchant, eventType api.EventType, objectID string, object any, objectURL, previous string) {
+func (s *Server) emit(m *merchant, eventType api.EventType, objectID, objectURL, previous string, event func(id string, at time.Time) any) {
 	ev := Event{ID: newID(prefixEvent), Type: string(eventType), ObjectID: objectID, PreviousStatus: previous,
 		MerchantPublicKey: m.publicKey, Emitted: time.Now()}
-	ev.Body = marshal(eventEnvelope{ID: ev.ID, Type: string(eventType), CreatedAt: s.now(), Data: eventData{Object: object, PreviousStatus: previous}})
+	ev.Body = marshal(event(ev.ID, s.now()))
 	s.eventsMu.Lock()
 	if len(s.events) >= maxEventLog {
 		s.events = slices.Delete(s.events, 0, len(s.events)-maxEventLog+1)

@@ -7,27 +7,11 @@ import (
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
-type paymentInitRequest struct {
-	Currency    string  `json:"currency"`
-	Country     string  `json:"country"`
-	Narration   string  `json:"narration"`
-	Method      string  `json:"method"`
-	Amount      float64 `json:"amount"`
-	Reference   string  `json:"reference"`
-	PhoneNumber string  `json:"phone_number"`
-	WebhookURL  string  `json:"webhook_url"`
-	RedirectURL *string `json:"redirect_url"`
-}
-
-type paymentCompleteRequest struct {
-	PhoneNumber string `json:"phone_number"`
-}
-
 // initializePayment creates a payment in `pending`. The contract's schema has been checked; what is
 // left is what needs reference data or state: the country must be supported, the currency must be
 // the country's, and the merchant reference must be unused (409/4002 naming the holder).
 func (s *Server) initializePayment(req *request) *response {
-	var in paymentInitRequest
+	var in api.PaymentInitRequest
 	if fail := s.decode(req.value, &in); fail != nil {
 		return fail
 	}
@@ -49,7 +33,7 @@ func (s *Server) initializePayment(req *request) *response {
 	now := s.now()
 	p := &Payment{Payment: api.Payment{
 		PaymentReference: newID(prefixPayment), Reference: in.Reference, Status: api.PaymentStatusPending, Amount: in.Amount,
-		Currency: in.Currency, Country: in.Country, Method: api.PaymentMethod(in.Method), Narration: in.Narration,
+		Currency: in.Currency, Country: in.Country, Method: in.Method, Narration: in.Narration,
 		PhoneNumber: in.PhoneNumber, WebhookURL: in.WebhookURL, RedirectURL: in.RedirectURL,
 		CreatedAt: now, UpdatedAt: now,
 	}}
@@ -84,7 +68,7 @@ func (s *Server) duplicateReference(ref, holder string) *response {
 // payment.processing) and, after Timings.PromptDelay, the simulated customer answers as the test
 // values for the phone number say.
 func (s *Server) completePayment(req *request) *response {
-	var in paymentCompleteRequest
+	var in api.PaymentCompleteRequest
 	if fail := s.decode(req.value, &in); fail != nil {
 		return fail
 	}
@@ -110,7 +94,7 @@ func (s *Server) completePayment(req *request) *response {
 	p.PhoneNumber = phone
 	p.Status = api.PaymentStatusProcessing
 	p.UpdatedAt = s.now()
-	s.emitPayment(m, p, string(prev))
+	s.emitPayment(m, p, prev)
 	s.after(s.cfg.timings.PromptDelay, func() { s.settlePayment(m, p) })
 	return s.success(http.StatusAccepted, "Push prompt sent", *p)
 }
@@ -126,5 +110,5 @@ func (s *Server) settlePayment(m *merchant, p *Payment) {
 	p.Status = api.PaymentStatus(out.status)
 	p.FailureReason = api.FailureReason(out.failureReason)
 	p.UpdatedAt = s.now()
-	s.emitPayment(m, p, string(api.PaymentStatusProcessing))
+	s.emitPayment(m, p, api.PaymentStatusProcessing)
 }

@@ -7,47 +7,25 @@ import (
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
-type payoutRequest struct {
-	Amount          int64  `json:"amount"`
-	CountryID       string `json:"countryId"`
-	TransferTo      string `json:"transfer_to"`
-	BankID          string `json:"bank_id"`
-	AccountNumber   string `json:"account_number"`
-	MomoPhoneNumber string `json:"momo_phone_number"`
-	Narration       string `json:"narration"`
-	Reference       string `json:"reference"`
-	WebhookURL      string `json:"webhook_url"`
-}
-
 // processPayout creates a payout in `processing`; after Timings.PayoutDelay it settles as the test
 // values for its account or wallet number say. Creation is not a status change, so it sends no
 // event. countryId must exist, and a bank payout's bank_id must exist in that country.
 func (s *Server) processPayout(req *request) *response {
-	var in payoutRequest
-	if fail := s.decode(req.value, &in); fail != nil {
+	in, fail := s.decodePayout(req.value)
+	if fail != nil {
 		return fail
 	}
 	if fail := s.checkURLs([2]string{"/webhook_url", in.WebhookURL}); fail != nil {
 		return fail
 	}
-	switch api.TransferTo(in.TransferTo) {
-	case api.TransferToBank, api.TransferToMobileNumber:
-	default:
-		// Only reachable with validation off: the schema's discriminator rejects it first.
-		return s.invalid(FieldError{Field: "/transfer_to", Reason: "must be bank or mobile_number"})
-	}
-	country, problems := s.rules.PayoutDestination(in.CountryID, api.TransferTo(in.TransferTo), in.BankID)
+	country, problems := s.rules.PayoutDestination(in.CountryID, in.TransferTo, in.BankID)
 	if len(problems) > 0 {
 		return s.invalid(problems...)
 	}
 	m := req.m
 	now := s.now()
-	p := &Payout{Payout: api.Payout{
-		PayoutID: newID(prefixPayout), Reference: in.Reference, Amount: in.Amount, Currency: country.CurrencyCode,
-		CountryID: in.CountryID, TransferTo: api.TransferTo(in.TransferTo), BankID: in.BankID, AccountNumber: nonEmpty(in.AccountNumber),
-		MomoPhoneNumber: in.MomoPhoneNumber, Narration: in.Narration, WebhookURL: in.WebhookURL,
-		Status: api.PayoutStatusProcessing, CreatedAt: now, UpdatedAt: now,
-	}}
+	p := &Payout{Payout: in}
+	p.PayoutID, p.Currency, p.Status, p.CreatedAt, p.UpdatedAt = newID(prefixPayout), country.CurrencyCode, api.PayoutStatusProcessing, now, now
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if p.Reference != "" {
@@ -58,6 +36,32 @@ func (s *Server) processPayout(req *request) *response {
 	m.payouts[p.PayoutID] = p
 	s.after(s.cfg.timings.PayoutDelay, func() { s.settlePayout(m, p) })
 	return s.success(http.StatusCreated, "Payout is processing", *p)
+}
+
+// decodePayout decodes the body as the request kind its transfer_to names (the document's
+// BankPayoutRequest or MobileMoneyPayoutRequest) and returns the payout it asks for, without what
+// the server sets.
+func (s *Server) decodePayout(value any) (api.Payout, *response) {
+	body, _ := value.(map[string]any)
+	kind, _ := body["transfer_to"].(string)
+	switch api.TransferTo(kind) {
+	case api.TransferToBank:
+		var in api.BankPayoutRequest
+		if fail := s.decode(value, &in); fail != nil {
+			return api.Payout{}, fail
+		}
+		return api.Payout{Amount: in.Amount, CountryID: in.CountryID, TransferTo: in.TransferTo, BankID: in.BankID,
+			AccountNumber: nonEmpty(in.AccountNumber), Narration: in.Narration, Reference: in.Reference, WebhookURL: in.WebhookURL}, nil
+	case api.TransferToMobileNumber:
+		var in api.MobileMoneyPayoutRequest
+		if fail := s.decode(value, &in); fail != nil {
+			return api.Payout{}, fail
+		}
+		return api.Payout{Amount: in.Amount, CountryID: in.CountryID, TransferTo: in.TransferTo,
+			MomoPhoneNumber: in.MomoPhoneNumber, Narration: in.Narration, Reference: in.Reference, WebhookURL: in.WebhookURL}, nil
+	}
+	// Only reachable with validation off: the schema's discriminator rejects it first.
+	return api.Payout{}, s.invalid(FieldError{Field: "/transfer_to", Reason: "must be bank or mobile_number"})
 }
 
 // settlePayout moves a processing payout to its final status and reports the change.
@@ -71,7 +75,7 @@ func (s *Server) settlePayout(m *merchant, p *Payout) {
 	p.Status = api.PayoutStatus(out.status)
 	p.FailureReason = api.FailureReason(out.failureReason)
 	p.UpdatedAt = s.now()
-	s.emitPayout(m, p, string(api.PayoutStatusProcessing))
+	s.emitPayout(m, p, api.PayoutStatusProcessing)
 }
 
 // getPayout returns one of the merchant's payouts.

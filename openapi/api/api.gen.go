@@ -558,96 +558,55 @@ type PayoutEvent struct {
 	Data PayoutEventData `json:"data"`
 }
 
-// PaymentResponse is the document's PaymentResponse object.
-//
-// Envelope around a payment.
-type PaymentResponse struct {
+// Envelope is the body of every 2xx response: the document's *Response schemas, which differ
+// only in their data.
+type Envelope[T any] struct {
 	Status SuccessStatus `json:"status"`
 	Code   int64         `json:"code"`
 	// What happened, for people.
-	Message string  `json:"message"`
-	Data    Payment `json:"data"`
+	Message string `json:"message"`
+	Data    T      `json:"data"`
 }
+
+// PaymentResponse is the document's PaymentResponse object.
+//
+// Envelope around a payment.
+type PaymentResponse = Envelope[Payment]
 
 // PayoutResponse is the document's PayoutResponse object.
 //
 // Envelope around a payout (the seed's payout response).
-type PayoutResponse struct {
-	Status SuccessStatus `json:"status"`
-	Code   int64         `json:"code"`
-	// What happened, for people.
-	Message string `json:"message"`
-	Data    Payout `json:"data"`
-}
+type PayoutResponse = Envelope[Payout]
 
 // TransactionResponse is the document's TransactionResponse object.
 //
 // Envelope around a transaction status.
-type TransactionResponse struct {
-	Status SuccessStatus `json:"status"`
-	Code   int64         `json:"code"`
-	// What happened, for people.
-	Message string      `json:"message"`
-	Data    Transaction `json:"data"`
-}
+type TransactionResponse = Envelope[Transaction]
 
 // CountryListResponse is the document's CountryListResponse object.
 //
 // Envelope around the list of countries.
-type CountryListResponse struct {
-	Status SuccessStatus `json:"status"`
-	Code   int64         `json:"code"`
-	// What happened, for people.
-	Message string `json:"message"`
-	// The countries.
-	Data []Country `json:"data"`
-}
+type CountryListResponse = Envelope[[]Country]
 
 // BankListResponse is the document's BankListResponse object.
 //
 // Envelope around the list of a country's banks.
-type BankListResponse struct {
-	Status SuccessStatus `json:"status"`
-	Code   int64         `json:"code"`
-	// What happened, for people.
-	Message string `json:"message"`
-	// The banks.
-	Data []Bank `json:"data"`
-}
+type BankListResponse = Envelope[[]Bank]
 
 // WebhookEndpointResponse is the document's WebhookEndpointResponse object.
 //
 // Envelope around a webhook endpoint.
-type WebhookEndpointResponse struct {
-	Status SuccessStatus `json:"status"`
-	Code   int64         `json:"code"`
-	// What happened, for people.
-	Message string          `json:"message"`
-	Data    WebhookEndpoint `json:"data"`
-}
+type WebhookEndpointResponse = Envelope[WebhookEndpoint]
 
 // WebhookEndpointSecretResponse is the document's WebhookEndpointSecretResponse object.
 //
 // Envelope around a webhook endpoint with its secret.
-type WebhookEndpointSecretResponse struct {
-	Status SuccessStatus `json:"status"`
-	Code   int64         `json:"code"`
-	// What happened, for people.
-	Message string                    `json:"message"`
-	Data    WebhookEndpointWithSecret `json:"data"`
-}
+type WebhookEndpointSecretResponse = Envelope[WebhookEndpointWithSecret]
 
 // WebhookEndpointListResponse is the document's WebhookEndpointListResponse object.
 //
 // Envelope around the merchant's webhook endpoints.
-type WebhookEndpointListResponse struct {
-	Status SuccessStatus `json:"status"`
-	Code   int64         `json:"code"`
-	// What happened, for people.
-	Message string `json:"message"`
-	// The endpoints, oldest first.
-	Data []WebhookEndpoint `json:"data"`
-}
+type WebhookEndpointListResponse = Envelope[[]WebhookEndpoint]
 
 // FieldError is the document's FieldError object.
 //

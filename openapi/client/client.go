@@ -554,7 +554,9 @@ func (c *Client) decode(op api.Operation, res result, out any, meta *Meta) error
 	if out == nil && len(bytes.TrimSpace(res.body)) == 0 {
 		return nil
 	}
-	var env envelope
+	// Data stays raw, so that a missing or null `data` can be told from a zero one, and an error
+	// envelope served with a 2xx status from a success, before data is decoded into its model.
+	var env api.Envelope[json.RawMessage]
 	if err := json.Unmarshal(res.body, &env); err != nil {
 		return c.badSuccess(op, res, "is not a JSON success envelope: "+err.Error())
 	}

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -136,18 +135,6 @@ func (e WebhookEndpointWithSecret) Format(f fmt.State, verb rune) {
 	default:
 		_, _ = io.WriteString(f, e.String())
 	}
-}
-
-// envelope is the part every success response shares (the document's PaymentResponse,
-// PayoutResponse, ... are each this shape around one kind of data; spec_test.go holds it to them), with
-// data left raw. Decoding into it rather than into the operation's generated response type lets one
-// function tell a missing or null `data` from a zero one, and an error envelope served with a 2xx
-// status from a success, before the data is decoded into its model.
-type envelope struct {
-	Status  string          `json:"status"`
-	Code    int64           `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data"`
 }
 
 // validEnum reports whether v is one of values; used by client-side validation.

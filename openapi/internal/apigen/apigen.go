@@ -54,6 +54,7 @@ type generator struct {
 	schemas   map[string]*base.Schema // component schemas by name
 	enumTypes map[string]bool         // Go types declared as enums
 	inline    []inlineType            // types for inline schemas, declared after the component types
+	envelope  bool                    // Envelope[T] is declared
 }
 
 // inlineType is a Go type for a schema written inline in a property (an enum or an object).
@@ -332,6 +333,14 @@ func (g *generator) union(name string, s *base.Schema) error {
 }
 
 func (g *generator) object(name string, s *base.Schema) error {
+	if data, ok, err := g.envelopeData(name, s); ok || err != nil {
+		if err != nil {
+			return err
+		}
+		g.comment(name, s.Description, "is the document's "+name+" object.")
+		g.printf("type %s = Envelope[%s]\n\n", name, data)
+		return nil
+	}
 	g.comment(name, s.Description, "is the document's "+name+" object.")
 	g.printf("type %s struct {\n", name)
 	if s.Properties != nil {
@@ -356,6 +365,52 @@ func (g *generator) object(name string, s *base.Schema) error {
 	}
 	g.printf("}\n\n")
 	return nil
+}
+
+// envelopeProperties are the members of every success envelope, in the document's order.
+var envelopeProperties = []string{"status", "code", "message", "data"}
+
+// envelopeData reports whether s is a success envelope (exactly status, code, message and data, all
+// required, status being the SuccessStatus enum) and returns the Go type of its data. The first
+// envelope also declares the generic Envelope, so that the document's *Response schemas are one
+// declaration with different data rather than one copy each.
+func (g *generator) envelopeData(name string, s *base.Schema) (string, bool, error) {
+	if s.Properties == nil || s.Properties.Len() != len(envelopeProperties) {
+		return "", false, nil
+	}
+	i := 0
+	for prop := range s.Properties.KeysFromOldest() {
+		if prop != envelopeProperties[i] || !slices.Contains(s.Required, prop) {
+			return "", false, nil
+		}
+		i++
+	}
+	status := s.Properties.GetOrZero("status")
+	if !status.IsReference() || refName(status.GetReference()) != "SuccessStatus" {
+		return "", false, nil
+	}
+	data, err := g.goType(name, "data", s.Properties.GetOrZero("data"), true, false)
+	if err != nil {
+		return "", false, fmt.Errorf("%s.data: %w", name, err)
+	}
+	if !g.envelope {
+		g.envelope = true
+		g.printf("// Envelope is the body of every 2xx response: the document's *Response schemas, which differ\n")
+		g.printf("// only in their data.\n")
+		g.printf("type Envelope[T any] struct {\n")
+		for _, prop := range envelopeProperties[:3] {
+			typ, err := g.goType(name, prop, s.Properties.GetOrZero(prop), true, false)
+			if err != nil {
+				return "", false, fmt.Errorf("%s.%s: %w", name, prop, err)
+			}
+			if ps := s.Properties.GetOrZero(prop).Schema(); ps != nil && ps.Description != "" && !s.Properties.GetOrZero(prop).IsReference() {
+				g.printf("\t// %s\n", oneLine(ps.Description))
+			}
+			g.printf("\t%s %s `json:%q`\n", GoName(prop), typ, prop)
+		}
+		g.printf("\tData T `json:\"data\"`\n}\n\n")
+	}
+	return data, true, nil
 }
 
 // goType maps a property's schema to a Go type. Optional numbers, booleans, timestamps and objects are

@@ -79,3 +79,21 @@ func TestGenerateIsDeterministic(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, bytes.Equal(a, b))
 }
+
+// Every success response of the document is the one generic Envelope around its data, so no envelope
+// is declared twice.
+func TestEverySuccessResponseIsTheEnvelope(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	src, err := apigen.Generate(spec)
+	require.NoError(t, err)
+	n := 0
+	for name := range spec.Model().Components.Schemas.KeysFromOldest() {
+		if strings.HasSuffix(name, "Response") {
+			n++
+			assert.Contains(t, string(src), "type "+name+" = Envelope[", name)
+		}
+	}
+	assert.GreaterOrEqual(t, n, 8)
+	assert.Equal(t, 1, strings.Count(string(src), "type Envelope[T any] struct"))
+}
