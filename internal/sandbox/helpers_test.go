@@ -323,7 +323,7 @@ func (c *client) createPayout(body map[string]any, opts ...reqOpt) string {
 	return res.data(c.t)["payout_id"].(string)
 }
 
-// waitStatus polls the status check until the object reaches a final status.
+// waitFinal polls the status check until the object reaches a final status.
 func (c *client) waitFinal(ref string) map[string]any {
 	c.t.Helper()
 	var data map[string]any
@@ -338,7 +338,7 @@ func (c *client) waitFinal(ref string) map[string]any {
 	return data
 }
 
-// delivery is one webhook request a receiver got.
+// received is one webhook request a receiver got.
 type received struct {
 	path   string
 	header http.Header

@@ -19,15 +19,18 @@ func TestPayoutLifecycle(t *testing.T) {
 		body           map[string]any
 		status, reason string
 	}
+	const unlistedWallet, unlistedAccount = "260961234567", "12345678"
 	cases := []outcomeCase{
 		{"own wallet", mobilePayout(""), "success", ""},
-		{"unlisted wallet", mobilePayout("260961234567"), "success", ""},
-		{"unlisted account", bankPayout("12345678"), "success", ""},
+		{"unlisted wallet", mobilePayout(unlistedWallet), "success", ""},
+		{"unlisted account", bankPayout(unlistedAccount), "success", ""},
 	}
 	for _, v := range tv.Payouts.MobileNumber {
+		require.NotEqual(t, unlistedWallet, v.MomoPhoneNumber, "the unlisted wallet became a test value")
 		cases = append(cases, outcomeCase{"mobile " + v.MomoPhoneNumber, mobilePayout(v.MomoPhoneNumber), v.Status, v.FailureReason})
 	}
 	for _, v := range tv.Payouts.Bank {
+		require.NotEqual(t, unlistedAccount, v.AccountNumber, "the unlisted account became a test value")
 		cases = append(cases, outcomeCase{"bank " + v.AccountNumber, bankPayout(v.AccountNumber), v.Status, v.FailureReason})
 	}
 	e := newEnv(t)
