@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 func TestEveryOperationHasAHandler(t *testing.T) {
@@ -41,7 +43,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 
 func TestReferenceData(t *testing.T) {
 	e := newEnv(t)
-	res := e.client.do(http.MethodGet, "/v1/countries", nil, withoutHeader("secret-key"))
+	res := e.client.do(http.MethodGet, api.OpListCountries().URL(), nil, withoutHeader("secret-key"))
 	require.Equal(t, http.StatusOK, res.status)
 	countries := map[string]string{}
 	ids := map[string]string{}
@@ -56,7 +58,7 @@ func TestReferenceData(t *testing.T) {
 	assert.Equal(t, "ctry_zm", ids["ZM"])
 
 	for code := range countries {
-		res := e.client.do(http.MethodGet, "/v1/payment/banks?country="+code, nil, withoutHeader("secret-key"))
+		res := e.client.do(http.MethodGet, api.OpListBanks().URL()+"?country="+code, nil, withoutHeader("secret-key"))
 		require.Equal(t, http.StatusOK, res.status)
 		banks := res.json(t)["data"].([]any)
 		assert.GreaterOrEqual(t, len(banks), 3, "banks of %s", code)
@@ -64,7 +66,7 @@ func TestReferenceData(t *testing.T) {
 			assert.Equal(t, code, b.(map[string]any)["country_code"])
 		}
 	}
-	res = e.client.do(http.MethodGet, "/v1/payment/banks?country=ZM", nil)
+	res = e.client.do(http.MethodGet, api.OpListBanks().URL()+"?country=ZM", nil)
 	assert.Contains(t, string(res.body), `"bank_zm_zanaco"`)
 
 	tests := []struct{ name, query string }{
@@ -74,9 +76,9 @@ func TestReferenceData(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := e.client.do(http.MethodGet, "/v1/payment/banks"+tt.query, nil)
+			res := e.client.do(http.MethodGet, api.OpListBanks().URL()+tt.query, nil)
 			assert.Equal(t, http.StatusBadRequest, res.status)
-			assert.Equal(t, 1000, res.code(t))
+			assert.Equal(t, int(api.CodeValidationFailed), res.code(t))
 			assert.Equal(t, []string{"query.country"}, res.fields(t))
 		})
 	}
@@ -92,37 +94,37 @@ func TestAuthentication(t *testing.T) {
 		body       any
 		opts       []reqOpt
 		wantStatus int
-		wantCode   int
+		wantCode   api.ErrorCode
 		wantFields []string
 	}{
-		{"no keys", http.MethodPost, "/v1/payment/payouts/process", payout,
-			[]reqOpt{withoutHeader("public-key"), withoutHeader("secret-key")}, 401, 2000, []string{"header.public-key", "header.secret-key"}},
-		{"no keys and an invalid body: keys first", http.MethodPost, "/v1/payment/payouts/process", `{"amount":"x"}`,
-			[]reqOpt{withoutHeader("public-key"), withoutHeader("secret-key")}, 401, 2000, []string{"header.public-key", "header.secret-key"}},
-		{"no secret key", http.MethodPost, "/v1/payment/payouts/process", payout,
-			[]reqOpt{withoutHeader("secret-key")}, 401, 2000, []string{"header.secret-key"}},
-		{"no public key", http.MethodGet, "/v1/webhooks", nil,
-			[]reqOpt{withoutHeader("public-key")}, 401, 2000, []string{"header.public-key"}},
-		{"unknown public key", http.MethodPost, "/v1/payment/payouts/process", payout,
-			[]reqOpt{withHeader("public-key", "pk_test_nobody")}, 401, 2001, []string{"header.public-key"}},
-		{"wrong secret key", http.MethodPost, "/v1/payment/payouts/process", payout,
-			[]reqOpt{withHeader("secret-key", "sk_test_wrong")}, 401, 2001, []string{"header.secret-key"}},
-		{"keys of two merchants", http.MethodGet, "/v1/payment/payouts/po_1", nil,
-			[]reqOpt{withHeader("secret-key", otherSecretKey)}, 401, 2001, []string{"header.secret-key"}},
-		{"complete-payment needs only the public key", http.MethodPost, "/v1/payment/pay/pay_unknown", nil,
-			[]reqOpt{withoutHeader("secret-key")}, 404, 3000, nil},
-		{"complete-payment without public key", http.MethodPost, "/v1/payment/pay/pay_unknown", nil,
-			[]reqOpt{withoutHeader("public-key")}, 401, 2000, []string{"header.public-key"}},
-		{"countries need only the public key", http.MethodGet, "/v1/countries", nil,
+		{"no keys", http.MethodPost, api.OpProcessPayout().URL(), payout,
+			[]reqOpt{withoutHeader("public-key"), withoutHeader("secret-key")}, 401, api.CodeMissingAPIKey, []string{"header.public-key", "header.secret-key"}},
+		{"no keys and an invalid body: keys first", http.MethodPost, api.OpProcessPayout().URL(), `{"amount":"x"}`,
+			[]reqOpt{withoutHeader("public-key"), withoutHeader("secret-key")}, 401, api.CodeMissingAPIKey, []string{"header.public-key", "header.secret-key"}},
+		{"no secret key", http.MethodPost, api.OpProcessPayout().URL(), payout,
+			[]reqOpt{withoutHeader("secret-key")}, 401, api.CodeMissingAPIKey, []string{"header.secret-key"}},
+		{"no public key", http.MethodGet, api.OpListWebhookEndpoints().URL(), nil,
+			[]reqOpt{withoutHeader("public-key")}, 401, api.CodeMissingAPIKey, []string{"header.public-key"}},
+		{"unknown public key", http.MethodPost, api.OpProcessPayout().URL(), payout,
+			[]reqOpt{withHeader("public-key", "pk_test_nobody")}, 401, api.CodeInvalidAPIKey, []string{"header.public-key"}},
+		{"wrong secret key", http.MethodPost, api.OpProcessPayout().URL(), payout,
+			[]reqOpt{withHeader("secret-key", "sk_test_wrong")}, 401, api.CodeInvalidAPIKey, []string{"header.secret-key"}},
+		{"keys of two merchants", http.MethodGet, api.OpGetPayout().URL("po_1"), nil,
+			[]reqOpt{withHeader("secret-key", otherSecretKey)}, 401, api.CodeInvalidAPIKey, []string{"header.secret-key"}},
+		{"complete-payment needs only the public key", http.MethodPost, api.OpCompletePayment().URL("pay_unknown"), nil,
+			[]reqOpt{withoutHeader("secret-key")}, 404, api.CodeNotFound, nil},
+		{"complete-payment without public key", http.MethodPost, api.OpCompletePayment().URL("pay_unknown"), nil,
+			[]reqOpt{withoutHeader("public-key")}, 401, api.CodeMissingAPIKey, []string{"header.public-key"}},
+		{"countries need only the public key", http.MethodGet, api.OpListCountries().URL(), nil,
 			[]reqOpt{withoutHeader("secret-key")}, 200, 0, nil},
-		{"banks with a wrong public key", http.MethodGet, "/v1/payment/banks?country=ZM", nil,
-			[]reqOpt{withHeader("public-key", "pk_nope")}, 401, 2001, []string{"header.public-key"}},
+		{"banks with a wrong public key", http.MethodGet, api.OpListBanks().URL() + "?country=ZM", nil,
+			[]reqOpt{withHeader("public-key", "pk_nope")}, 401, api.CodeInvalidAPIKey, []string{"header.public-key"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := e.client.do(tt.method, tt.path, tt.body, tt.opts...)
 			assert.Equal(t, tt.wantStatus, res.status, "%s", res.body)
-			assert.Equal(t, tt.wantCode, res.code(t))
+			assert.Equal(t, int(tt.wantCode), res.code(t))
 			if tt.wantStatus >= 400 {
 				assert.Equal(t, tt.wantFields, res.fields(t))
 				assert.NotEmpty(t, res.json(t)["message"])
@@ -141,41 +143,41 @@ func TestRequestErrors(t *testing.T) {
 		body       any
 		opts       []reqOpt
 		wantStatus int
-		wantCode   int
+		wantCode   api.ErrorCode
 		wantFields []string
 	}{
-		{"malformed JSON", http.MethodPost, "/v1/payment/payouts/process", `{"amount":`, nil, 400, 1001, []string{""}},
-		{"trailing garbage", http.MethodPost, "/v1/payment/payouts/process", `{"amount":1} x`, nil, 400, 1001, []string{""}},
-		{"form body", http.MethodPost, "/v1/payment/payouts/process", `amount=1`,
-			[]reqOpt{withHeader("Content-Type", "application/x-www-form-urlencoded")}, 415, 1002, []string{"header.content-type"}},
-		{"no content type", http.MethodPost, "/v1/payment/payouts/process", `{}`,
-			[]reqOpt{withoutHeader("Content-Type")}, 415, 1002, []string{"header.content-type"}},
-		{"body over 1 MiB", http.MethodPost, "/v1/payment/payouts/process", big, nil, 413, 1003, nil},
-		{"no body", http.MethodPost, "/v1/payment/payouts/process", nil, nil, 400, 1000, []string{""}},
-		{"unknown field", http.MethodPost, "/v1/payment/payouts/process", with(mobilePayout(""), "colour", "red"), nil, 400, 1000, []string{"/colour"}},
-		{"field of the other kind", http.MethodPost, "/v1/payment/payouts/process", with(mobilePayout(""), "bank_id", "bank_zm_zanaco"), nil, 400, 1000, []string{"/bank_id"}},
-		{"bank payout without bank", http.MethodPost, "/v1/payment/payouts/process",
-			map[string]any{"amount": 0, "countryId": "ctry_zm", "transfer_to": "bank"}, nil, 400, 1000, []string{"/account_number", "/amount", "/bank_id"}},
-		{"unknown transfer_to", http.MethodPost, "/v1/payment/payouts/process", with(mobilePayout(""), "transfer_to", "cash"), nil, 400, 1000, []string{"/transfer_to"}},
-		{"amount beyond int64", http.MethodPost, "/v1/payment/payouts/process", `{"amount":1e30,"countryId":"ctry_zm","transfer_to":"mobile_number"}`, nil, 400, 1000, []string{"/amount"}},
-		{"payment amount with three decimals", http.MethodPost, "/v1/payment/init", with(paymentInit("", "https://x.example/h"), "amount", 1.005), nil, 400, 1000, []string{"/amount"}},
-		{"payment without webhook_url", http.MethodPost, "/v1/payment/init", with(paymentInit("", "https://x.example/h"), "webhook_url", ""), nil, 400, 1000, []string{"/webhook_url", "/webhook_url"}},
-		{"bad path parameter", http.MethodGet, "/v1/payment/payouts/po%20x", nil, nil, 400, 1000, []string{"path.payout_id"}},
-		{"idempotency key too long", http.MethodPost, "/v1/payment/payouts/process", mobilePayout(""),
-			[]reqOpt{withIdempotencyKey(strings.Repeat("k", 256))}, 400, 1000, []string{"header.idempotency-key"}},
-		{"update with empty body object", http.MethodPatch, "/v1/webhooks/we_1", `{}`, nil, 400, 1000, []string{""}},
-		{"unknown path", http.MethodGet, "/v1/nothing", nil, nil, 404, 3000, nil},
-		{"wrong method", http.MethodDelete, "/v1/countries", nil, nil, 405, 3001, nil},
+		{"malformed JSON", http.MethodPost, api.OpProcessPayout().URL(), `{"amount":`, nil, 400, api.CodeMalformedJSON, []string{""}},
+		{"trailing garbage", http.MethodPost, api.OpProcessPayout().URL(), `{"amount":1} x`, nil, 400, api.CodeMalformedJSON, []string{""}},
+		{"form body", http.MethodPost, api.OpProcessPayout().URL(), `amount=1`,
+			[]reqOpt{withHeader("Content-Type", "application/x-www-form-urlencoded")}, 415, api.CodeUnsupportedMediaType, []string{"header.content-type"}},
+		{"no content type", http.MethodPost, api.OpProcessPayout().URL(), `{}`,
+			[]reqOpt{withoutHeader("Content-Type")}, 415, api.CodeUnsupportedMediaType, []string{"header.content-type"}},
+		{"body over 1 MiB", http.MethodPost, api.OpProcessPayout().URL(), big, nil, 413, api.CodePayloadTooLarge, nil},
+		{"no body", http.MethodPost, api.OpProcessPayout().URL(), nil, nil, 400, api.CodeValidationFailed, []string{""}},
+		{"unknown field", http.MethodPost, api.OpProcessPayout().URL(), with(mobilePayout(""), "colour", "red"), nil, 400, api.CodeValidationFailed, []string{"/colour"}},
+		{"field of the other kind", http.MethodPost, api.OpProcessPayout().URL(), with(mobilePayout(""), "bank_id", "bank_zm_zanaco"), nil, 400, api.CodeValidationFailed, []string{"/bank_id"}},
+		{"bank payout without bank", http.MethodPost, api.OpProcessPayout().URL(),
+			map[string]any{"amount": 0, "countryId": "ctry_zm", "transfer_to": "bank"}, nil, 400, api.CodeValidationFailed, []string{"/account_number", "/amount", "/bank_id"}},
+		{"unknown transfer_to", http.MethodPost, api.OpProcessPayout().URL(), with(mobilePayout(""), "transfer_to", "cash"), nil, 400, api.CodeValidationFailed, []string{"/transfer_to"}},
+		{"amount beyond int64", http.MethodPost, api.OpProcessPayout().URL(), `{"amount":1e30,"countryId":"ctry_zm","transfer_to":"mobile_number"}`, nil, 400, api.CodeValidationFailed, []string{"/amount"}},
+		{"payment amount with three decimals", http.MethodPost, api.OpInitializePayment().URL(), with(paymentInit("", "https://x.example/h"), "amount", 1.005), nil, 400, api.CodeValidationFailed, []string{"/amount"}},
+		{"payment without webhook_url", http.MethodPost, api.OpInitializePayment().URL(), with(paymentInit("", "https://x.example/h"), "webhook_url", ""), nil, 400, api.CodeValidationFailed, []string{"/webhook_url", "/webhook_url"}},
+		{"bad path parameter", http.MethodGet, api.OpGetPayout().URL("po x"), nil, nil, 400, api.CodeValidationFailed, []string{"path.payout_id"}},
+		{"idempotency key too long", http.MethodPost, api.OpProcessPayout().URL(), mobilePayout(""),
+			[]reqOpt{withIdempotencyKey(strings.Repeat("k", 256))}, 400, api.CodeValidationFailed, []string{"header.idempotency-key"}},
+		{"update with empty body object", http.MethodPatch, api.OpUpdateWebhookEndpoint().URL("we_1"), `{}`, nil, 400, api.CodeValidationFailed, []string{""}},
+		{"unknown path", http.MethodGet, "/v1/nothing", nil, nil, 404, api.CodeNotFound, nil},
+		{"wrong method", http.MethodDelete, api.OpListCountries().URL(), nil, nil, 405, api.CodeMethodNotAllowed, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := e.client.do(tt.method, tt.path, tt.body, tt.opts...)
 			assert.Equal(t, tt.wantStatus, res.status, "%s", res.body)
-			assert.Equal(t, tt.wantCode, res.code(t))
+			assert.Equal(t, int(tt.wantCode), res.code(t))
 			assert.Equal(t, tt.wantFields, res.fields(t))
 			assert.Equal(t, "application/json", res.header.Get("Content-Type"))
 		})
 	}
-	res := e.client.do(http.MethodPut, "/v1/webhooks/we_1", nil)
+	res := e.client.do(http.MethodPut, api.OpGetWebhookEndpoint().URL("we_1"), nil)
 	assert.Equal(t, "GET, PATCH, DELETE", res.header.Get("Allow"))
 }

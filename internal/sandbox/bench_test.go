@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
@@ -30,7 +31,7 @@ func BenchmarkPayoutCreateAndRead(b *testing.B) {
 			tr := &http.Transport{MaxIdleConns: 64, MaxIdleConnsPerHost: 64}
 			defer tr.CloseIdleConnections()
 			hc := &http.Client{Transport: tr}
-			body := []byte(`{"amount":2500,"countryId":"ctry_zm","transfer_to":"bank","bank_id":"bank_zm_zanaco","account_number":"0000000001","narration":"Supplier invoice 88"}`)
+			body := []byte(fmt.Sprintf(`{"amount":2500,"countryId":"ctry_zm","transfer_to":"bank","bank_id":"bank_zm_zanaco","account_number":%q,"narration":"Supplier invoice 88"}`, creditedAccount(b)))
 			do := func(method, url string, body []byte, want int) []byte {
 				var rd io.Reader
 				if body != nil {
@@ -59,14 +60,14 @@ func BenchmarkPayoutCreateAndRead(b *testing.B) {
 			start := time.Now()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					data := do(http.MethodPost, ts.URL+"/v1/payment/payouts/process", body, http.StatusCreated)
+					data := do(http.MethodPost, ts.URL+api.OpProcessPayout().URL(), body, http.StatusCreated)
 					i := bytes.Index(data, []byte(`"payout_id":"`))
 					if i < 0 {
 						b.Error("no payout_id")
 						return
 					}
 					id := data[i+13 : i+13+bytes.IndexByte(data[i+13:], '"')]
-					do(http.MethodGet, ts.URL+"/v1/payment/payouts/"+string(id), nil, http.StatusOK)
+					do(http.MethodGet, ts.URL+api.OpGetPayout().URL(string(id)), nil, http.StatusOK)
 				}
 			})
 			b.ReportMetric(float64(2*b.N)/time.Since(start).Seconds(), "req/s")
@@ -99,7 +100,7 @@ func BenchmarkWebhookLatency(b *testing.B) {
 	body := []byte(fmt.Sprintf(`{"amount":120,"countryId":"ctry_zm","transfer_to":"mobile_number","webhook_url":%q}`, rc.URL+"/hook"))
 	b.ResetTimer()
 	for range b.N {
-		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/v1/payment/payouts/process", bytes.NewReader(body))
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+api.OpProcessPayout().URL(), bytes.NewReader(body))
 		req.Header.Set("public-key", DefaultPublicKey)
 		req.Header.Set("secret-key", DefaultSecretKey)
 		req.Header.Set("Content-Type", "application/json")
@@ -125,7 +126,7 @@ func BenchmarkWebhookLatency(b *testing.B) {
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	pct := func(p float64) float64 {
-		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))]) / float64(time.Millisecond)
 	}
 	b.ReportMetric(pct(0.50), "p50-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")

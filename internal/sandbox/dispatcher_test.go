@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // TestWebhookRetries covers the three ways an attempt fails: a non-2xx status, a time-out and a
@@ -112,9 +114,9 @@ func TestWebhookOrderPerObject(t *testing.T) {
 		}
 		return http.StatusOK, 0
 	}
-	res := e.client.do(http.MethodPost, "/v1/payment/init", paymentInit("260970000001", rc.url("/ordered")))
+	res := e.client.do(http.MethodPost, api.OpInitializePayment().URL(), paymentInit(approvingPhone(t), rc.url("/ordered")))
 	ref := res.data(t)["paymentReference"].(string)
-	require.Equal(t, http.StatusAccepted, e.client.do(http.MethodPost, "/v1/payment/pay/"+ref, nil).status)
+	require.Equal(t, http.StatusAccepted, e.client.do(http.MethodPost, api.OpCompletePayment().URL(ref), nil).status)
 	got := rc.waitFor(4, forObject(ref))
 	types := make([]string, len(got))
 	for i, d := range got {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // failingTransport makes every webhook attempt fail at once, so that fuzzed webhook_urls never
@@ -23,32 +25,36 @@ func (failingTransport) RoundTrip(*http.Request) (*http.Response, error) {
 // panic, never answer 5xx, and every answer must be valid against the contract (status, headers and
 // body of the operation the request routes to), or the error envelope for an undeclared path.
 func FuzzHandler(f *testing.F) {
+	payouts, initialize := api.OpProcessPayout().URL(), api.OpInitializePayment().URL()
+	complete := api.OpCompletePayment().URL("pay_0123456789abcdef")
+	endpoint := api.OpGetWebhookEndpoint().URL("we_1")
+	banks := api.OpListBanks().URL()
 	seeds := []struct {
 		method, path, contentType, body string
 		keys                            uint8
 	}{
-		{"POST", "/v1/payment/payouts/process", "application/json", `{"amount":2500,"countryId":"ctry_zm","transfer_to":"bank","bank_id":"bank_zm_zanaco","account_number":"0000000001"}`, 3},
-		{"POST", "/v1/payment/payouts/process", "application/json", `{"amount":120,"countryId":"ctry_zm","transfer_to":"mobile_number","momo_phone_number":"260960000002","reference":"r1"}`, 7},
-		{"POST", "/v1/payment/payouts/process", "application/json", `{"amount":1e30,"countryId":"ctry_zm","transfer_to":"mobile_number"}`, 3},
-		{"POST", "/v1/payment/init", "application/json", `{"currency":"ZMW","country":"ZM","narration":"n","method":"mobilemoney","amount":1.5,"webhook_url":"http://127.0.0.1:1/h","phone_number":"260970000002"}`, 3},
-		{"POST", "/v1/payment/pay/pay_0123456789abcdef", "application/json", `{"phone_number":"260970000001"}`, 1},
-		{"POST", "/v1/payment/pay/pay_0123456789abcdef", "", ``, 1},
-		{"GET", "/v1/payment/transactions/order-1/check", "", ``, 3},
-		{"GET", "/v1/payment/payouts/po_1", "", ``, 3},
-		{"GET", "/v1/countries", "", ``, 1},
-		{"GET", "/v1/payment/banks?country=ZM", "", ``, 1},
-		{"GET", "/v1/payment/banks?country=%ZZ", "", ``, 1},
-		{"POST", "/v1/webhooks", "application/json", `{"url":"http://127.0.0.1:1/h","events":["payout.success"]}`, 7},
-		{"GET", "/v1/webhooks", "", ``, 3},
-		{"PATCH", "/v1/webhooks/we_1", "application/json", `{"enabled":false}`, 3},
-		{"DELETE", "/v1/webhooks/we_1", "", ``, 3},
-		{"POST", "/v1/webhooks/we_1/rotate-secret", "application/json", `{"grace_period_seconds":0}`, 3},
-		{"POST", "/v1/payment/payouts/process", "text/plain", `{`, 0},
-		{"PUT", "/v1/countries", "", ``, 2},
+		{"POST", payouts, "application/json", fmt.Sprintf(`{"amount":2500,"countryId":"ctry_zm","transfer_to":"bank","bank_id":"bank_zm_zanaco","account_number":%q}`, creditedAccount(f)), 3},
+		{"POST", payouts, "application/json", fmt.Sprintf(`{"amount":120,"countryId":"ctry_zm","transfer_to":"mobile_number","momo_phone_number":%q,"reference":"r1"}`, walletTestValue(f, api.PayoutStatusFailed).MomoPhoneNumber), 7},
+		{"POST", payouts, "application/json", `{"amount":1e30,"countryId":"ctry_zm","transfer_to":"mobile_number"}`, 3},
+		{"POST", initialize, "application/json", fmt.Sprintf(`{"currency":"ZMW","country":"ZM","narration":"n","method":"mobilemoney","amount":1.5,"webhook_url":"http://127.0.0.1:1/h","phone_number":%q}`, paymentTestValue(f, api.PaymentStatusFailed).PhoneNumber), 3},
+		{"POST", complete, "application/json", fmt.Sprintf(`{"phone_number":%q}`, approvingPhone(f)), 1},
+		{"POST", complete, "", ``, 1},
+		{"GET", api.OpGetTransactionStatus().URL("order-1"), "", ``, 3},
+		{"GET", api.OpGetPayout().URL("po_1"), "", ``, 3},
+		{"GET", api.OpListCountries().URL(), "", ``, 1},
+		{"GET", banks + "?country=ZM", "", ``, 1},
+		{"GET", banks + "?country=%ZZ", "", ``, 1},
+		{"POST", api.OpCreateWebhookEndpoint().URL(), "application/json", `{"url":"http://127.0.0.1:1/h","events":["payout.success"]}`, 7},
+		{"GET", api.OpListWebhookEndpoints().URL(), "", ``, 3},
+		{"PATCH", endpoint, "application/json", `{"enabled":false}`, 3},
+		{"DELETE", endpoint, "", ``, 3},
+		{"POST", api.OpRotateWebhookEndpointSecret().URL("we_1"), "application/json", `{"grace_period_seconds":0}`, 3},
+		{"POST", payouts, "text/plain", `{`, 0},
+		{"PUT", api.OpListCountries().URL(), "", ``, 2},
 		{"GET", "/../v1//countries/", "", ``, 1},
-		{"POST", "/v1/payment/payouts/process", "application/json; charset=utf-8", `[]`, 3},
-		{"POST", "/v1/payment/payouts/process", "application/json", `null`, 3},
-		{"POST", "/v1/payment/payouts/process", "application/json", `{"amount":1,"countryId":"ctry_zm","transfer_to":"bank","bank_id":"bank_ke_kcb","account_number":"\u0000"}`, 3},
+		{"POST", payouts, "application/json; charset=utf-8", `[]`, 3},
+		{"POST", payouts, "application/json", `null`, 3},
+		{"POST", payouts, "application/json", `{"amount":1,"countryId":"ctry_zm","transfer_to":"bank","bank_id":"bank_ke_kcb","account_number":"\u0000"}`, 3},
 	}
 	for _, s := range seeds {
 		f.Add(s.method, s.path, s.contentType, s.body, s.keys)

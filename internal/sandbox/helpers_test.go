@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
@@ -34,6 +35,68 @@ func testSpec(t testing.TB) *openapi.Spec {
 	spec, err := openapi.Default()
 	require.NoError(t, err)
 	return spec
+}
+
+// testValues returns the document's x-malipo-test-values.
+func testValues(t testing.TB) openapi.TestValues {
+	t.Helper()
+	tv, err := testSpec(t).TestValues()
+	require.NoError(t, err)
+	return tv
+}
+
+// paymentTestValue returns the first customer number of the document whose payment ends in status.
+func paymentTestValue(t testing.TB, status api.PaymentStatus) openapi.PaymentTestValue {
+	t.Helper()
+	for _, v := range testValues(t).Payments {
+		if v.Status == string(status) {
+			return v
+		}
+	}
+	require.FailNow(t, "no payment test value ends in "+string(status))
+	return openapi.PaymentTestValue{}
+}
+
+// walletTestValue returns the first payout wallet number of the document whose payout ends in status.
+func walletTestValue(t testing.TB, status api.PayoutStatus) openapi.MobilePayoutTestValue {
+	t.Helper()
+	for _, v := range testValues(t).Payouts.MobileNumber {
+		if v.Status == string(status) {
+			return v
+		}
+	}
+	require.FailNow(t, "no mobile payout test value ends in "+string(status))
+	return openapi.MobilePayoutTestValue{}
+}
+
+// accountTestValue returns the first bank account number of the document whose payout ends in status.
+func accountTestValue(t testing.TB, status api.PayoutStatus) openapi.BankPayoutTestValue {
+	t.Helper()
+	for _, v := range testValues(t).Payouts.Bank {
+		if v.Status == string(status) {
+			return v
+		}
+	}
+	require.FailNow(t, "no bank payout test value ends in "+string(status))
+	return openapi.BankPayoutTestValue{}
+}
+
+// approvingPhone is a customer phone_number whose payment succeeds.
+func approvingPhone(t testing.TB) string {
+	t.Helper()
+	return paymentTestValue(t, api.PaymentStatusSuccess).PhoneNumber
+}
+
+// creditedWallet is a momo_phone_number a payout succeeds to.
+func creditedWallet(t testing.TB) string {
+	t.Helper()
+	return walletTestValue(t, api.PayoutStatusSuccess).MomoPhoneNumber
+}
+
+// creditedAccount is a bank account_number a payout succeeds to.
+func creditedAccount(t testing.TB) string {
+	t.Helper()
+	return accountTestValue(t, api.PayoutStatusSuccess).AccountNumber
 }
 
 // env is a sandbox on a real loopback HTTP server with a client whose every exchange is validated.
@@ -255,17 +318,17 @@ func with(b map[string]any, kv ...any) map[string]any {
 // createPayout creates a payout and returns its id.
 func (c *client) createPayout(body map[string]any, opts ...reqOpt) string {
 	c.t.Helper()
-	res := c.do(http.MethodPost, "/v1/payment/payouts/process", body, opts...)
+	res := c.do(http.MethodPost, api.OpProcessPayout().URL(), body, opts...)
 	require.Equal(c.t, http.StatusCreated, res.status, "%s", res.body)
 	return res.data(c.t)["payout_id"].(string)
 }
 
-// waitStatus polls the status check until the object reaches a final status.
+// waitFinal polls the status check until the object reaches a final status.
 func (c *client) waitFinal(ref string) map[string]any {
 	c.t.Helper()
 	var data map[string]any
 	require.Eventually(c.t, func() bool {
-		res := c.do(http.MethodGet, "/v1/payment/transactions/"+ref+"/check", nil)
+		res := c.do(http.MethodGet, api.OpGetTransactionStatus().URL(ref), nil)
 		if res.status != http.StatusOK {
 			return false
 		}
@@ -275,7 +338,7 @@ func (c *client) waitFinal(ref string) map[string]any {
 	return data
 }
 
-// delivery is one webhook request a receiver got.
+// received is one webhook request a receiver got.
 type received struct {
 	path   string
 	header http.Header

@@ -6,27 +6,31 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // TestPayoutLifecycle drives every payout test value of the contract, both kinds, plus the
 // merchant's own wallet and unlisted numbers, from processing to the final status.
 func TestPayoutLifecycle(t *testing.T) {
-	tv, err := testSpec(t).TestValues()
-	require.NoError(t, err)
+	tv := testValues(t)
 	type outcomeCase struct {
 		name           string
 		body           map[string]any
 		status, reason string
 	}
+	const unlistedWallet, unlistedAccount = "260961234567", "12345678"
 	cases := []outcomeCase{
 		{"own wallet", mobilePayout(""), "success", ""},
-		{"unlisted wallet", mobilePayout("260961234567"), "success", ""},
-		{"unlisted account", bankPayout("12345678"), "success", ""},
+		{"unlisted wallet", mobilePayout(unlistedWallet), "success", ""},
+		{"unlisted account", bankPayout(unlistedAccount), "success", ""},
 	}
 	for _, v := range tv.Payouts.MobileNumber {
+		require.NotEqual(t, unlistedWallet, v.MomoPhoneNumber, "the unlisted wallet became a test value")
 		cases = append(cases, outcomeCase{"mobile " + v.MomoPhoneNumber, mobilePayout(v.MomoPhoneNumber), v.Status, v.FailureReason})
 	}
 	for _, v := range tv.Payouts.Bank {
+		require.NotEqual(t, unlistedAccount, v.AccountNumber, "the unlisted account became a test value")
 		cases = append(cases, outcomeCase{"bank " + v.AccountNumber, bankPayout(v.AccountNumber), v.Status, v.FailureReason})
 	}
 	e := newEnv(t)
@@ -36,7 +40,7 @@ func TestPayoutLifecycle(t *testing.T) {
 			t.Parallel()
 			ref := "po-ref-" + string(rune('a'+i))
 			body := with(tc.body, "webhook_url", rc.url("/payouts"), "reference", ref, "narration", "Test payout")
-			res := e.client.do(http.MethodPost, "/v1/payment/payouts/process", body)
+			res := e.client.do(http.MethodPost, api.OpProcessPayout().URL(), body)
 			require.Equal(t, http.StatusCreated, res.status, "%s", res.body)
 			p := res.data(t)
 			id := p["payout_id"].(string)
@@ -49,7 +53,7 @@ func TestPayoutLifecycle(t *testing.T) {
 			assert.Equal(t, tc.status, final["status"])
 			assert.Equal(t, "payout", final["type"])
 
-			res = e.client.do(http.MethodGet, "/v1/payment/payouts/"+id, nil)
+			res = e.client.do(http.MethodGet, api.OpGetPayout().URL(id), nil)
 			require.Equal(t, http.StatusOK, res.status)
 			assert.Equal(t, tc.status, res.data(t)["status"])
 			if tc.reason != "" {
@@ -57,7 +61,7 @@ func TestPayoutLifecycle(t *testing.T) {
 			} else {
 				assert.NotContains(t, res.data(t), "failure_reason")
 			}
-			byRef := e.client.do(http.MethodGet, "/v1/payment/transactions/"+ref+"/check", nil)
+			byRef := e.client.do(http.MethodGet, api.OpGetTransactionStatus().URL(ref), nil)
 			assert.Equal(t, id, byRef.data(t)["id"])
 
 			rc.waitFor(1, forObject(id))
@@ -88,31 +92,31 @@ func TestPayoutRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := e.client.do(http.MethodPost, "/v1/payment/payouts/process", tt.body)
+			res := e.client.do(http.MethodPost, api.OpProcessPayout().URL(), tt.body)
 			assert.Equal(t, http.StatusBadRequest, res.status)
-			assert.Equal(t, 1000, res.code(t))
+			assert.Equal(t, int(api.CodeValidationFailed), res.code(t))
 			assert.Equal(t, []string{tt.field}, res.fields(t))
 		})
 	}
 	t.Run("currency follows the country", func(t *testing.T) {
-		res := e.client.do(http.MethodPost, "/v1/payment/payouts/process", with(bankPayout("1234"), "countryId", "ctry_ke", "bank_id", "bank_ke_kcb"))
+		res := e.client.do(http.MethodPost, api.OpProcessPayout().URL(), with(bankPayout("1234"), "countryId", "ctry_ke", "bank_id", "bank_ke_kcb"))
 		require.Equal(t, http.StatusCreated, res.status)
 		assert.Equal(t, "KES", res.data(t)["currency"])
 	})
 	t.Run("duplicate reference", func(t *testing.T) {
 		id := e.client.createPayout(with(mobilePayout(""), "reference", "inv-88"))
-		res := e.client.do(http.MethodPost, "/v1/payment/payouts/process", with(bankPayout("1234"), "reference", "inv-88"))
+		res := e.client.do(http.MethodPost, api.OpProcessPayout().URL(), with(bankPayout("1234"), "reference", "inv-88"))
 		assert.Equal(t, http.StatusConflict, res.status)
-		assert.Equal(t, 4002, res.code(t))
+		assert.Equal(t, int(api.CodeDuplicateReference), res.code(t))
 		assert.Equal(t, id, res.json(t)["data"].(map[string]any)["existing_id"])
 	})
 	t.Run("foreign payouts are not found", func(t *testing.T) {
 		id := e.client.createPayout(mobilePayout(""))
 		other := e.client.as(otherPublicKey, otherSecretKey)
-		for _, path := range []string{"/v1/payment/payouts/" + id, "/v1/payment/transactions/" + id + "/check", "/v1/payment/payouts/po_0000000000000000"} {
+		for _, path := range []string{api.OpGetPayout().URL(id), api.OpGetTransactionStatus().URL(id), api.OpGetPayout().URL("po_0000000000000000")} {
 			res := other.do(http.MethodGet, path, nil)
 			assert.Equal(t, http.StatusNotFound, res.status, path)
-			assert.Equal(t, 3000, res.code(t))
+			assert.Equal(t, int(api.CodeNotFound), res.code(t))
 		}
 		_, ok := e.srv.Payout(otherPublicKey, id)
 		assert.False(t, ok)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
@@ -51,7 +52,7 @@ func TestOfficialGoLibraryVerifiesDeliveries(t *testing.T) {
 
 	rotate := func(grace int) string {
 		t.Helper()
-		res := c.do(http.MethodPost, "/v1/webhooks/"+id+"/rotate-secret", map[string]any{"grace_period_seconds": grace})
+		res := c.do(http.MethodPost, api.OpRotateWebhookEndpointSecret().URL(id), map[string]any{"grace_period_seconds": grace})
 		require.Equal(t, http.StatusOK, res.status, "%s", res.body)
 		return res.data(t)["secret"].(string)
 	}

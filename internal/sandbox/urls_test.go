@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // TestWebhookURLsMustBeDeliverable: every place that takes a webhook URL refuses text no HTTP client
@@ -17,14 +19,14 @@ func TestWebhookURLsMustBeDeliverable(t *testing.T) {
 		name, method, path, field string
 		body                      func(u string) map[string]any
 	}{
-		{"payment webhook_url", http.MethodPost, "/v1/payment/init", "/webhook_url", func(u string) map[string]any { return paymentInit("", u) }},
-		{"payment redirect_url", http.MethodPost, "/v1/payment/init", "/redirect_url", func(u string) map[string]any {
+		{"payment webhook_url", http.MethodPost, api.OpInitializePayment().URL(), "/webhook_url", func(u string) map[string]any { return paymentInit("", u) }},
+		{"payment redirect_url", http.MethodPost, api.OpInitializePayment().URL(), "/redirect_url", func(u string) map[string]any {
 			return with(paymentInit("", "https://merchant.example.org/h"), "redirect_url", u)
 		}},
-		{"payout webhook_url", http.MethodPost, "/v1/payment/payouts/process", "/webhook_url", func(u string) map[string]any {
+		{"payout webhook_url", http.MethodPost, api.OpProcessPayout().URL(), "/webhook_url", func(u string) map[string]any {
 			return with(mobilePayout(""), "webhook_url", u)
 		}},
-		{"endpoint url", http.MethodPost, "/v1/webhooks", "/url", func(u string) map[string]any {
+		{"endpoint url", http.MethodPost, api.OpCreateWebhookEndpoint().URL(), "/url", func(u string) map[string]any {
 			return map[string]any{"url": u, "events": []string{"payout.success"}}
 		}},
 	}
@@ -52,6 +54,6 @@ func TestWebhookURLsMustBeDeliverable(t *testing.T) {
 		}
 	}
 	ep := createEndpoint(t, c, map[string]any{"url": "https://merchant.example.org/h", "events": []string{"payout.success"}})
-	res := c.do(http.MethodPatch, "/v1/webhooks/"+ep["id"].(string), map[string]any{"url": "http://:80/"})
+	res := c.do(http.MethodPatch, api.OpUpdateWebhookEndpoint().URL(ep["id"].(string)), map[string]any{"url": "http://:80/"})
 	assert.Equal(t, http.StatusBadRequest, res.status, "PATCH url: %s", res.body)
 }

@@ -8,12 +8,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
 func createEndpoint(t *testing.T, c *client, body map[string]any) map[string]any {
 	t.Helper()
-	res := c.do(http.MethodPost, "/v1/webhooks", body)
+	res := c.do(http.MethodPost, api.OpCreateWebhookEndpoint().URL(), body)
 	require.Equal(t, http.StatusCreated, res.status, "%s", res.body)
 	return res.data(t)
 }
@@ -32,13 +33,13 @@ func TestWebhookEndpointsCRUD(t *testing.T) {
 	assert.Equal(t, false, second["enabled"])
 
 	t.Run("get has no secret", func(t *testing.T) {
-		res := c.do(http.MethodGet, "/v1/webhooks/"+id, nil)
+		res := c.do(http.MethodGet, api.OpGetWebhookEndpoint().URL(id), nil)
 		require.Equal(t, http.StatusOK, res.status)
 		assert.NotContains(t, res.data(t), "secret")
 		assert.Equal(t, "Finance", res.data(t)["description"])
 	})
 	t.Run("list oldest first without secrets", func(t *testing.T) {
-		res := c.do(http.MethodGet, "/v1/webhooks", nil)
+		res := c.do(http.MethodGet, api.OpListWebhookEndpoints().URL(), nil)
 		require.Equal(t, http.StatusOK, res.status)
 		list := res.json(t)["data"].([]any)
 		require.Len(t, list, 2)
@@ -47,17 +48,17 @@ func TestWebhookEndpointsCRUD(t *testing.T) {
 		for _, ep := range list {
 			assert.NotContains(t, ep, "secret")
 		}
-		other := c.as(otherPublicKey, otherSecretKey).do(http.MethodGet, "/v1/webhooks", nil)
+		other := c.as(otherPublicKey, otherSecretKey).do(http.MethodGet, api.OpListWebhookEndpoints().URL(), nil)
 		assert.Empty(t, other.json(t)["data"], "another merchant sees none of them")
 	})
 	t.Run("patch merges", func(t *testing.T) {
-		res := c.do(http.MethodPatch, "/v1/webhooks/"+id, map[string]any{"enabled": false})
+		res := c.do(http.MethodPatch, api.OpUpdateWebhookEndpoint().URL(id), map[string]any{"enabled": false})
 		require.Equal(t, http.StatusOK, res.status)
 		d := res.data(t)
 		assert.Equal(t, false, d["enabled"])
 		assert.Equal(t, "https://merchant.example.org/hooks/a", d["url"])
 		assert.Equal(t, []any{"payout.success", "payout.failed"}, d["events"])
-		res = c.do(http.MethodPatch, "/v1/webhooks/"+id, map[string]any{"description": "", "events": []string{"payout.failed"}, "enabled": true})
+		res = c.do(http.MethodPatch, api.OpUpdateWebhookEndpoint().URL(id), map[string]any{"description": "", "events": []string{"payout.failed"}, "enabled": true})
 		d = res.data(t)
 		assert.NotContains(t, d, "description", "an empty string clears it")
 		assert.Equal(t, []any{"payout.failed"}, d["events"])
@@ -65,14 +66,14 @@ func TestWebhookEndpointsCRUD(t *testing.T) {
 	})
 	t.Run("rotate", func(t *testing.T) {
 		before := time.Now().UTC().Truncate(time.Second)
-		res := c.do(http.MethodPost, "/v1/webhooks/"+id+"/rotate-secret", map[string]any{"grace_period_seconds": 3600})
+		res := c.do(http.MethodPost, api.OpRotateWebhookEndpointSecret().URL(id), map[string]any{"grace_period_seconds": 3600})
 		require.Equal(t, http.StatusOK, res.status)
 		d := res.data(t)
 		assert.NotEqual(t, first["secret"], d["secret"])
 		exp, err := time.Parse(time.RFC3339, d["previous_secret_expires_at"].(string))
 		require.NoError(t, err)
 		assert.WithinDuration(t, exp, before.Add(time.Hour), 2*time.Second)
-		res = c.do(http.MethodPost, "/v1/webhooks/"+id+"/rotate-secret", nil)
+		res = c.do(http.MethodPost, api.OpRotateWebhookEndpointSecret().URL(id), nil)
 		exp, _ = time.Parse(time.RFC3339, res.data(t)["previous_secret_expires_at"].(string))
 		assert.WithinDuration(t, exp, before.Add(DefaultGracePeriod), 2*time.Second, "default grace period")
 	})
@@ -82,27 +83,27 @@ func TestWebhookEndpointsCRUD(t *testing.T) {
 			method, path string
 			body         any
 		}{
-			{http.MethodGet, "/v1/webhooks/" + id, nil},
-			{http.MethodPatch, "/v1/webhooks/" + id, map[string]any{"enabled": false}},
-			{http.MethodDelete, "/v1/webhooks/" + id, nil},
-			{http.MethodPost, "/v1/webhooks/" + id + "/rotate-secret", nil},
+			{http.MethodGet, api.OpGetWebhookEndpoint().URL(id), nil},
+			{http.MethodPatch, api.OpUpdateWebhookEndpoint().URL(id), map[string]any{"enabled": false}},
+			{http.MethodDelete, api.OpDeleteWebhookEndpoint().URL(id), nil},
+			{http.MethodPost, api.OpRotateWebhookEndpointSecret().URL(id), nil},
 		} {
 			res := other.do(r.method, r.path, r.body)
 			assert.Equal(t, http.StatusNotFound, res.status, "%s %s", r.method, r.path)
-			assert.Equal(t, 3000, res.code(t))
+			assert.Equal(t, int(api.CodeNotFound), res.code(t))
 		}
 	})
 	t.Run("delete", func(t *testing.T) {
-		res := c.do(http.MethodDelete, "/v1/webhooks/"+id, nil)
+		res := c.do(http.MethodDelete, api.OpDeleteWebhookEndpoint().URL(id), nil)
 		assert.Equal(t, http.StatusNoContent, res.status)
 		assert.Empty(t, res.body)
 		_, ok := e.srv.WebhookEndpoint(DefaultPublicKey, id)
 		assert.False(t, ok)
 		for _, method := range []string{http.MethodGet, http.MethodDelete} {
-			res = c.do(method, "/v1/webhooks/"+id, nil)
+			res = c.do(method, api.OpGetWebhookEndpoint().URL(id), nil)
 			assert.Equal(t, http.StatusNotFound, res.status)
 		}
-		res = c.do(http.MethodGet, "/v1/webhooks", nil)
+		res = c.do(http.MethodGet, api.OpListWebhookEndpoints().URL(), nil)
 		assert.Len(t, res.json(t)["data"], 1)
 	})
 }
@@ -116,12 +117,10 @@ func TestWebhookEndpointDeliveries(t *testing.T) {
 	deleted := createEndpoint(t, c, map[string]any{"url": rc.url("/deleted"), "events": []string{"payout.failed"}})
 	createEndpoint(t, c, map[string]any{"url": rc.url("/other-type"), "events": []string{"payout.success"}})
 	createEndpoint(t, c.as(otherPublicKey, otherSecretKey), map[string]any{"url": rc.url("/other-merchant"), "events": []string{"payout.failed"}})
-	require.Equal(t, http.StatusNoContent, c.do(http.MethodDelete, "/v1/webhooks/"+deleted["id"].(string), nil).status)
+	require.Equal(t, http.StatusNoContent, c.do(http.MethodDelete, api.OpDeleteWebhookEndpoint().URL(deleted["id"].(string)), nil).status)
 
-	tv, err := testSpec(t).TestValues()
-	require.NoError(t, err)
-	failing := tv.Payouts.Bank[1] // the first failing bank account the contract lists
-	require.Equal(t, "failed", failing.Status)
+	failing := accountTestValue(t, api.PayoutStatusFailed) // the first failing bank account the contract lists
+	require.NotEmpty(t, failing.FailureReason)
 	id := c.createPayout(with(bankPayout(failing.AccountNumber), "webhook_url", rc.url("/object")))
 	rc.waitFor(2, forObject(id))
 	e.idle() // anything wrongly sent has arrived by now
@@ -147,7 +146,7 @@ func TestRotationSignsWithBothSecrets(t *testing.T) {
 	oldSecret := ep["secret"].(string)
 	id := ep["id"].(string)
 
-	res := e.client.do(http.MethodPost, "/v1/webhooks/"+id+"/rotate-secret", map[string]any{"grace_period_seconds": 3600})
+	res := e.client.do(http.MethodPost, api.OpRotateWebhookEndpointSecret().URL(id), map[string]any{"grace_period_seconds": 3600})
 	newSecret := res.data(t)["secret"].(string)
 	payout := e.client.createPayout(mobilePayout(""))
 	d := rc.waitFor(1, forObject(payout))[0]
@@ -158,7 +157,7 @@ func TestRotationSignsWithBothSecrets(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, matched, 2, "signed with the old and the new secret during the grace period")
 
-	res = e.client.do(http.MethodPost, "/v1/webhooks/"+id+"/rotate-secret", map[string]any{"grace_period_seconds": 0})
+	res = e.client.do(http.MethodPost, api.OpRotateWebhookEndpointSecret().URL(id), map[string]any{"grace_period_seconds": 0})
 	newest := res.data(t)["secret"].(string)
 	payout = e.client.createPayout(mobilePayout(""))
 	d = rc.waitFor(1, forObject(payout))[0]
