@@ -32,7 +32,7 @@ func testValueChecks(tv openapi.TestValues) []*Check {
 	for _, v := range tv.Payments {
 		checks = append(checks, &Check{
 			ID: "state.payment." + outcomeName(v.Outcome) + "." + v.PhoneNumber, Category: CategoryState,
-			Covers: []string{"initializePayment", "completePayment", "getTransactionStatus", "payment.processing", "payment." + v.Status},
+			Covers: []string{"initializePayment", "completePayment", "getTransactionStatus", string(api.EventTypePaymentProcessing), "payment." + v.Status},
 			Doc:    fmt.Sprintf("a payment to %s (%s) ends %s", v.PhoneNumber, v.Description, describe(v.Outcome)),
 			Run:    func(t *T) { paymentLifecycle(t, v.PhoneNumber, v.Outcome) },
 		})
@@ -69,7 +69,7 @@ func ownWalletCheck() *Check {
 		Doc: "a mobile payout without momo_phone_number pays the merchant's own wallet and succeeds",
 		Run: func(t *T) {
 			path, hook := t.Hook()
-			payoutLifecycle(t, t.MobilePayout("", hook), path, openapi.Outcome{Status: "success"})
+			payoutLifecycle(t, t.MobilePayout("", hook), path, openapi.Outcome{Status: string(api.PayoutStatusSuccess)})
 		}}
 }
 
@@ -108,7 +108,7 @@ func phoneAtCompleteCheck() *Check {
 			ref := t.InitPayment("", hook, nil).Str("/data/paymentReference")
 			ex := t.CompletePayment(ref, map[string]any{"phone_number": t.Inputs().ApprovingPhone})
 			t.RequireStatus(ex, http.StatusAccepted)
-			if s := ex.Str("/data/status"); s != "processing" {
+			if s := ex.Str("/data/status"); s != string(api.PaymentStatusProcessing) {
 				t.Errorf("after completion the payment must be processing, got %q", s)
 			}
 		}}
@@ -122,13 +122,13 @@ func pendingAfterInitCheck() *Check {
 		Run: func(t *T) {
 			path, hook := t.Hook()
 			init := t.InitPayment(t.Inputs().ApprovingPhone, hook, nil)
-			if s := init.Str("/data/status"); s != "pending" {
+			if s := init.Str("/data/status"); s != string(api.PaymentStatusPending) {
 				t.Errorf("a new payment must be pending, got %q", s)
 			}
 			for _, ref := range []string{init.Str("/data/paymentReference"), init.Str("/data/reference")} {
 				ex := t.Transaction(ref)
 				if t.ExpectStatus(ex, http.StatusOK) {
-					if ex.Str("/data/type") != "payment" || ex.Str("/data/status") != "pending" {
+					if ex.Str("/data/type") != string(api.TransactionTypePayment) || ex.Str("/data/status") != string(api.PaymentStatusPending) {
 						t.Errorf("status check of %s: want a pending payment, got %s", ref, snippet(ex.Body))
 					}
 				}
@@ -177,7 +177,7 @@ func paymentLifecycle(t *T, phone string, want openapi.Outcome) {
 	ref, merchantRef := init.Str("/data/paymentReference"), init.Str("/data/reference")
 	done := t.CompletePayment(ref, nil)
 	t.RequireStatus(done, http.StatusAccepted)
-	if s := done.Str("/data/status"); s != "processing" {
+	if s := done.Str("/data/status"); s != string(api.PaymentStatusProcessing) {
 		t.Errorf("completion must move the payment to processing, got %q", s)
 	}
 	final := t.WaitFinal("payment "+ref, func() *Exchange { return t.Transaction(ref) })
@@ -187,7 +187,8 @@ func paymentLifecycle(t *T, phone string, want openapi.Outcome) {
 		return len(Acknowledged(ds)) >= 2
 	})
 	acked := Acknowledged(ds)
-	wantTypes := [][3]string{{"payment.processing", "processing", "pending"}, {"payment." + want.Status, want.Status, "processing"}}
+	processing, pending := string(api.PaymentStatusProcessing), string(api.PaymentStatusPending)
+	wantTypes := [][3]string{{string(api.EventTypePaymentProcessing), processing, pending}, {"payment." + want.Status, want.Status, processing}}
 	checkEventSequence(t, acked, ref, wantTypes, want)
 	for _, d := range ds {
 		t.VerifyDelivery(d, t.MerchantSecret())
@@ -211,7 +212,7 @@ func paymentLifecycle(t *T, phone string, want openapi.Outcome) {
 func payoutLifecycle(t *T, body map[string]any, path string, want openapi.Outcome) {
 	created := t.CreatePayout(body)
 	id := created.Str("/data/payout_id")
-	if s := created.Str("/data/status"); s != "processing" {
+	if s := created.Str("/data/status"); s != string(api.PayoutStatusProcessing) {
 		t.Errorf("a new payout must be processing, got %q", s)
 	}
 	if amt := created.Num("/data/amount"); amt != toFloat(body["amount"]) {
@@ -220,13 +221,13 @@ func payoutLifecycle(t *T, body map[string]any, path string, want openapi.Outcom
 	final := t.WaitFinal("payout "+id, func() *Exchange { return t.GetPayout(id) })
 	expectOutcome(t, final, want)
 	ds := t.WaitDeliveries(path, "payout."+want.Status+" webhook", func(ds []*Delivery) bool { return len(Acknowledged(ds)) >= 1 })
-	checkEventSequence(t, Acknowledged(ds), id, [][3]string{{"payout." + want.Status, want.Status, "processing"}}, want)
+	checkEventSequence(t, Acknowledged(ds), id, [][3]string{{"payout." + want.Status, want.Status, string(api.PayoutStatusProcessing)}}, want)
 	for _, d := range ds {
 		t.VerifyDelivery(d, t.MerchantSecret())
 	}
 	for _, ref := range []string{id, body["reference"].(string)} {
 		tx := t.Transaction(ref)
-		if tx.Str("/data/type") != "payout" || tx.Str("/data/status") != want.Status || tx.Str("/data/failure_reason") != want.FailureReason {
+		if tx.Str("/data/type") != string(api.TransactionTypePayout) || tx.Str("/data/status") != want.Status || tx.Str("/data/failure_reason") != want.FailureReason {
 			t.Errorf("the status check of %s disagrees with the webhook (%s): %s", ref, describe(want), snippet(tx.Body))
 		}
 	}

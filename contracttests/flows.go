@@ -78,7 +78,7 @@ func (t *T) WaitFinal(what string, read func() *Exchange) *Exchange {
 	t.Eventually(what+" to reach a final status", func() (bool, string) {
 		last = read()
 		s := last.Str("/data/status")
-		return s == "success" || s == "failed", fmt.Sprintf("HTTP %d, status %q", last.Status, s)
+		return api.PaymentStatus(s).Final() || api.PayoutStatus(s).Final(), fmt.Sprintf("HTTP %d, status %q", last.Status, s)
 	})
 	return last
 }

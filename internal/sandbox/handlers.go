@@ -4,7 +4,30 @@ import (
 	"net/http"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
+
+type handlerFunc func(*Server, *request) *response
+
+// handlers maps every operation of the contract to its implementation. The keys come from package
+// api, so an operation removed from the document stops the build here. New refuses nothing here:
+// an operation without a handler answers 404 like an unimplemented extension, and a test checks that
+// every operation of the document has one.
+var handlers = map[string]handlerFunc{
+	api.OpInitializePayment().ID:           (*Server).initializePayment,
+	api.OpCompletePayment().ID:             (*Server).completePayment,
+	api.OpGetTransactionStatus().ID:        (*Server).getTransactionStatus,
+	api.OpProcessPayout().ID:               (*Server).processPayout,
+	api.OpGetPayout().ID:                   (*Server).getPayout,
+	api.OpListCountries().ID:               (*Server).listCountries,
+	api.OpListBanks().ID:                   (*Server).listBanks,
+	api.OpCreateWebhookEndpoint().ID:       (*Server).createWebhookEndpoint,
+	api.OpListWebhookEndpoints().ID:        (*Server).listWebhookEndpoints,
+	api.OpGetWebhookEndpoint().ID:          (*Server).getWebhookEndpoint,
+	api.OpUpdateWebhookEndpoint().ID:       (*Server).updateWebhookEndpoint,
+	api.OpDeleteWebhookEndpoint().ID:       (*Server).deleteWebhookEndpoint,
+	api.OpRotateWebhookEndpointSecret().ID: (*Server).rotateWebhookEndpointSecret,
+}
 
 // hasBody reports whether the operation declares a request body, i.e. whether the sandbox reads one.
 func hasBody(op *openapi.Operation) bool {

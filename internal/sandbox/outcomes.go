@@ -2,15 +2,17 @@ package sandbox
 
 import (
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
-// outcome is how the simulated network ends a payment or payout.
+// outcome is how the simulated network ends a payment or payout. Payments and payouts share their
+// final statuses (success, failed), so one type serves both; the test below holds them equal.
 type outcome struct {
-	status        string // "success" or "failed"
-	failureReason string
+	status        api.PaymentStatus // a final one: success or failed
+	failureReason api.FailureReason
 }
 
-var succeeded = outcome{status: "success"}
+var succeeded = outcome{status: api.PaymentStatusSuccess}
 
 // outcomes indexes the contract's x-malipo-test-values. The sandbox never hard-codes a number: every
 // outcome comes from the document, and any value the document does not list succeeds.
@@ -23,13 +25,13 @@ type outcomes struct {
 func newOutcomes(tv openapi.TestValues) outcomes {
 	o := outcomes{payments: map[string]outcome{}, mobile: map[string]outcome{}, bank: map[string]outcome{}}
 	for _, v := range tv.Payments {
-		o.payments[v.PhoneNumber] = outcome{v.Status, v.FailureReason}
+		o.payments[v.PhoneNumber] = outcome{api.PaymentStatus(v.Status), api.FailureReason(v.FailureReason)}
 	}
 	for _, v := range tv.Payouts.MobileNumber {
-		o.mobile[v.MomoPhoneNumber] = outcome{v.Status, v.FailureReason}
+		o.mobile[v.MomoPhoneNumber] = outcome{api.PaymentStatus(v.Status), api.FailureReason(v.FailureReason)}
 	}
 	for _, v := range tv.Payouts.Bank {
-		o.bank[v.AccountNumber] = outcome{v.Status, v.FailureReason}
+		o.bank[v.AccountNumber] = outcome{api.PaymentStatus(v.Status), api.FailureReason(v.FailureReason)}
 	}
 	return o
 }
@@ -40,7 +42,7 @@ func (o outcomes) payment(phone string) outcome { return lookupOutcome(o.payment
 // merchant's own wallet) succeeds, as the test values' description says.
 func (o outcomes) payout(p *Payout) outcome {
 	switch {
-	case p.TransferTo == "bank":
+	case p.TransferTo == api.TransferToBank:
 		return lookupOutcome(o.bank, deref(p.AccountNumber))
 	case p.MomoPhoneNumber != "":
 		return lookupOutcome(o.mobile, p.MomoPhoneNumber)
@@ -50,7 +52,7 @@ func (o outcomes) payout(p *Payout) outcome {
 }
 
 func lookupOutcome(m map[string]outcome, key string) outcome {
-	if out, ok := m[key]; ok && (out.status == "success" || out.status == "failed") {
+	if out, ok := m[key]; ok && out.status.Final() {
 		return out
 	}
 	return succeeded

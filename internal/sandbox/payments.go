@@ -107,8 +107,7 @@ func (s *Server) settlePayment(m *merchant, p *Payment) {
 		return // final states never change
 	}
 	out := s.outcomes.payment(p.PhoneNumber)
-	p.Status = api.PaymentStatus(out.status)
-	p.FailureReason = api.FailureReason(out.failureReason)
+	p.Status, p.FailureReason = out.status, out.failureReason
 	p.UpdatedAt = s.now()
 	s.emitPayment(m, p, api.PaymentStatusProcessing)
 }

@@ -72,8 +72,7 @@ func (s *Server) settlePayout(m *merchant, p *Payout) {
 		return // final states never change
 	}
 	out := s.outcomes.payout(p)
-	p.Status = api.PayoutStatus(out.status)
-	p.FailureReason = api.FailureReason(out.failureReason)
+	p.Status, p.FailureReason = api.PayoutStatus(out.status), out.failureReason
 	p.UpdatedAt = s.now()
 	s.emitPayout(m, p, api.PayoutStatusProcessing)
 }

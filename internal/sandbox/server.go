@@ -26,27 +26,6 @@ type request struct {
 	params map[string]string
 }
 
-type handlerFunc func(*Server, *request) *response
-
-// handlers maps every operationId of the contract to its implementation. New refuses nothing here:
-// an operation without a handler answers 404 like an unimplemented extension, and a test checks that
-// every operation of the document has one.
-var handlers = map[string]handlerFunc{
-	"initializePayment":           (*Server).initializePayment,
-	"completePayment":             (*Server).completePayment,
-	"getTransactionStatus":        (*Server).getTransactionStatus,
-	"processPayout":               (*Server).processPayout,
-	"getPayout":                   (*Server).getPayout,
-	"listCountries":               (*Server).listCountries,
-	"listBanks":                   (*Server).listBanks,
-	"createWebhookEndpoint":       (*Server).createWebhookEndpoint,
-	"listWebhookEndpoints":        (*Server).listWebhookEndpoints,
-	"getWebhookEndpoint":          (*Server).getWebhookEndpoint,
-	"updateWebhookEndpoint":       (*Server).updateWebhookEndpoint,
-	"deleteWebhookEndpoint":       (*Server).deleteWebhookEndpoint,
-	"rotateWebhookEndpointSecret": (*Server).rotateWebhookEndpointSecret,
-}
-
 // ServeHTTP serves the API: through the installed middleware hooks, if any, to serve.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
