@@ -48,37 +48,32 @@ func testValues(t testing.TB) openapi.TestValues {
 // paymentTestValue returns the first customer number of the document whose payment ends in status.
 func paymentTestValue(t testing.TB, status api.PaymentStatus) openapi.PaymentTestValue {
 	t.Helper()
-	for _, v := range testValues(t).Payments {
-		if v.Status == string(status) {
-			return v
-		}
-	}
-	require.FailNow(t, "no payment test value ends in "+string(status))
-	return openapi.PaymentTestValue{}
+	return firstEndingIn(t, "payment", testValues(t).Payments, string(status), func(v openapi.PaymentTestValue) openapi.Outcome { return v.Outcome })
 }
 
 // walletTestValue returns the first payout wallet number of the document whose payout ends in status.
 func walletTestValue(t testing.TB, status api.PayoutStatus) openapi.MobilePayoutTestValue {
 	t.Helper()
-	for _, v := range testValues(t).Payouts.MobileNumber {
-		if v.Status == string(status) {
-			return v
-		}
-	}
-	require.FailNow(t, "no mobile payout test value ends in "+string(status))
-	return openapi.MobilePayoutTestValue{}
+	return firstEndingIn(t, "mobile payout", testValues(t).Payouts.MobileNumber, string(status), func(v openapi.MobilePayoutTestValue) openapi.Outcome { return v.Outcome })
 }
 
 // accountTestValue returns the first bank account number of the document whose payout ends in status.
 func accountTestValue(t testing.TB, status api.PayoutStatus) openapi.BankPayoutTestValue {
 	t.Helper()
-	for _, v := range testValues(t).Payouts.Bank {
-		if v.Status == string(status) {
+	return firstEndingIn(t, "bank payout", testValues(t).Payouts.Bank, string(status), func(v openapi.BankPayoutTestValue) openapi.Outcome { return v.Outcome })
+}
+
+// firstEndingIn returns the first test value whose outcome has status, in the document's order.
+func firstEndingIn[V any](t testing.TB, kind string, values []V, status string, outcome func(V) openapi.Outcome) V {
+	t.Helper()
+	for _, v := range values {
+		if outcome(v).Status == status {
 			return v
 		}
 	}
-	require.FailNow(t, "no bank payout test value ends in "+string(status))
-	return openapi.BankPayoutTestValue{}
+	require.FailNow(t, "no "+kind+" test value ends in "+status)
+	var zero V
+	return zero
 }
 
 // approvingPhone is a customer phone_number whose payment succeeds.
