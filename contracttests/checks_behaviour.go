@@ -5,12 +5,11 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
-// Idempotency, webhook retries, the webhook-endpoint extension, cross-merchant isolation, and the
-// final coverage check: behaviour the schemas cannot express.
+// Idempotency, webhook retries and cross-merchant isolation: behaviour the schemas cannot express.
+// The webhook-endpoint extension's checks are in checks_extensions.go, the registry in registry.go.
 
 // idempotencyChecks are the checks of retry safety: Idempotency-Key replays, conflicts and races, and
 // merchant references unique across payments and payouts.
@@ -266,39 +265,4 @@ func isolationChecks() []*Check {
 				t.ExpectError(t.Do(api.OpGetWebhookEndpoint().Method, api.OpGetWebhookEndpoint().URL(id), nil, WithKeys(t.OtherMerchant())), api.CodeNotFound)
 			}},
 	}
-}
-
-// All returns every check of the suite: derived from the embedded spec, then written by hand.
-func All() ([]*Check, error) {
-	spec, err := openapi.Default()
-	if err != nil {
-		return nil, fmt.Errorf("load the contract: %w", err)
-	}
-	tv, err := spec.TestValues()
-	if err != nil {
-		return nil, fmt.Errorf("derive state checks: %w", err)
-	}
-	negative, err := derivedNegativeChecks(spec)
-	if err != nil {
-		return nil, err
-	}
-	var all []*Check
-	all = append(all, referenceChecks()...)
-	all = append(all, negative...)
-	all = append(all, protocolChecks()...)
-	all = append(all, urlChecks()...)
-	all = append(all, derivedAuthChecks(spec)...)
-	all = append(all, isolationChecks()...)
-	all = append(all, idempotencyChecks()...)
-	all = append(all, stateChecks(tv)...)
-	all = append(all, webhookRetryChecks()...)
-	all = append(all, extensionChecks()...)
-	seen := map[string]bool{}
-	for _, c := range all {
-		if seen[c.ID] {
-			return nil, fmt.Errorf("check id %s is used twice", c.ID)
-		}
-		seen[c.ID] = true
-	}
-	return all, nil
 }

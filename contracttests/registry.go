@@ -1,0 +1,45 @@
+package contracttests
+
+import (
+	"fmt"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+)
+
+// The registry: which families of checks make up the suite, in the order reports list them. Each
+// family lives in its own checks_*.go file.
+
+// All returns every check of the suite: derived from the embedded spec, then written by hand.
+func All() ([]*Check, error) {
+	spec, err := openapi.Default()
+	if err != nil {
+		return nil, fmt.Errorf("load the contract: %w", err)
+	}
+	tv, err := spec.TestValues()
+	if err != nil {
+		return nil, fmt.Errorf("derive state checks: %w", err)
+	}
+	negative, err := derivedNegativeChecks(spec)
+	if err != nil {
+		return nil, err
+	}
+	var all []*Check
+	all = append(all, referenceChecks()...)
+	all = append(all, negative...)
+	all = append(all, protocolChecks()...)
+	all = append(all, urlChecks()...)
+	all = append(all, derivedAuthChecks(spec)...)
+	all = append(all, isolationChecks()...)
+	all = append(all, idempotencyChecks()...)
+	all = append(all, stateChecks(tv)...)
+	all = append(all, webhookRetryChecks()...)
+	all = append(all, extensionChecks()...)
+	seen := map[string]bool{}
+	for _, c := range all {
+		if seen[c.ID] {
+			return nil, fmt.Errorf("check id %s is used twice", c.ID)
+		}
+		seen[c.ID] = true
+	}
+	return all, nil
+}
