@@ -1,5 +1,6 @@
 // Package provider is the Terraform provider `malipo`: webhook endpoints and payouts of the Malipo v1
-// Collections & Payouts API as resources, and its reference data and status checks as data sources.
+// Collections & Payouts API as resources, and its reference data, webhook endpoints and status checks
+// as data sources.
 // It talks to the API only through openapi/client.
 package provider
 
@@ -86,7 +87,8 @@ func (p *MalipoProvider) Metadata(_ context.Context, _ provider.MetadataRequest,
 func (p *MalipoProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The `malipo` provider manages webhook endpoints and payouts of the Malipo v1 Collections & " +
-			"Payouts API, and reads its reference data (countries, banks) and the status of payouts and payments.\n\n" +
+			"Payouts API, and reads its reference data (countries, banks), its webhook endpoints and the status of " +
+			"payouts and payments.\n\n" +
 			"Every setting may come from the environment instead of the configuration: `" + EnvBaseURL + "`, `" +
 			EnvPublicKey + "` and `" + EnvSecretKey + "`. A value in the configuration wins over the environment.",
 		Attributes: map[string]schema.Attribute{
@@ -272,6 +274,7 @@ func (p *MalipoProvider) DataSources(_ context.Context) []func() datasource.Data
 		NewBanksDataSource,
 		NewPayoutDataSource,
 		NewTransactionDataSource,
+		NewWebhookEndpointsDataSource,
 	}
 }
 
