@@ -160,7 +160,12 @@ func (t *T) send(r *request) *Exchange {
 		t.setKeyHeaders(req, r, op, routed)
 	}
 	start := time.Now()
-	resp, data := t.roundTrip(req, r)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", r.method, r.path, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	data := t.readBody(resp.Body, r)
 	ex := &Exchange{Method: r.method, Path: r.path, Status: resp.StatusCode, Header: resp.Header, Body: data,
 		Duration: time.Since(start)}
 	if len(data) > 0 {
@@ -221,27 +226,23 @@ func (t *T) setKeyHeaders(req *http.Request, r *request, op *openapi.Operation, 
 	}
 }
 
-// roundTrip sends the request and reads the response body (at most 8 MiB); a transport or read error
-// ends the check.
-func (t *T) roundTrip(req *http.Request, r *request) (*http.Response, []byte) {
-	resp, err := t.suite.client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", r.method, r.path, err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+// readBody reads a response body, at most 8 MiB of it; a read error ends the check.
+func (t *T) readBody(body io.Reader, r *request) []byte {
+	data, err := io.ReadAll(io.LimitReader(body, 8<<20))
 	if err != nil {
 		t.Fatalf("%s %s: read response: %v", r.method, r.path, err)
 	}
-	return resp, data
+	return data
 }
 
 // validateResponse fails the check for each violation of the spec in the response as the target sent
-// it (data is its body). The request is rebuilt for routing only.
+// it (data is its body, already read). The request is rebuilt for routing only; the response is
+// copied, so that send still closes the body it read.
 func (t *T) validateResponse(r *request, resp *http.Response, data []byte, ex *Exchange) {
 	check, _ := http.NewRequest(r.method, t.suite.cfg.BaseURL+r.path, nil)
-	resp.Body = io.NopCloser(bytes.NewReader(data))
-	for _, v := range t.suite.spec.ValidateResponse(check, resp) {
+	sent := *resp
+	sent.Body = io.NopCloser(bytes.NewReader(data))
+	for _, v := range t.suite.spec.ValidateResponse(check, &sent) {
 		t.fail(Failure{Message: "response breaks the spec: " + v.Message, Exchange: ex.String(),
 			Pointer: v.Pointer, SpecLocation: v.SpecLocation})
 	}
