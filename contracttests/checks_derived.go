@@ -164,80 +164,115 @@ func requestBodySchema(op *openapi.Operation, branch string) (*base.Schema, erro
 // schemaMutations derives, for an object schema: each required property dropped, each property's
 // type swapped, each constraint (minimum, exclusiveMinimum, maximum, multipleOf, enum, pattern,
 // minLength, maxLength, minItems, uniqueItems, item enum) broken, and an unknown property where
-// additionalProperties is false.
+// additionalProperties is false. They are sorted by name, which the check ids are made of.
 func schemaMutations(sch *base.Schema) []mutation {
-	var out []mutation
 	required := map[string]bool{}
 	for _, r := range sch.Required {
 		required[r] = true
 	}
-	var names []string
+	var out []mutation
 	for name := range sch.Properties.KeysFromOldest() {
-		names = append(names, name)
-	}
-	for _, name := range names {
 		prop := sch.Properties.GetOrZero(name).Schema()
 		if prop == nil {
 			continue
 		}
-		ptr := "/" + name
-		set := func(v any) func(map[string]any) { return func(b map[string]any) { b[name] = v } }
 		if required[name] {
-			out = append(out, mutation{name + ".missing", ptr, func(b map[string]any) { delete(b, name) }})
+			out = append(out, mutation{name + ".missing", "/" + name, func(b map[string]any) { delete(b, name) }})
 		}
-		typ := ""
-		if len(prop.Type) > 0 {
-			typ = prop.Type[0]
-		}
-		if wrong, ok := wrongType[typ]; ok {
-			out = append(out, mutation{name + ".wrong-type", ptr, set(wrong)})
-		}
-		if typ == "integer" {
-			out = append(out, mutation{name + ".not-integer", ptr, set(1.5)})
-		}
-		if prop.Minimum != nil {
-			out = append(out, mutation{name + ".below-minimum", ptr, set(*prop.Minimum - 1)})
-		}
-		if prop.ExclusiveMinimum != nil && prop.ExclusiveMinimum.IsB() {
-			out = append(out, mutation{name + ".at-exclusive-minimum", ptr, set(prop.ExclusiveMinimum.B)})
-		}
-		if prop.Maximum != nil {
-			out = append(out, mutation{name + ".above-maximum", ptr, set(*prop.Maximum + 1)})
-		}
-		if prop.MultipleOf != nil && *prop.MultipleOf < 1 {
-			out = append(out, mutation{name + ".not-multiple", ptr, set(1 + *prop.MultipleOf/10)})
-		}
-		if len(prop.Enum) > 0 {
-			out = append(out, mutation{name + ".not-in-enum", ptr, set("not-a-valid-value")})
-		}
-		if prop.Pattern != "" {
-			if bad, ok := breaksPattern(prop.Pattern); ok {
-				out = append(out, mutation{name + ".pattern", ptr, set(bad)})
-			}
-		}
-		if prop.MinLength != nil && *prop.MinLength > 0 {
-			out = append(out, mutation{name + ".too-short", ptr, set(strings.Repeat("1", int(*prop.MinLength)-1))})
-		}
-		if prop.MaxLength != nil {
-			out = append(out, mutation{name + ".too-long", ptr, set(strings.Repeat("1", int(*prop.MaxLength)+1))})
-		}
-		if typ == "array" {
-			var item *base.Schema
-			if prop.Items != nil && prop.Items.IsA() {
-				item = prop.Items.A.Schema()
-			}
-			if prop.MinItems != nil && *prop.MinItems > 0 {
-				out = append(out, mutation{name + ".too-few-items", ptr, set([]any{})})
-			}
-			if item != nil && len(item.Enum) > 0 {
-				out = append(out, mutation{name + ".item-not-in-enum", ptr + "/0", set([]any{"not-a-valid-value"})})
-				if prop.UniqueItems != nil && *prop.UniqueItems {
-					first := item.Enum[0].Value
-					out = append(out, mutation{name + ".duplicate-items", ptr, set([]any{first, first})})
-				}
-			}
+		out = append(out, propertyMutations(name, prop)...)
+	}
+	out = append(out, objectMutations(sch)...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// propertyMutations breaks one property's value: its type, then the constraints of its type.
+func propertyMutations(name string, prop *base.Schema) []mutation {
+	typ := ""
+	if len(prop.Type) > 0 {
+		typ = prop.Type[0]
+	}
+	var out []mutation
+	if wrong, ok := wrongType[typ]; ok {
+		out = append(out, setMutation(name, ".wrong-type", wrong))
+	}
+	if typ == "integer" {
+		out = append(out, setMutation(name, ".not-integer", 1.5))
+	}
+	out = append(out, numberMutations(name, prop)...)
+	out = append(out, stringMutations(name, prop)...)
+	if typ == "array" {
+		out = append(out, arrayMutations(name, prop)...)
+	}
+	return out
+}
+
+// numberMutations step over each numeric bound: below the minimum, at the exclusive minimum, above the
+// maximum, off a fractional multipleOf.
+func numberMutations(name string, prop *base.Schema) []mutation {
+	var out []mutation
+	if prop.Minimum != nil {
+		out = append(out, setMutation(name, ".below-minimum", *prop.Minimum-1))
+	}
+	if prop.ExclusiveMinimum != nil && prop.ExclusiveMinimum.IsB() {
+		out = append(out, setMutation(name, ".at-exclusive-minimum", prop.ExclusiveMinimum.B))
+	}
+	if prop.Maximum != nil {
+		out = append(out, setMutation(name, ".above-maximum", *prop.Maximum+1))
+	}
+	if prop.MultipleOf != nil && *prop.MultipleOf < 1 {
+		out = append(out, setMutation(name, ".not-multiple", 1+*prop.MultipleOf/10))
+	}
+	return out
+}
+
+// stringMutations break the constraints a string value breaks: an enum ("not-a-valid-value"), a
+// pattern (where breaksPattern finds a value that does) and the length bounds.
+func stringMutations(name string, prop *base.Schema) []mutation {
+	var out []mutation
+	if len(prop.Enum) > 0 {
+		out = append(out, setMutation(name, ".not-in-enum", "not-a-valid-value"))
+	}
+	if prop.Pattern != "" {
+		if bad, ok := breaksPattern(prop.Pattern); ok {
+			out = append(out, setMutation(name, ".pattern", bad))
 		}
 	}
+	if prop.MinLength != nil && *prop.MinLength > 0 {
+		out = append(out, setMutation(name, ".too-short", strings.Repeat("1", int(*prop.MinLength)-1)))
+	}
+	if prop.MaxLength != nil {
+		out = append(out, setMutation(name, ".too-long", strings.Repeat("1", int(*prop.MaxLength)+1)))
+	}
+	return out
+}
+
+// arrayMutations break an array property: too few items, an item outside the items' enum, and
+// duplicates where uniqueItems is set (only for enum items, the one kind of item with a known valid
+// value).
+func arrayMutations(name string, prop *base.Schema) []mutation {
+	var item *base.Schema
+	if prop.Items != nil && prop.Items.IsA() {
+		item = prop.Items.A.Schema()
+	}
+	var out []mutation
+	if prop.MinItems != nil && *prop.MinItems > 0 {
+		out = append(out, setMutation(name, ".too-few-items", []any{}))
+	}
+	if item != nil && len(item.Enum) > 0 {
+		out = append(out, mutation{name + ".item-not-in-enum", "/" + name + "/0", setField(name, []any{"not-a-valid-value"})})
+		if prop.UniqueItems != nil && *prop.UniqueItems {
+			first := item.Enum[0].Value
+			out = append(out, setMutation(name, ".duplicate-items", []any{first, first}))
+		}
+	}
+	return out
+}
+
+// objectMutations break the object as a whole: an unknown property where additionalProperties is
+// false, and no property at all where minProperties asks for some.
+func objectMutations(sch *base.Schema) []mutation {
+	var out []mutation
 	if sch.AdditionalProperties != nil && sch.AdditionalProperties.IsB() && !sch.AdditionalProperties.B {
 		out = append(out, mutation{"unknown-field", "/unexpected_field", func(b map[string]any) { b["unexpected_field"] = "x" }})
 	}
@@ -248,8 +283,18 @@ func schemaMutations(sch *base.Schema) []mutation {
 			}
 		}})
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
+}
+
+// setMutation sets property name to v; the error must name the property. suffix is the mutation's
+// name after the property's (".too-long").
+func setMutation(name, suffix string, v any) mutation {
+	return mutation{name + suffix, "/" + name, setField(name, v)}
+}
+
+// setField returns a change that sets property name of a body to v.
+func setField(name string, v any) func(map[string]any) {
+	return func(b map[string]any) { b[name] = v }
 }
 
 var wrongType = map[string]any{

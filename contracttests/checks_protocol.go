@@ -74,7 +74,18 @@ var protocolTargets = []protocolTarget{
 	{api.OpRotateWebhookEndpointSecret(), []string{unknownID}},
 }
 
+// protocolChecks are the requests refused before any business rule: bodies the service cannot read,
+// unknown routes, reference ids that name nothing, and objects that do not exist.
 func protocolChecks() []*Check {
+	checks := malformedBodyChecks()
+	checks = append(checks, sizeAndRouteChecks()...)
+	checks = append(checks, unknownReferenceChecks()...)
+	return append(checks, notFoundChecks()...)
+}
+
+// malformedBodyChecks send each operation with a JSON body a body that is not JSON, and one that is
+// form-encoded.
+func malformedBodyChecks() []*Check {
 	var checks []*Check
 	for _, p := range protocolTargets {
 		checks = append(checks,
@@ -90,38 +101,51 @@ func protocolChecks() []*Check {
 						api.CodeUnsupportedMediaType, "header.content-type")
 				}})
 	}
-	checks = append(checks,
-		&Check{ID: "negative.processPayout.body-too-large", Category: CategoryNegative, Covers: []string{"processPayout"},
+	return checks
+}
+
+// sizeAndRouteChecks: a body over the size limit, a path the document does not have, and a method a
+// documented path does not take.
+func sizeAndRouteChecks() []*Check {
+	return []*Check{
+		{ID: "negative.processPayout.body-too-large", Category: CategoryNegative, Covers: []string{"processPayout"},
 			Doc: errorDoc("a body over 1 MiB", api.CodePayloadTooLarge),
 			Run: func(t *T) {
 				big := []byte(`{"narration":"` + strings.Repeat("a", 1<<20+10) + `"}`)
 				t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), nil, WithRawBody("application/json", big)), api.CodePayloadTooLarge)
 			}},
-		&Check{ID: "negative.unknown-path", Category: CategoryNegative,
+		{ID: "negative.unknown-path", Category: CategoryNegative,
 			Doc: errorDoc("a path the spec does not document", api.CodeNotFound),
 			Run: func(t *T) {
 				t.ExpectError(t.Do(http.MethodGet, path.Dir(api.OpListCountries().Path)+"/conform-no-such-path", nil), api.CodeNotFound)
 			}},
-		&Check{ID: "negative.unknown-method", Category: CategoryNegative, Covers: []string{"listCountries"},
+		{ID: "negative.unknown-method", Category: CategoryNegative, Covers: []string{"listCountries"},
 			Doc: errorDoc("a method the spec does not document on a known path", api.CodeMethodNotAllowed),
 			Run: func(t *T) {
 				t.ExpectError(t.Do(http.MethodDelete, api.OpListCountries().URL(), nil), api.CodeMethodNotAllowed)
 			}},
-		&Check{ID: "negative.processPayout.unknown-country", Category: CategoryNegative, Covers: []string{"processPayout"},
+	}
+}
+
+// unknownReferenceChecks send well-formed bodies that name a country or bank the service does not have
+// (or a bank of another country): a validation error naming the field, not a 404.
+func unknownReferenceChecks() []*Check {
+	return []*Check{
+		{ID: "negative.processPayout.unknown-country", Category: CategoryNegative, Covers: []string{"processPayout"},
 			Doc: "a payout to a countryId that does not exist is rejected with 400 naming /countryId",
 			Run: func(t *T) {
 				b := t.MobilePayout("", "")
 				b["countryId"] = "conform-no-such-country"
 				t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b), api.CodeValidationFailed, "/countryId")
 			}},
-		&Check{ID: "negative.processPayout.unknown-bank", Category: CategoryNegative, Covers: []string{"processPayout"},
+		{ID: "negative.processPayout.unknown-bank", Category: CategoryNegative, Covers: []string{"processPayout"},
 			Doc: "a bank payout to a bank_id that does not exist is rejected with 400 naming /bank_id",
 			Run: func(t *T) {
 				b := t.BankPayout(t.Inputs().CreditedAccount, "")
 				b["bank_id"] = "conform-no-such-bank"
 				t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b), api.CodeValidationFailed, "/bank_id")
 			}},
-		&Check{ID: "negative.processPayout.bank-of-other-country", Category: CategoryNegative, Covers: []string{"processPayout"},
+		{ID: "negative.processPayout.bank-of-other-country", Category: CategoryNegative, Covers: []string{"processPayout"},
 			Doc: "a bank payout to a bank of another country is rejected with 400 naming /bank_id",
 			Run: func(t *T) {
 				rd := t.RefData()
@@ -132,13 +156,18 @@ func protocolChecks() []*Check {
 				b["bank_id"] = rd.OtherBankID
 				t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b), api.CodeValidationFailed, "/bank_id")
 			}},
-		&Check{ID: "negative.initializePayment.unknown-country", Category: CategoryNegative, Covers: []string{"initializePayment"},
+		{ID: "negative.initializePayment.unknown-country", Category: CategoryNegative, Covers: []string{"initializePayment"},
 			Doc: "a payment in a country the service does not support is rejected with 400 naming /country",
 			Run: func(t *T) {
 				body := t.ExampleBody(api.OpInitializePayment(), "", map[string]any{"country": "QQ"})
 				t.ExpectError(t.Do(api.OpInitializePayment().Method, api.OpInitializePayment().URL(), body), api.CodeValidationFailed, "/country")
 			}},
-	)
+	}
+}
+
+// notFoundChecks ask for an id that does not exist of each operation that reads or acts on one object.
+func notFoundChecks() []*Check {
+	var checks []*Check
 	for _, nf := range []api.Operation{api.OpGetPayout(), api.OpGetTransactionStatus(), api.OpCompletePayment()} {
 		checks = append(checks, &Check{ID: "negative." + nf.ID + ".not-found", Category: CategoryNegative, Covers: []string{nf.ID},
 			Doc: fmt.Sprintf("%s of an id that does not exist answers %d (code %d)", nf.ID, api.CodeNotFound.HTTPStatus(), api.CodeNotFound),

@@ -150,42 +150,14 @@ func (t *T) Do(method, path string, body any, opts ...ReqOption) *Exchange {
 	return t.send(r)
 }
 
+// send sends the request to the target, records the exchange (and, for a documented operation, the
+// status in the coverage) and fails the check for every way the response breaks the spec.
 func (t *T) send(r *request) *Exchange {
 	s := t.suite
-	var reader io.Reader
-	if r.body != nil {
-		reader = bytes.NewReader(r.body)
-	}
-	req, err := http.NewRequestWithContext(t.ctx, r.method, s.cfg.BaseURL+r.path, reader)
-	if err != nil {
-		t.Fatalf("build request %s %s: %v", r.method, r.path, err)
-	}
-	if r.contentType != "" {
-		req.Header.Set("Content-Type", r.contentType)
-	}
-	for k, v := range r.header {
-		req.Header[k] = v
-	}
+	req := t.newHTTPRequest(r)
 	op, routed := s.spec.FindOperation(req)
 	if !r.noDefault {
-		keys := s.cfg.Keys
-		if r.keys != nil {
-			keys = *r.keys
-		}
-		headers := []string{api.HeaderPublicKey, api.HeaderSecretKey}
-		if routed && len(op.KeyHeaders) > 0 {
-			headers = op.KeyHeaders[0]
-		}
-		for _, h := range headers {
-			if r.omitKeys[h] {
-				continue
-			}
-			if h == api.HeaderSecretKey {
-				req.Header.Set(h, keys.Secret)
-			} else {
-				req.Header.Set(h, keys.Public)
-			}
-		}
+		t.setKeyHeaders(req, r, op, routed)
 	}
 	start := time.Now()
 	resp, err := s.client.Do(req)
@@ -193,10 +165,7 @@ func (t *T) send(r *request) *Exchange {
 		t.Fatalf("%s %s: %v", r.method, r.path, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-	if err != nil {
-		t.Fatalf("%s %s: read response: %v", r.method, r.path, err)
-	}
+	data := t.readBody(resp.Body, r)
 	ex := &Exchange{Method: r.method, Path: r.path, Status: resp.StatusCode, Header: resp.Header, Body: data,
 		Duration: time.Since(start)}
 	if len(data) > 0 {
@@ -208,17 +177,75 @@ func (t *T) send(r *request) *Exchange {
 	if routed {
 		ex.Operation = op.ID
 		s.coverage.sawStatus(op.ID, resp.StatusCode)
-	}
-	// Validate the response as the target sent it. The request is rebuilt for routing only.
-	check, _ := http.NewRequest(r.method, s.cfg.BaseURL+r.path, nil)
-	resp.Body = io.NopCloser(bytes.NewReader(data))
-	if routed {
-		for _, v := range s.spec.ValidateResponse(check, resp) {
-			t.fail(Failure{Message: "response breaks the spec: " + v.Message, Exchange: ex.String(),
-				Pointer: v.Pointer, SpecLocation: v.SpecLocation})
-		}
+		t.validateResponse(r, resp, data, ex)
 	}
 	return ex
+}
+
+// newHTTPRequest builds the request against the target with the body, content type and headers the
+// check asked for; a request that cannot be built ends the check.
+func (t *T) newHTTPRequest(r *request) *http.Request {
+	var reader io.Reader
+	if r.body != nil {
+		reader = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(t.ctx, r.method, t.suite.cfg.BaseURL+r.path, reader)
+	if err != nil {
+		t.Fatalf("build request %s %s: %v", r.method, r.path, err)
+	}
+	if r.contentType != "" {
+		req.Header.Set("Content-Type", r.contentType)
+	}
+	for k, v := range r.header {
+		req.Header[k] = v
+	}
+	return req
+}
+
+// setKeyHeaders sets the key headers the operation's first security requirement names (both keys for
+// a path the document does not have), with the target's keys or the ones the check chose, less those
+// the check leaves out.
+func (t *T) setKeyHeaders(req *http.Request, r *request, op *openapi.Operation, routed bool) {
+	keys := t.suite.cfg.Keys
+	if r.keys != nil {
+		keys = *r.keys
+	}
+	headers := []string{api.HeaderPublicKey, api.HeaderSecretKey}
+	if routed && len(op.KeyHeaders) > 0 {
+		headers = op.KeyHeaders[0]
+	}
+	for _, h := range headers {
+		if r.omitKeys[h] {
+			continue
+		}
+		if h == api.HeaderSecretKey {
+			req.Header.Set(h, keys.Secret)
+		} else {
+			req.Header.Set(h, keys.Public)
+		}
+	}
+}
+
+// readBody reads a response body, at most 8 MiB of it; a read error ends the check.
+func (t *T) readBody(body io.Reader, r *request) []byte {
+	data, err := io.ReadAll(io.LimitReader(body, 8<<20))
+	if err != nil {
+		t.Fatalf("%s %s: read response: %v", r.method, r.path, err)
+	}
+	return data
+}
+
+// validateResponse fails the check for each violation of the spec in the response as the target sent
+// it (data is its body, already read). The request is rebuilt for routing only; the response is
+// copied, so that send still closes the body it read.
+func (t *T) validateResponse(r *request, resp *http.Response, data []byte, ex *Exchange) {
+	check, _ := http.NewRequest(r.method, t.suite.cfg.BaseURL+r.path, nil)
+	sent := *resp
+	sent.Body = io.NopCloser(bytes.NewReader(data))
+	for _, v := range t.suite.spec.ValidateResponse(check, &sent) {
+		t.fail(Failure{Message: "response breaks the spec: " + v.Message, Exchange: ex.String(),
+			Pointer: v.Pointer, SpecLocation: v.SpecLocation})
+	}
 }
 
 // ExpectStatus fails the check unless the exchange has the wanted status.

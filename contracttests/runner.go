@@ -128,6 +128,27 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...Reporter
 		return nil, err
 	}
 	defer func() { _ = receiver.Close() }()
+	s, err := newSuite(cfg, spec, receiver)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.probe(ctx); err != nil {
+		return nil, err
+	}
+	selected := selectChecks(checks, cfg.Run)
+	for _, r := range reporters {
+		r.Start(selected)
+	}
+	sum := s.runSelected(ctx, selected, reporters)
+	var errs []error
+	for _, r := range reporters {
+		errs = append(errs, r.Finish(sum))
+	}
+	return sum, errors.Join(errs...)
+}
+
+// newSuite reads from the contract what the checks judge by: the error table and the test values.
+func newSuite(cfg Config, spec *openapi.Spec, receiver *Receiver) (*suite, error) {
 	statuses, err := spec.ErrorStatuses()
 	if err != nil {
 		return nil, fmt.Errorf("load the contract's error table: %w", err)
@@ -136,23 +157,26 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...Reporter
 	if err != nil {
 		return nil, fmt.Errorf("choose test values from the contract: %w", err)
 	}
-	s := &suite{cfg: cfg, spec: spec, client: cfg.HTTPClient, receiver: receiver, coverage: newCoverage(spec),
-		errorStatuses: statuses, inputs: inputs}
-	if err := s.probe(ctx); err != nil {
-		return nil, err
-	}
+	return &suite{cfg: cfg, spec: spec, client: cfg.HTTPClient, receiver: receiver, coverage: newCoverage(spec),
+		errorStatuses: statuses, inputs: inputs}, nil
+}
 
+// selectChecks returns the checks whose id matches run (all when run is nil), in their order.
+func selectChecks(checks []*Check, run *regexp.Regexp) []*Check {
 	var selected []*Check
 	for _, c := range checks {
-		if cfg.Run == nil || cfg.Run.MatchString(c.ID) {
+		if run == nil || run.MatchString(c.ID) {
 			selected = append(selected, c)
 		}
 	}
-	for _, r := range reporters {
-		r.Start(selected)
-	}
+	return selected
+}
+
+// runSelected runs the checks, the final ones after all others have ended, reports each result as it
+// comes, and sums the run up with its results sorted by id.
+func (s *suite) runSelected(ctx context.Context, selected []*Check, reporters []Reporter) *Summary {
 	start := time.Now()
-	sum := &Summary{Target: cfg.BaseURL}
+	sum := &Summary{Target: s.cfg.BaseURL}
 	var mu sync.Mutex
 	report := func(res Result) {
 		mu.Lock()
@@ -174,23 +198,24 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...Reporter
 	s.runAll(ctx, final, report)
 
 	sort.SliceStable(sum.Results, func(i, j int) bool { return sum.Results[i].ID < sum.Results[j].ID })
-	for _, r := range sum.Results {
+	sum.count()
+	sum.Duration = time.Since(start)
+	sum.Coverage = s.coverage.summary(s.receiver.TypesSeen())
+	return sum
+}
+
+// count tallies the results by outcome.
+func (s *Summary) count() {
+	for _, r := range s.Results {
 		switch r.Outcome {
 		case Passed:
-			sum.Passed++
+			s.Passed++
 		case Failed:
-			sum.Failed++
+			s.Failed++
 		case Skipped:
-			sum.Skipped++
+			s.Skipped++
 		}
 	}
-	sum.Duration = time.Since(start)
-	sum.Coverage = s.coverage.summary(receiver.TypesSeen())
-	var errs []error
-	for _, r := range reporters {
-		errs = append(errs, r.Finish(sum))
-	}
-	return sum, errors.Join(errs...)
 }
 
 // extensionProbe is the request whose 404 means the target lacks the webhook-endpoint extension.

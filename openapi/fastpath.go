@@ -105,15 +105,45 @@ func (s *Spec) compileFastPaths(spec []byte, logger *slog.Logger) error {
 	return nil
 }
 
+// compileFastRequest compiles the request side of an operation or webhook: its path template, its
+// parameters and its JSON body. An error leaves the whole request to the validator.
 func compileFastRequest(doc *schemacheck.Document, op *Operation, node *yaml.Node) (*fastRequest, error) {
 	template := strings.Split(strings.TrimPrefix(op.Path, "/"), "/")
-	req := &fastRequest{}
+	req := &fastRequest{template: blankParams(template)}
+	params, err := operationParams(doc, op, node)
+	if err != nil {
+		return nil, err
+	}
+	// An operation may redefine a path-item parameter; the validator then checks both, and so do we.
+	for _, raw := range params {
+		fp, err := compileRequestParam(doc, op, raw, template)
+		if err != nil {
+			return nil, err
+		}
+		req.params = append(req.params, fp)
+	}
+	if req.body, err = compileFastBody(doc, op, node); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// blankParams returns the path template's segments with each parameter ("{payout_id}") as "", the
+// form matchesPath compares a request path with.
+func blankParams(template []string) []string {
+	var out []string
 	for _, seg := range template {
 		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
 			seg = ""
 		}
-		req.template = append(req.template, seg)
+		out = append(out, seg)
 	}
+	return out
+}
+
+// operationParams returns the parameters declared on the operation, then those of its path item,
+// unresolved.
+func operationParams(doc *schemacheck.Document, op *Operation, node *yaml.Node) ([]*yaml.Node, error) {
 	itemNode, err := doc.Node(op.location[:strings.LastIndex(op.location, "/")])
 	if err != nil {
 		return nil, err
@@ -124,49 +154,66 @@ func compileFastRequest(doc *schemacheck.Document, op *Operation, node *yaml.Nod
 			params = append(params, list.Content...)
 		}
 	}
-	// An operation may redefine a path-item parameter; the validator then checks both, and so do we.
-	for _, raw := range params {
-		p, err := doc.Resolve(raw)
-		if err != nil {
-			return nil, err
-		}
-		name, in := schemacheck.Scalar(p, "name"), schemacheck.Scalar(p, "in")
-		fp, err := compileFastParam(doc, p, name, in)
-		if err != nil {
-			return nil, fmt.Errorf("parameter %s %s: %w", in, name, err)
-		}
-		if in == "path" {
-			fp.segment = -1
-			for i, seg := range template {
-				if seg == "{"+name+"}" {
-					fp.segment = i
-				}
-			}
-			if fp.segment < 0 {
-				return nil, errors.New("the path parameter is not in the path")
-			}
-		}
-		if op.Webhook && in != "header" {
-			return nil, errors.New("a webhook delivery has only header parameters")
-		}
-		req.params = append(req.params, fp)
+	return params, nil
+}
+
+// compileRequestParam compiles one parameter and, for a path parameter, finds its segment in the
+// template. A webhook delivery is a request the document only describes by its headers.
+func compileRequestParam(doc *schemacheck.Document, op *Operation, raw *yaml.Node, template []string) (fastParam, error) {
+	p, err := doc.Resolve(raw)
+	if err != nil {
+		return fastParam{}, err
 	}
-	if body := schemacheck.Field(node, "requestBody"); body != nil {
-		if body, err = doc.Resolve(body); err != nil {
-			return nil, err
-		}
-		mt := schemacheck.Field(schemacheck.Field(body, "content"), jsonMediaType)
-		if mt == nil {
-			return nil, errors.New("the request body has no application/json content")
-		}
-		req.body = &fastBody{required: schemacheck.Bool(schemacheck.Field(body, "required"))}
-		if sch := schemacheck.Field(mt, "schema"); sch != nil {
-			if req.body.check, err = doc.Compile(sch, requestSchemaLocation(op)); err != nil {
-				return nil, err
-			}
+	name, in := schemacheck.Scalar(p, "name"), schemacheck.Scalar(p, "in")
+	fp, err := compileFastParam(doc, p, name, in)
+	if err != nil {
+		return fastParam{}, fmt.Errorf("parameter %s %s: %w", in, name, err)
+	}
+	if in == "path" {
+		if fp.segment = templateSegment(template, name); fp.segment < 0 {
+			return fastParam{}, errors.New("the path parameter is not in the path")
 		}
 	}
-	return req, nil
+	if op.Webhook && in != "header" {
+		return fastParam{}, errors.New("a webhook delivery has only header parameters")
+	}
+	return fp, nil
+}
+
+// templateSegment returns the index of the template segment that holds the path parameter name (the
+// last, should it appear twice), or -1.
+func templateSegment(template []string, name string) int {
+	segment := -1
+	for i, seg := range template {
+		if seg == "{"+name+"}" {
+			segment = i
+		}
+	}
+	return segment
+}
+
+// compileFastBody compiles the operation's JSON request body; nil when it declares none. A body without
+// application/json content is not covered.
+func compileFastBody(doc *schemacheck.Document, op *Operation, node *yaml.Node) (*fastBody, error) {
+	body := schemacheck.Field(node, "requestBody")
+	if body == nil {
+		return nil, nil
+	}
+	body, err := doc.Resolve(body)
+	if err != nil {
+		return nil, err
+	}
+	mt := schemacheck.Field(schemacheck.Field(body, "content"), jsonMediaType)
+	if mt == nil {
+		return nil, errors.New("the request body has no application/json content")
+	}
+	fb := &fastBody{required: schemacheck.Bool(schemacheck.Field(body, "required"))}
+	if sch := schemacheck.Field(mt, "schema"); sch != nil {
+		if fb.check, err = doc.Compile(sch, requestSchemaLocation(op)); err != nil {
+			return nil, err
+		}
+	}
+	return fb, nil
 }
 
 // compileFastParam covers parameters whose schema is a string (through $refs): the validator checks

@@ -89,6 +89,12 @@ func (r *PayoutResource) Metadata(_ context.Context, req resource.MetadataReques
 }
 
 // Schema describes the resource.
+//
+// Longer than 60 lines on purpose: it is one schema literal, an entry per attribute with its
+// description, validators and plan modifiers, and it is read as the resource's reference next to
+// docs/resources/payout.md. Splitting the attribute map across functions would only scatter that
+// reference; no part of it has a job of its own. The logic it refers to lives outside it
+// (keyChangeSendsNewPayout, the validators in validators.go).
 func (r *PayoutResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{

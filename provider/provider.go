@@ -118,35 +118,39 @@ func (p *MalipoProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 				Validators: []validator.Int64{int64validator.AtLeast(1)},
 			},
 		},
-		Blocks: map[string]schema.Block{
-			"retry": schema.SingleNestedBlock{
-				MarkdownDescription: "Retries of requests that failed with a connection error, `429` or a `5xx`. Only " +
-					"requests that are safe to repeat are retried: reads, updates, deletes, and creates that carry an " +
-					"`Idempotency-Key` (every create the provider sends does), so a retried payout is never paid twice. " +
-					"Without this block the defaults below apply.",
-				Attributes: map[string]schema.Attribute{
-					"attempts": schema.Int64Attribute{
-						MarkdownDescription: fmt.Sprintf("The number of times a request is retried. For example, with `2` "+
-							"a request is tried at most 3 times; `0` disables retries. Defaults to `%d`.", defaultRetryAttempts),
-						Optional:   true,
-						Validators: []validator.Int64{int64validator.AtLeast(0)},
-					},
-					"min_delay_ms": schema.Int64Attribute{
-						MarkdownDescription: fmt.Sprintf("Minimum delay between attempts in milliseconds; each later retry "+
-							"waits twice as long, with jitter. Defaults to `%d`.", defaultRetryMinDelayMS),
-						Optional:   true,
-						Validators: []validator.Int64{int64validator.AtLeast(0)},
-					},
-					"max_delay_ms": schema.Int64Attribute{
-						MarkdownDescription: fmt.Sprintf("Maximum delay between attempts in milliseconds, a `Retry-After` "+
-							"from the service included. Defaults to `%d`, or to `min_delay_ms` when that is larger.",
-							defaultRetryMaxDelayMS),
-						Optional: true,
-						Validators: []validator.Int64{
-							int64validator.AtLeast(0),
-							int64validator.AtLeastSumOf(path.MatchRelative().AtParent().AtName("min_delay_ms")),
-						},
-					},
+		Blocks: map[string]schema.Block{"retry": retryBlock()},
+	}
+}
+
+// retryBlock describes the provider's `retry` block: how often and how far apart failed requests are
+// tried again. Its limits are checked here; retryPolicy fills in the defaults.
+func retryBlock() schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "Retries of requests that failed with a connection error, `429` or a `5xx`. Only " +
+			"requests that are safe to repeat are retried: reads, updates, deletes, and creates that carry an " +
+			"`Idempotency-Key` (every create the provider sends does), so a retried payout is never paid twice. " +
+			"Without this block the defaults below apply.",
+		Attributes: map[string]schema.Attribute{
+			"attempts": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("The number of times a request is retried. For example, with `2` "+
+					"a request is tried at most 3 times; `0` disables retries. Defaults to `%d`.", defaultRetryAttempts),
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.AtLeast(0)},
+			},
+			"min_delay_ms": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("Minimum delay between attempts in milliseconds; each later retry "+
+					"waits twice as long, with jitter. Defaults to `%d`.", defaultRetryMinDelayMS),
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.AtLeast(0)},
+			},
+			"max_delay_ms": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("Maximum delay between attempts in milliseconds, a `Retry-After` "+
+					"from the service included. Defaults to `%d`, or to `min_delay_ms` when that is larger.",
+					defaultRetryMaxDelayMS),
+				Optional: true,
+				Validators: []validator.Int64{
+					int64validator.AtLeast(0),
+					int64validator.AtLeastSumOf(path.MatchRelative().AtParent().AtName("min_delay_ms")),
 				},
 			},
 		},

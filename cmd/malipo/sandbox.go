@@ -36,45 +36,12 @@ type sandboxFlags struct {
 	listFaults      bool
 }
 
+// parseSandboxFlags parses the command line; on a usage error, -h or --fault list it returns nil and the
+// exit code, having told the user. Keys not given as flags come from the environment, else the
+// sandbox's well-known ones.
 func parseSandboxFlags(args []string, stderr io.Writer) (*sandboxFlags, int) {
 	f := &sandboxFlags{retrySchedule: append([]time.Duration(nil), sandbox.DefaultRetrySchedule...)}
-	fs := flag.NewFlagSet("malipo sandbox", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "`host:port` to listen on (port 0 picks a free one)")
-	// No flag defaults for the keys: a default would print a secret from the environment in -h.
-	fs.StringVar(&f.publicKey, "public-key", "", "the merchant's public `key` (default $MALIPO_PUBLIC_KEY, else "+sandbox.DefaultPublicKey+")")
-	fs.StringVar(&f.secretKey, "secret-key", "", "the merchant's secret `key` (default $MALIPO_SECRET_KEY, else "+sandbox.DefaultSecretKey+")")
-	fs.DurationVar(&f.promptDelay, "prompt-delay", sandbox.DefaultTimings.PromptDelay, "how long the simulated customer takes to answer a push prompt")
-	fs.DurationVar(&f.payoutDelay, "payout-delay", sandbox.DefaultTimings.PayoutDelay, "how long a payout stays processing")
-	fs.Func("webhook-retry-schedule", "comma-separated `waits` between webhook attempts, e.g. 1s,5s,30s (\"none\": one attempt only; default "+
-		formatDurations(sandbox.DefaultRetrySchedule)+")", func(s string) error {
-		d, err := parseDurations(s)
-		if err != nil {
-			return err
-		}
-		f.retrySchedule = d
-		return nil
-	})
-	fs.DurationVar(&f.webhookTimeout, "webhook-timeout", sandbox.DefaultWebhookTimeout, "how long one webhook attempt may take before it is retried")
-	fs.IntVar(&f.concurrency, "delivery-concurrency", sandbox.DefaultDeliveryConcurrency, "how many webhook attempts may be in flight at once")
-	fs.StringVar(&f.logFormat, "log-format", "text", "log line format on stderr: text or json")
-	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, how long to wait for requests and queued webhooks")
-	fs.Func("fault", "FOR SELF-TESTS OF THE CONTRACT SUITE ONLY: break the contract rule `name`d (repeatable; \"list\" shows them)", func(s string) error {
-		if s == "list" {
-			f.listFaults = true
-			return nil
-		}
-		fault := faults.Fault(s)
-		if !fault.Known() {
-			return fmt.Errorf("unknown fault %q (use --fault list)", s)
-		}
-		f.faults = append(f.faults, fault)
-		return nil
-	})
-	fs.Usage = func() {
-		_, _ = fmt.Fprint(stderr, "Usage: malipo sandbox [flags]\n\nRuns the reference implementation of the Malipo v1 API on a local address, with simulated\nmobile-money outcomes (see the test values it prints) and signed webhooks.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	fs := sandboxFlagSet(f, stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, exitOK
@@ -82,11 +49,7 @@ func parseSandboxFlags(args []string, stderr io.Writer) (*sandboxFlags, int) {
 		return nil, exitUsage
 	}
 	if f.listFaults {
-		tw := tabwriter.NewWriter(stderr, 0, 0, 2, ' ', 0)
-		for _, fi := range faults.All() {
-			fmt.Fprintf(tw, "  %s\t%s\n", fi.Fault, fi.Description)
-		}
-		_ = tw.Flush()
+		printFaults(stderr)
 		return nil, exitOK
 	}
 	if fs.NArg() > 0 {
@@ -104,6 +67,63 @@ func parseSandboxFlags(args []string, stderr io.Writer) (*sandboxFlags, int) {
 		return nil, exitUsage
 	}
 	return f, -1
+}
+
+// sandboxFlagSet declares the flags of `malipo sandbox`, each writing into f.
+func sandboxFlagSet(f *sandboxFlags, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("malipo sandbox", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "`host:port` to listen on (port 0 picks a free one)")
+	// No flag defaults for the keys: a default would print a secret from the environment in -h.
+	fs.StringVar(&f.publicKey, "public-key", "", "the merchant's public `key` (default $MALIPO_PUBLIC_KEY, else "+sandbox.DefaultPublicKey+")")
+	fs.StringVar(&f.secretKey, "secret-key", "", "the merchant's secret `key` (default $MALIPO_SECRET_KEY, else "+sandbox.DefaultSecretKey+")")
+	fs.DurationVar(&f.promptDelay, "prompt-delay", sandbox.DefaultTimings.PromptDelay, "how long the simulated customer takes to answer a push prompt")
+	fs.DurationVar(&f.payoutDelay, "payout-delay", sandbox.DefaultTimings.PayoutDelay, "how long a payout stays processing")
+	fs.Func("webhook-retry-schedule", "comma-separated `waits` between webhook attempts, e.g. 1s,5s,30s (\"none\": one attempt only; default "+
+		formatDurations(sandbox.DefaultRetrySchedule)+")", f.setRetrySchedule)
+	fs.DurationVar(&f.webhookTimeout, "webhook-timeout", sandbox.DefaultWebhookTimeout, "how long one webhook attempt may take before it is retried")
+	fs.IntVar(&f.concurrency, "delivery-concurrency", sandbox.DefaultDeliveryConcurrency, "how many webhook attempts may be in flight at once")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log line format on stderr: text or json")
+	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, how long to wait for requests and queued webhooks")
+	fs.Func("fault", "FOR SELF-TESTS OF THE CONTRACT SUITE ONLY: break the contract rule `name`d (repeatable; \"list\" shows them)", f.addFault)
+	fs.Usage = func() {
+		_, _ = fmt.Fprint(stderr, "Usage: malipo sandbox [flags]\n\nRuns the reference implementation of the Malipo v1 API on a local address, with simulated\nmobile-money outcomes (see the test values it prints) and signed webhooks.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// setRetrySchedule takes --webhook-retry-schedule.
+func (f *sandboxFlags) setRetrySchedule(s string) error {
+	d, err := parseDurations(s)
+	if err != nil {
+		return err
+	}
+	f.retrySchedule = d
+	return nil
+}
+
+// addFault takes one --fault: a known fault's name, or "list" to print them instead of serving.
+func (f *sandboxFlags) addFault(s string) error {
+	if s == "list" {
+		f.listFaults = true
+		return nil
+	}
+	fault := faults.Fault(s)
+	if !fault.Known() {
+		return fmt.Errorf("unknown fault %q (use --fault list)", s)
+	}
+	f.faults = append(f.faults, fault)
+	return nil
+}
+
+// printFaults lists the faults --fault takes, with what each breaks.
+func printFaults(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, fi := range faults.All() {
+		fmt.Fprintf(tw, "  %s\t%s\n", fi.Fault, fi.Description)
+	}
+	_ = tw.Flush()
 }
 
 // runSandbox serves the sandbox until ctx ends, then stops accepting requests and drains queued
@@ -124,22 +144,7 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "malipo sandbox: load the embedded contract: %v\n", err)
 		return exitFail
 	}
-	opts := []sandbox.Option{
-		sandbox.WithSpec(spec),
-		sandbox.WithMerchant(f.publicKey, f.secretKey),
-		sandbox.WithTimings(sandbox.Timings{PromptDelay: f.promptDelay, PayoutDelay: f.payoutDelay}),
-		sandbox.WithRetrySchedule(f.retrySchedule),
-		sandbox.WithWebhookTimeout(f.webhookTimeout),
-		sandbox.WithDeliveryConcurrency(f.concurrency),
-		sandbox.WithLogger(logger),
-	}
-	faulty, err := faults.Options(f.faults...)
-	if err != nil {
-		fmt.Fprintf(stderr, "malipo sandbox: %v\n", err)
-		return exitUsage
-	}
-	opts = append(opts, faulty...)
-	srv, err := sandbox.New(opts...)
+	srv, err := newSandbox(spec, f, logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "malipo sandbox: %v\n", err)
 		return exitUsage
@@ -158,6 +163,32 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err := printBanner(stdout, spec, f, "http://"+ln.Addr().String()); err != nil {
 		logger.Warn("cannot print the start-up banner", "error", err)
 	}
+	return serveSandbox(ctx, hs, ln, srv, f.shutdownTimeout, logger, stderr)
+}
+
+// newSandbox builds the sandbox the flags describe, faults included. Its errors are the flags' (a value
+// the sandbox refuses), hence a usage error for the caller.
+func newSandbox(spec *openapi.Spec, f *sandboxFlags, logger *slog.Logger) (*sandbox.Server, error) {
+	opts := []sandbox.Option{
+		sandbox.WithSpec(spec),
+		sandbox.WithMerchant(f.publicKey, f.secretKey),
+		sandbox.WithTimings(sandbox.Timings{PromptDelay: f.promptDelay, PayoutDelay: f.payoutDelay}),
+		sandbox.WithRetrySchedule(f.retrySchedule),
+		sandbox.WithWebhookTimeout(f.webhookTimeout),
+		sandbox.WithDeliveryConcurrency(f.concurrency),
+		sandbox.WithLogger(logger),
+	}
+	faulty, err := faults.Options(f.faults...)
+	if err != nil {
+		return nil, err
+	}
+	return sandbox.New(append(opts, faulty...)...)
+}
+
+// serveSandbox serves on ln until ctx ends (exit code 0, after draining) or serving fails (exit code
+// 1).
+func serveSandbox(ctx context.Context, hs *http.Server, ln net.Listener, srv *sandbox.Server, timeout time.Duration,
+	logger *slog.Logger, stderr io.Writer) int {
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 
@@ -168,11 +199,17 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitFail
 	case <-ctx.Done():
 	}
+	drainSandbox(hs, srv, timeout, logger)
+	return exitOK
+}
+
+// drainSandbox stops accepting requests and waits up to timeout for running requests and queued
+// webhooks. Running out of time is not a failure of the command: the developer asked it to stop.
+func drainSandbox(hs *http.Server, srv *sandbox.Server, timeout time.Duration, logger *slog.Logger) {
 	logger.Info("shutting down: draining requests and queued webhooks (signal again to stop at once)",
-		"timeout", f.shutdownTimeout, "pending_webhooks", srv.PendingDeliveries())
-	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
+		"timeout", timeout, "pending_webhooks", srv.PendingDeliveries())
+	sctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	// Running out of time is not a failure of the command: the developer asked it to stop.
 	if err := hs.Shutdown(sctx); err != nil {
 		logger.Warn("requests still running at the shutdown deadline were cut off", "error", err)
 	}
@@ -180,7 +217,6 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		logger.Warn("webhook deliveries still queued at the shutdown deadline were abandoned", "error", err)
 	}
 	logger.Info("stopped")
-	return exitOK
 }
 
 // printBanner tells the developer where to send requests, with which keys, and which inputs produce

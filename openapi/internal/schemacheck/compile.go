@@ -69,28 +69,59 @@ func (d *Document) compile(n *yaml.Node, at string) (*schema, error) {
 	return s, nil
 }
 
+// keyword compiles one keyword of a schema object into s. Keywords are taken by the vocabulary they
+// belong to, as JSON Schema 2020-12 splits them: applicators compile subschemas, assertions read a value;
+// annotations and extensions constrain nothing, and any other keyword is outside the subset.
 func (d *Document) keyword(s *schema, key string, v *yaml.Node, at string) error {
-	var err error
+	if handled, err := d.applicator(s, key, v, at); handled {
+		return err
+	}
+	if handled, err := assertion(s, key, v, at); handled {
+		return err
+	}
+	if annotations[key] || strings.HasPrefix(key, "x-") {
+		return nil
+	}
+	return fmt.Errorf("%s: keyword %q: %w", at, key, ErrUnsupported)
+}
+
+// applicator compiles a keyword that applies subschemas ($ref, properties, items, the combinators);
+// handled is false for any other keyword.
+func (d *Document) applicator(s *schema, key string, v *yaml.Node, at string) (handled bool, err error) {
 	switch key {
 	case "$ref":
-		var target *yaml.Node
-		if target, err = d.Node(v.Value); err != nil {
-			return fmt.Errorf("%s: %w", at, err)
+		s.ref, err = d.compileRef(v, at)
+	case "properties":
+		err = d.compileProperties(s, v, at)
+	case "additionalProperties":
+		s.additional, err = d.compile(v, at)
+	case "items":
+		if v.Kind == yaml.SequenceNode {
+			return true, fmt.Errorf("%s: items as a list (prefixItems before 2020-12): %w", at, ErrUnsupported)
 		}
-		s.ref, err = d.compile(target, v.Value)
+		s.items, err = d.compile(v, at)
+	case "not":
+		s.not, err = d.compile(v, at)
+	case "allOf":
+		s.allOf, err = d.compileList(v, at)
+	case "anyOf":
+		s.anyOf, err = d.compileList(v, at)
+	case "oneOf":
+		s.oneOf, err = d.compileList(v, at)
+	default:
+		return false, nil
+	}
+	return true, err
+}
+
+// assertion compiles a keyword that constrains the value itself (type, enum, bounds, lengths, counts,
+// pattern, required, and OpenAPI's discriminator); handled is false for any other keyword.
+func assertion(s *schema, key string, v *yaml.Node, at string) (handled bool, err error) {
+	switch key {
 	case "type":
 		s.types, err = typeSet(v, at)
 	case "enum":
-		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-			return fmt.Errorf("%s: enum must be a non-empty list", at)
-		}
-		for i, item := range v.Content {
-			value, err := jsonValue(item, at+"/"+strconv.Itoa(i))
-			if err != nil {
-				return err
-			}
-			s.enum = append(s.enum, value)
-		}
+		s.enum, err = enumValues(v, at)
 	case "const":
 		s.hasConst = true
 		s.constant, err = jsonValue(v, at)
@@ -119,69 +150,93 @@ func (d *Document) keyword(s *schema, key string, v *yaml.Node, at string) error
 	case "exclusiveMaximum":
 		s.exclusiveMaximum, err = bound(v, at)
 	case "multipleOf":
-		var b *number
-		if b, err = bound(v, at); err == nil {
-			if b.rat.Sign() <= 0 {
-				return fmt.Errorf("%s: multipleOf must be greater than 0", at)
-			}
-			s.multipleOf = b.rat
-		}
+		s.multipleOf, err = divisor(v, at)
 	case "uniqueItems":
 		s.uniqueItems = Bool(v)
 	case "required":
-		if v.Kind != yaml.SequenceNode {
-			return fmt.Errorf("%s: required must be a list", at)
-		}
-		for _, item := range v.Content {
-			s.required = append(s.required, item.Value)
-		}
-	case "properties":
-		keys, values := Pairs(v)
-		s.declared = make(map[string]bool, len(keys))
-		for i, name := range keys {
-			sub, err := d.compile(values[i], at+"/"+escape(name))
-			if err != nil {
-				return err
-			}
-			s.properties = append(s.properties, property{name: name, schema: sub})
-			s.declared[name] = true
-		}
-	case "additionalProperties":
-		s.additional, err = d.compile(v, at)
-	case "items":
-		if v.Kind == yaml.SequenceNode {
-			return fmt.Errorf("%s: items as a list (prefixItems before 2020-12): %w", at, ErrUnsupported)
-		}
-		s.items, err = d.compile(v, at)
-	case "not":
-		s.not, err = d.compile(v, at)
-	case "allOf", "anyOf", "oneOf":
-		var list []*schema
-		if list, err = d.compileList(v, at); err == nil {
-			switch key {
-			case "allOf":
-				s.allOf = list
-			case "anyOf":
-				s.anyOf = list
-			default:
-				s.oneOf = list
-			}
-		}
+		s.required, err = requiredNames(v, at)
 	case "discriminator":
-		// libopenapi-validator's OpenAPI vocabulary: the property must be present (branch choice is
-		// left to oneOf/anyOf).
-		name := Field(v, "propertyName")
-		if name == nil || name.Value == "" {
-			return fmt.Errorf("%s: discriminator needs a propertyName", at)
-		}
-		s.discriminator = name.Value
+		s.discriminator, err = discriminatorProperty(v, at)
 	default:
-		if annotations[key] || strings.HasPrefix(key, "x-") {
-			return nil
-		}
-		return fmt.Errorf("%s: keyword %q: %w", at, key, ErrUnsupported)
+		return false, nil
 	}
-	return err
+	return true, err
+}
+
+// compileRef compiles the schema a $ref points to. Errors inside it are located by the reference (where
+// that schema is written), not by the $ref that uses it.
+func (d *Document) compileRef(v *yaml.Node, at string) (*schema, error) {
+	target, err := d.Node(v.Value)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", at, err)
+	}
+	return d.compile(target, v.Value)
+}
+
+// compileProperties compiles each declared property's schema, in the document's order, and records the
+// declared names for additionalProperties.
+func (d *Document) compileProperties(s *schema, v *yaml.Node, at string) error {
+	keys, values := Pairs(v)
+	s.declared = make(map[string]bool, len(keys))
+	for i, name := range keys {
+		sub, err := d.compile(values[i], at+"/"+escape(name))
+		if err != nil {
+			return err
+		}
+		s.properties = append(s.properties, property{name: name, schema: sub})
+		s.declared[name] = true
+	}
+	return nil
+}
+
+// enumValues reads an enum's values as encoding/json would decode them, so that equality is the engine's.
+func enumValues(v *yaml.Node, at string) ([]any, error) {
+	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+		return nil, fmt.Errorf("%s: enum must be a non-empty list", at)
+	}
+	var values []any
+	for i, item := range v.Content {
+		value, err := jsonValue(item, at+"/"+strconv.Itoa(i))
+		if err != nil {
+			return nil, err
+		}
+		values = append(values, value)
+	}
+	return values, nil
+}
+
+// divisor reads multipleOf, which JSON Schema requires to be greater than 0.
+func divisor(v *yaml.Node, at string) (*big.Rat, error) {
+	b, err := bound(v, at)
+	if err != nil {
+		return nil, err
+	}
+	if b.rat.Sign() <= 0 {
+		return nil, fmt.Errorf("%s: multipleOf must be greater than 0", at)
+	}
+	return b.rat, nil
+}
+
+// requiredNames reads the list of required property names.
+func requiredNames(v *yaml.Node, at string) ([]string, error) {
+	if v.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("%s: required must be a list", at)
+	}
+	var names []string
+	for _, item := range v.Content {
+		names = append(names, item.Value)
+	}
+	return names, nil
+}
+
+// discriminatorProperty reads a discriminator's propertyName. libopenapi-validator's OpenAPI vocabulary
+// asserts only that the property is present (the choice of branch is left to oneOf/anyOf).
+func discriminatorProperty(v *yaml.Node, at string) (string, error) {
+	name := Field(v, "propertyName")
+	if name == nil || name.Value == "" {
+		return "", fmt.Errorf("%s: discriminator needs a propertyName", at)
+	}
+	return name.Value, nil
 }
 
 func (d *Document) compileList(v *yaml.Node, at string) ([]*schema, error) {
