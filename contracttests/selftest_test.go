@@ -34,23 +34,25 @@ var faultChecks = map[faults.Fault]faultRule{
 		`^(auth\.isolation\.payout|extensions\.webhook-endpoints|idempotency\.(processPayout|reference)|state\.payout|webhooks\.retry-after-)`}, // every check that reads a payout
 	faults.WrongSuccessStatus: {`^idempotency\.processPayout\.replay$`,
 		`^(auth\.isolation|extensions|idempotency|negative\.(completePayment|rotateWebhookEndpointSecret|updateWebhookEndpoint)|positive|state|webhooks)\.`}, // every check that creates what it uses
-	faults.AcceptInvalidInput:           {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^(negative\.|extensions\.webhook-endpoints\.crud$)`},
-	faults.AuthNotEnforced:              {`^auth\.processPayout\.no-keys$`, `^auth\.\w+\.(no-|wrong-|keys-swapped)`},
-	faults.SecretKeyNotChecked:          {`^auth\.processPayout\.wrong-secret-key$`, `^auth\.\w+\.wrong-secret-key$`},
-	faults.ErrorNotEnvelope:             {`^negative\.unknown-path$`, `^(auth|negative|idempotency|reference|state\.payment|extensions)\.`}, // every check that provokes an error
-	faults.ErrorMissingFieldPointer:     {`^negative\.processPayout\.bank\.bank_id\.missing$`, `^(negative|idempotency\.reference|reference\.banks|state\.payment)\.`},
-	faults.BadSignature:                 {`^state\.payout\.bank\.success\.`, `^(state|webhooks|extensions\.webhook-endpoints)\.`}, // every check that verifies a delivery
-	faults.NoWebhookRetry:               {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
-	faults.UnstableWebhookID:            {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
-	faults.IdempotencyIgnored:           {`^idempotency\.processPayout\.replay$`, `^idempotency\.\w+\.(replay|conflict|concurrent)$`},
-	faults.IdempotencyConflictIgnored:   {`^idempotency\.processPayout\.conflict$`, `^idempotency\.\w+\.conflict$`},
-	faults.FinalStateChanges:            {`^state\.payout\.mobile\.success\.`, `^state\.payout\.`},
-	faults.CrossMerchantVisible:         {`^auth\.isolation\.payout$`, `^auth\.isolation\.`},
-	faults.MissingWebhookEvent:          {`^state\.payment\.success\.`, `^(state\.payment\.|webhooks\.all-types-observed$)`},
-	faults.WrongFailureReason:           {`^state\.payout\.mobile\.account_not_found\.`, `^state\.(payment|payout)\.`},
-	faults.WebhookToDisabledEndpoint:    {`^extensions\.webhook-endpoints\.delivery$`, `^extensions\.webhook-endpoints\.delivery$`},
-	faults.NoRotationDualSignature:      {`^extensions\.webhook-endpoints\.rotate-secret$`, `^extensions\.webhook-endpoints\.rotate-secret$`},
-	faults.LoseFirstCreateResponse:      {`^idempotency\.processPayout\.replay$`, `^idempotency\.\w+\.(replay|concurrent)$`},
+	faults.AcceptInvalidInput:         {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^(negative\.|extensions\.webhook-endpoints\.crud$)`},
+	faults.AuthNotEnforced:            {`^auth\.processPayout\.no-keys$`, `^auth\.\w+\.(no-|wrong-|keys-swapped)`},
+	faults.SecretKeyNotChecked:        {`^auth\.processPayout\.wrong-secret-key$`, `^auth\.\w+\.wrong-secret-key$`},
+	faults.ErrorNotEnvelope:           {`^negative\.unknown-path$`, `^(auth|negative|idempotency|reference|state\.payment|extensions)\.`}, // every check that provokes an error
+	faults.ErrorMissingFieldPointer:   {`^negative\.processPayout\.bank\.bank_id\.missing$`, `^(negative|idempotency\.reference|reference\.banks|state\.payment)\.`},
+	faults.BadSignature:               {`^state\.payout\.bank\.success\.`, `^(state|webhooks|extensions\.webhook-endpoints)\.`}, // every check that verifies a delivery
+	faults.NoWebhookRetry:             {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
+	faults.UnstableWebhookID:          {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
+	faults.IdempotencyIgnored:         {`^idempotency\.processPayout\.replay$`, `^idempotency\.\w+\.(replay|conflict|concurrent)$`},
+	faults.IdempotencyConflictIgnored: {`^idempotency\.processPayout\.conflict$`, `^idempotency\.\w+\.conflict$`},
+	faults.FinalStateChanges:          {`^state\.payout\.mobile\.success\.`, `^state\.payout\.`},
+	faults.CrossMerchantVisible:       {`^auth\.isolation\.payout$`, `^auth\.isolation\.`},
+	faults.MissingWebhookEvent:        {`^state\.payment\.success\.`, `^(state\.payment\.|webhooks\.all-types-observed$)`},
+	faults.WrongFailureReason:         {`^state\.payout\.mobile\.account_not_found\.`, `^state\.(payment|payout)\.`},
+	faults.WebhookToDisabledEndpoint:  {`^extensions\.webhook-endpoints\.delivery$`, `^extensions\.webhook-endpoints\.delivery$`},
+	faults.NoRotationDualSignature:    {`^extensions\.webhook-endpoints\.rotate-secret$`, `^extensions\.webhook-endpoints\.rotate-secret$`},
+	// Every check that sends an Idempotency-Key may lose its first response: whether Go's transport
+	// retries the request on its own depends on whether the dropped connection was a reused one.
+	faults.LoseFirstCreateResponse:      {`^idempotency\.processPayout\.replay$`, `^idempotency\.\w+\.(replay|conflict|concurrent)$`},
 	faults.DuplicateReferenceAccepted:   {`^idempotency\.reference\.payout-duplicate$`, `^idempotency\.reference\.`},
 	faults.CompleteNotPendingAccepted:   {`^state\.payment\.complete-twice$`, `^state\.payment\.complete-twice$`},
 	faults.UnknownReferenceDataAccepted: {`^negative\.processPayout\.unknown-bank$`, `^negative\.processPayout\.(unknown-|bank-of-other-country$)`},

@@ -66,6 +66,10 @@ func (d *WebhookEndpointsDataSource) Metadata(_ context.Context, req datasource.
 }
 
 // Schema describes the data source.
+//
+// Longer than 60 lines on purpose, like the resources' Schema methods: one schema literal, an entry
+// per filter and per listed attribute with its description and validators, read as the reference
+// next to docs/data-sources/webhook_endpoints.md; the filtering logic lives in its own functions.
 func (d *WebhookEndpointsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	computed := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
