@@ -44,7 +44,7 @@ type seedSource struct {
 var seedSources = []seedSource{
 	// pay_8f3a2c1d9b7e4a60 (order-1042): complete-payment's example sends its prompt, so it starts
 	// pending; transaction status and the payment.* event examples show it afterwards.
-	{example: "PaymentProcessing", path: "data", kind: "payment", status: "pending"},
+	{example: "PaymentProcessing", path: "data", kind: "payment", status: string(api.PaymentStatusPending)},
 	// pay_1a2b3c4d5e6f7a80 (order-1043): declined.
 	{example: "PaymentFailedEvent", path: "data.object", kind: "payment"},
 	// po_5d1e7b3c2a9f8e40 (inv-88): the payout get-payout's `succeeded` example and 409's example name.
