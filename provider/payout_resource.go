@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"math/big"
 	"strings"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/numberplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -61,7 +62,7 @@ type PayoutResource struct {
 
 // PayoutResourceModel is the resource's state.
 type PayoutResourceModel struct {
-	Amount             types.Int64    `tfsdk:"amount"`
+	Amount             types.Number   `tfsdk:"amount"`
 	CountryID          types.String   `tfsdk:"country_id"`
 	TransferTo         types.String   `tfsdk:"transfer_to"`
 	BankID             types.String   `tfsdk:"bank_id"`
@@ -106,11 +107,12 @@ func (r *PayoutResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"apply sends it again (after you fixed the cause). A payout still `processing` when `timeouts.create` " +
 			"ends is kept with a warning, never sent again; refresh updates its `status`.",
 		Attributes: map[string]schema.Attribute{
-			"amount": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("Amount in major units of the country's currency; at least %d.", payoutAmountMinimum),
-				Required:            true,
-				Validators:          payoutAmountValidators(),
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.RequiresReplace()},
+			"amount": schema.NumberAttribute{
+				MarkdownDescription: fmt.Sprintf("Amount in major units of the country's currency: a whole number from %d to %d "+
+					"(`2500` pays 2,500 ZMW to Zambia). A fraction such as `10.5` fails the plan.", payoutAmountMinimum, payoutAmountMaximum),
+				Required:      true,
+				Validators:    payoutAmountValidators(),
+				PlanModifiers: []planmodifier.Number{numberplanmodifier.RequiresReplace()},
 			},
 			"country_id": schema.StringAttribute{
 				MarkdownDescription: "Id of the destination country (`id` of `data.malipo_countries`, e.g. `ctry_zm`), not its code.",
@@ -426,7 +428,7 @@ func (r *PayoutResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	}
 	resp.Diagnostics.AddWarning("Payout Removed From State Only",
 		fmt.Sprintf("Payout %s (%d, status %s) was removed from Terraform state. Payouts cannot be reversed: its money "+
-			"stays sent. To pay again, add a new malipo_payout.", state.PayoutID.ValueString(), state.Amount.ValueInt64(),
+			"stays sent. To pay again, add a new malipo_payout.", state.PayoutID.ValueString(), state.amount(),
 			state.Status.ValueString()))
 }
 
@@ -441,7 +443,7 @@ func (r *PayoutResource) ImportState(ctx context.Context, req resource.ImportSta
 func (m *PayoutResourceModel) request() client.PayoutRequest {
 	if m.TransferTo.ValueString() == string(api.TransferToBank) {
 		return client.BankPayout{
-			Amount:        m.Amount.ValueInt64(),
+			Amount:        m.amount(),
 			CountryID:     m.CountryID.ValueString(),
 			BankID:        m.BankID.ValueString(),
 			AccountNumber: m.AccountNumber.ValueString(),
@@ -450,12 +452,22 @@ func (m *PayoutResourceModel) request() client.PayoutRequest {
 		}
 	}
 	return client.MobilePayout{
-		Amount:          m.Amount.ValueInt64(),
+		Amount:          m.amount(),
 		CountryID:       m.CountryID.ValueString(),
 		MomoPhoneNumber: m.MomoPhoneNumber.ValueString(),
 		Narration:       m.Narration.ValueString(),
 		WebhookURL:      m.WebhookURL.ValueString(),
 	}
+}
+
+// amount is the amount as the API takes it; the validators made sure that it is a whole number in range.
+func (m *PayoutResourceModel) amount() int64 {
+	f := m.Amount.ValueBigFloat()
+	if f == nil {
+		return 0
+	}
+	i, _ := f.Int64()
+	return i
 }
 
 // setComputed copies what the API decides into the model.
@@ -470,7 +482,7 @@ func (m *PayoutResourceModel) setComputed(p *client.Payout) {
 // setInputs copies the payout's inputs as the API echoes them, so that a refresh shows drift and an
 // import fills them in.
 func (m *PayoutResourceModel) setInputs(p *client.Payout) {
-	m.Amount = types.Int64Value(p.Amount)
+	m.Amount = types.NumberValue(new(big.Float).SetInt64(p.Amount))
 	m.CountryID = types.StringValue(p.CountryID)
 	m.TransferTo = types.StringValue(string(p.TransferTo))
 	m.BankID = optionalString(p.BankID)

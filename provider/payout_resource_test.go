@@ -332,7 +332,9 @@ func TestAccPayoutResource_invalidInput(t *testing.T) {
 		CheckDestroy:             sb.checkPayouts(0),
 		Steps: []resource.TestStep{
 			step(`amount = 0
-			      transfer_to = "mobile_number"`, `(?s)Attribute amount value must be at least 1`),
+			      transfer_to = "mobile_number"`, wrapped(`Payout Amount Too Small`).String()+`.*`+wrapped(`amount = 0, but a `+
+				`payout's amount must be at least 1, a whole number of major units of the destination country's currency `+
+				`(2500 pays 2,500 ZMW to Zambia). Set amount to 1 or more.`).String()),
 			step(`amount = 10
 			      transfer_to = "cash"`, `(?s)Attribute transfer_to value must be one of`),
 			step(`amount = 10
