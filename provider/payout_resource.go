@@ -101,7 +101,8 @@ func (r *PayoutResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"Creates are safe to retry: the provider sends an `Idempotency-Key` (`idempotency_key`, generated when " +
 			"unset) and retries a create whose answer was lost with the same key, so the service replays the first " +
 			"payout instead of paying twice. Set `idempotency_key` yourself (for example to an invoice number) to " +
-			"make even a re-run after an interrupted apply safe: the key then stays the same across runs.\n\n" +
+			"make even a re-run after an interrupted apply safe: the key then stays the same across runs. A key " +
+			"belongs to one payout: change it whenever you change the payout.\n\n" +
 			"With `wait_for_final_status` (the default) apply waits until the payout is `success` or `failed`; a " +
 			"`failed` payout is an error naming its `failure_reason`, and the resource is then tainted, so the next " +
 			"apply sends it again (after you fixed the cause). A payout still `processing` when `timeouts.create` " +
@@ -162,8 +163,10 @@ func (r *PayoutResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"idempotency_key": schema.StringAttribute{
 				MarkdownDescription: fmt.Sprintf("The `Idempotency-Key` sent with the create, 1 to %d characters. "+
 					"Generated (a random UUID) when unset, and kept in state. A create retried with the same key is "+
-					"replayed by the service instead of paying twice. Changing it forces replacement. Unknown after "+
-					"`terraform import`: setting it then only records it.", idempotencyKeyMaxLen),
+					"replayed by the service instead of paying twice. Changing it forces replacement. A key belongs to "+
+					"one payout: when another input changes (a replacement sends a new payout), a key you set must "+
+					"change too, or the plan fails, since the service refuses a different payout under a key it has "+
+					"already used. Unknown after `terraform import`: setting it then only records it.", idempotencyKeyMaxLen),
 				Optional: true,
 				Computed: true,
 				Validators: []validator.String{
@@ -235,8 +238,9 @@ func (r *PayoutResource) Configure(_ context.Context, req resource.ConfigureRequ
 	}
 }
 
-// ModifyPlan warns in the plan, where it is reviewed, that a replacement sends new money and that a
-// destroy reverses nothing.
+// ModifyPlan catches in the plan, where it is reviewed, a replacement under the idempotency key the old
+// payout already used (an error: the service would refuse or replay it), and warns that a replacement
+// sends new money and that a destroy reverses nothing.
 func (r *PayoutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() {
 		return // create: the plan shows the payout in full
@@ -268,12 +272,44 @@ func (r *PayoutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 			changed = append(changed, name)
 		}
 	}
-	if len(changed) > 0 {
-		resp.Diagnostics.AddWarning("Replacing a Payout Sends a New Payout",
-			fmt.Sprintf("Changing %s forces replacement of payout %s. Applying this plan forgets that payout (payouts "+
-				"cannot be reversed: its money stays sent) and sends a NEW payout. Review the amount and destination "+
-				"before you apply.", strings.Join(changed, ", "), state.PayoutID.ValueString()))
+	if len(changed) == 0 {
+		return
 	}
+	var configKey types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("idempotency_key"), &configKey)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	oldKey, payoutID, what := state.IdempotencyKey, state.PayoutID.ValueString(), strings.Join(changed, ", ")
+	if !configKey.IsNull() && !configKey.IsUnknown() && configKey.Equal(oldKey) {
+		resp.Diagnostics.AddAttributeError(path.Root("idempotency_key"), "Replacing a Payout Needs a New Idempotency Key",
+			fmt.Sprintf("Changing %s forces replacement of payout %s, which sends a new payout, but idempotency_key is "+
+				"still %q, the key payout %s was sent with. The Malipo API keeps a key for the payout it first sent: it "+
+				"would refuse a different payout under it (%s) or, for the same one, replay the old payout instead of "+
+				"sending a new one, and by then the old payout would already be gone from Terraform state. Nothing has "+
+				"been sent. To send a new payout, change idempotency_key (for example to %q) or remove it to have one "+
+				"generated. To keep payout %s, undo the change to %s.", what, payoutID, oldKey.ValueString(), payoutID,
+				api.CodeIdempotencyKeyReused, oldKey.ValueString()+"-2", payoutID, what))
+		return
+	}
+	var newKey string
+	switch {
+	case configKey.IsNull():
+		newKey = "under a newly generated idempotency_key"
+	case oldKey.IsNull(): // imported: the key the payout was sent with is not known
+		newKey = fmt.Sprintf("under idempotency_key %q (if payout %s was sent with that key, change it too: the API "+
+			"refuses a different payout under it)", configKey.ValueString(), payoutID)
+	case configKey.IsUnknown():
+		newKey = fmt.Sprintf("under the idempotency_key the configuration gives, which must differ from %q", oldKey.ValueString())
+	default:
+		newKey = fmt.Sprintf("under idempotency_key %q", configKey.ValueString())
+	}
+	resp.Diagnostics.AddWarning("Replacing a Payout Sends a New Payout",
+		fmt.Sprintf("Changing %s forces replacement of payout %s. Applying this plan forgets that payout (payouts "+
+			"cannot be reversed: its money stays sent) and sends a NEW payout %s. Review the amount and destination "+
+			"before you apply. A key belongs to one payout: the Malipo API refuses a different payout under a key it "+
+			"has already used, so an idempotency_key you set yourself must change whenever the payout does.",
+			what, payoutID, newKey))
 }
 
 // Create sends the payout with its idempotency key and, unless told not to, waits for its final status.
@@ -292,7 +328,8 @@ func (r *PayoutResource) Create(ctx context.Context, req resource.CreateRequest,
 	defer cancel()
 
 	key := plan.IdempotencyKey.ValueString()
-	if plan.IdempotencyKey.IsNull() || plan.IdempotencyKey.IsUnknown() {
+	ownKey := !plan.IdempotencyKey.IsNull() && !plan.IdempotencyKey.IsUnknown()
+	if !ownKey {
 		key = newUUID()
 	}
 	plan.IdempotencyKey = types.StringValue(key)
@@ -321,10 +358,17 @@ func (r *PayoutResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if plan.Status.ValueString() == string(api.PayoutStatusFailed) {
+		again := "apply again: the failed payout is tainted and will be replaced by a new one."
+		if ownKey {
+			// A tainted payout is planned as a create, so the plan cannot catch a reused key: say it here.
+			again = fmt.Sprintf("apply again with a new idempotency_key (for example %q): the failed payout is tainted "+
+				"and will be replaced by a new one, but the Malipo API keeps %q for the failed payout and would replay "+
+				"its failure, or refuse a changed payout, under it.", key+"-2", key)
+		}
 		resp.Diagnostics.AddError("Payout Failed",
 			fmt.Sprintf("Payout %s failed with reason %s; no money moved. Fix the cause (for example the destination "+
-				"account or wallet, or the merchant's balance) and apply again: the failed payout is tainted and will be "+
-				"replaced by a new one.", plan.PayoutID.ValueString(), plan.FailureReason.ValueString()))
+				"account or wallet, or the merchant's balance) and %s", plan.PayoutID.ValueString(),
+				plan.FailureReason.ValueString(), again))
 	}
 }
 
