@@ -1,26 +1,38 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/openapi/client"
 )
 
-// Mistakes caught at plan time, in plain words.
+// Mistakes caught at plan time: a fractional amount, a replacement under the key the old payout was
+// sent with, and a destination the API's reference data does not have.
 
 // wrapped matches msg as Terraform prints it: the CLI wraps a diagnostic's detail at its own width, so
 // every run of spaces in msg may be a line break. {line} stands for a line number of the configuration
@@ -214,4 +226,307 @@ resource "malipo_payout" "test" {
 			},
 		},
 	})
+}
+
+// countingProxy stands between the provider and a sandbox: it counts the requests of each operation
+// and, while failing is set, answers the reference-data operations with 503 instead of forwarding them.
+type countingProxy struct {
+	url     string
+	mu      sync.Mutex
+	counts  map[string]int // by method and path
+	failing bool
+}
+
+func startCountingProxy(t testing.TB, target string) *countingProxy {
+	t.Helper()
+	u, err := url.Parse(target)
+	require.NoError(t, err)
+	p := &countingProxy{counts: map[string]int{}}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		p.counts[r.Method+" "+r.URL.Path]++
+		failing := p.failing && isReferenceData(r)
+		p.mu.Unlock()
+		if failing {
+			http.Error(w, "reference data unavailable (test proxy)", http.StatusServiceUnavailable)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	p.url = hs.URL
+	return p
+}
+
+func isReferenceData(r *http.Request) bool {
+	for _, op := range []api.Operation{api.OpListCountries(), api.OpListBanks()} {
+		if r.Method == op.Method && r.URL.Path == op.URL() {
+			return true
+		}
+	}
+	return false
+}
+
+// count is the number of requests of op (an operation without path parameters) so far.
+func (p *countingProxy) count(op api.Operation) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.counts[op.Method+" "+op.URL()]
+}
+
+func (p *countingProxy) reset(failing bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.counts = map[string]int{}
+	p.failing = failing
+}
+
+// behind is the sandbox as the provider sees it through the proxy.
+func (p *countingProxy) behind(sb *testSandbox) *testSandbox {
+	return &testSandbox{srv: sb.srv, url: p.url}
+}
+
+// A country that does not exist, a country code in place of its id, a bank of another country and a
+// bank of no country fail the plan with errors that name the attribute, the value and the valid
+// choices, read from the API's reference data; nothing is sent.
+func TestAccPayoutResource_destinationCheckedAtPlan(t *testing.T) {
+	sb := startSandbox(t)
+	tv := testValues(t)
+	payout := func(country, bank string) string {
+		return sb.providerConfig() + fmt.Sprintf(`
+resource "malipo_payout" "test" {
+  amount         = 2500
+  country_id     = %q
+  transfer_to    = "bank"
+  bank_id        = %q
+  account_number = %q
+}`, country, bank, tv.bankOK.AccountNumber)
+	}
+	zambianBanks := `bank_zm_zanaco (Zambia National Commercial Bank), bank_zm_stanbic (Stanbic Bank Zambia), ` +
+		`bank_zm_absa (Absa Bank Zambia), bank_zm_fnb (First National Bank Zambia)`
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             sb.checkPayouts(0),
+		Steps: []resource.TestStep{
+			{
+				Config:   payout("ctry_xx", "bank_zm_zanaco"),
+				PlanOnly: true,
+				ExpectError: wrapped(`Error: Unknown Country with malipo_payout.test, on terraform_plugin_test.tf line {line}, ` +
+					`in resource "malipo_payout" "test": {line}: country_id = "ctry_xx" ` +
+					`country_id "ctry_xx" is not a country of the Malipo API, which would reject the payout. Set country_id ` +
+					`to the id of one of its countries (data.malipo_countries): ctry_zm (Zambia), ctry_gh (Ghana), ` +
+					`ctry_ke (Kenya), ctry_ug (Uganda), ctry_rw (Rwanda), ctry_tz (Tanzania), ctry_mw (Malawi).`),
+			},
+			{
+				Config:   payout("ZM", "bank_zm_zanaco"),
+				PlanOnly: true,
+				ExpectError: wrapped(`Error: Unknown Country with malipo_payout.test, on terraform_plugin_test.tf line {line}, ` +
+					`in resource "malipo_payout" "test": {line}: country_id = "ZM" ` +
+					`country_id "ZM" is not a country id of the Malipo API: country_id takes a country's id, and the id ` +
+					`of Zambia (ZM) is ctry_zm. Set country_id = "ctry_zm".`),
+			},
+			{
+				Config:   payout("ctry_zm", "bank_ke_kcb"),
+				PlanOnly: true,
+				ExpectError: wrapped(`Error: Bank Not in the Payout's Country with malipo_payout.test, on ` +
+					`terraform_plugin_test.tf line {line}, in resource "malipo_payout" "test": {line}: bank_id = "bank_ke_kcb" ` +
+					`bank_id "bank_ke_kcb" is KCB Bank Kenya, a bank of Kenya (KE), but country_id "ctry_zm" is Zambia (ZM): ` +
+					`a bank payout goes to a bank of its own country. Set bank_id to the id of a bank of Zambia ` +
+					`(data.malipo_banks with country = "ZM"): ` + zambianBanks + `, or set country_id = "ctry_ke" to pay into Kenya.`),
+			},
+			{
+				Config:   payout("ctry_zm", "bank_zm_nowhere"),
+				PlanOnly: true,
+				ExpectError: wrapped(`Error: Unknown Bank with malipo_payout.test, on terraform_plugin_test.tf line {line}, ` +
+					`in resource "malipo_payout" "test": {line}: bank_id = "bank_zm_nowhere" ` +
+					`bank_id "bank_zm_nowhere" is not a bank of Zambia (ZM, country_id "ctry_zm") in the Malipo API, nor of ` +
+					`any other of its countries, which would reject the payout. Set bank_id to the id of a bank of Zambia ` +
+					`(data.malipo_banks with country = "ZM"): ` + zambianBanks + `.`),
+			},
+		},
+	})
+}
+
+// planCheck adapts a function to plancheck.PlanCheck.
+type planCheck func(context.Context, plancheck.CheckPlanRequest, *plancheck.CheckPlanResponse)
+
+func (f planCheck) CheckPlan(ctx context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	f(ctx, req, resp)
+}
+
+// referenceReads checks, when the plan is made, how many times the countries and the banks were read.
+func referenceReads(t *testing.T, proxy *countingProxy, countries, banks int) plancheck.PlanCheck {
+	return planCheck(func(_ context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+		gotCountries, gotBanks := proxy.count(api.OpListCountries()), proxy.count(api.OpListBanks())
+		t.Logf("reference data reads during the plan: %d of the countries, %d of banks", gotCountries, gotBanks)
+		if gotCountries != countries || gotBanks != banks {
+			resp.Error = fmt.Errorf("the plan read the countries %d times and banks %d times, want %d and %d",
+				gotCountries, gotBanks, countries, banks)
+		}
+	})
+}
+
+// A plan of 50 payouts, planned concurrently by Terraform, reads the countries once and Zambia's banks
+// once: the provider instance caches the reference data. The apply sends the 50 payouts, each once.
+func TestAccPayoutResource_referenceDataReadOncePerPlan(t *testing.T) {
+	sb := startSandbox(t)
+	proxy := startCountingProxy(t, sb.url)
+	tv := testValues(t)
+	config := proxy.behind(sb).providerConfig() + fmt.Sprintf(`
+resource "malipo_payout" "bank" {
+  count          = 40
+  amount         = 100 + count.index
+  country_id     = "ctry_zm"
+  transfer_to    = "bank"
+  bank_id        = "bank_zm_zanaco"
+  account_number = %q
+}
+
+resource "malipo_payout" "wallet" {
+  count             = 10
+  amount            = 100 + count.index
+  country_id        = "ctry_zm"
+  transfer_to       = "mobile_number"
+  momo_phone_number = %q
+}`, tv.bankOK.AccountNumber, tv.mobileOK.MomoPhoneNumber)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             sb.checkPayouts(50),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() { proxy.reset(false) },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{referenceReads(t, proxy, 1, 1)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("malipo_payout.bank[39]", tfjsonpath.New("status"), knownvalue.StringExact("success")),
+					statecheck.ExpectKnownValue("malipo_payout.wallet[9]", tfjsonpath.New("status"), knownvalue.StringExact("success")),
+				},
+			},
+			{
+				// A plan that sends nothing reads no reference data.
+				PreConfig: func() { proxy.reset(false) },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan(), referenceReads(t, proxy, 0, 0)},
+				},
+			},
+		},
+	})
+}
+
+// Reference data that cannot be read does not stop the plan: the check is skipped with a warning (see
+// TestCheckPayoutDestinationWarnsWhenReferenceDataIsUnreadable), and the API checks the payout when it is
+// sent.
+func TestAccPayoutResource_unreadableReferenceDataDoesNotFailThePlan(t *testing.T) {
+	sb := startSandbox(t)
+	proxy := startCountingProxy(t, sb.url)
+	tv := testValues(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             sb.checkPayouts(1),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() { proxy.reset(true) },
+				Config:    proxy.behind(sb).providerConfig() + bankPayout(tv.bankOK.AccountNumber, 900),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(payoutAddr, tfjsonpath.New("status"), knownvalue.StringExact("success")),
+				},
+				Check: func(*terraform.State) error {
+					if proxy.count(api.OpListCountries()) == 0 {
+						return fmt.Errorf("the plan did not try to read the countries")
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// testClient is an API client of url with quick retries.
+func testClient(t *testing.T, url string) *client.Client {
+	t.Helper()
+	c, err := client.New(url, sandbox.DefaultPublicKey, sandbox.DefaultSecretKey,
+		client.WithRetryPolicy(client.RetryPolicy{MaxAttempts: 2, MinBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond}))
+	require.NoError(t, err)
+	return c
+}
+
+func destination(country, transferTo, bank string) PayoutResourceModel {
+	m := PayoutResourceModel{CountryID: types.StringValue(country), TransferTo: types.StringValue(transferTo), BankID: types.StringNull()}
+	if bank != "" {
+		m.BankID = types.StringValue(bank)
+	}
+	return m
+}
+
+// Many payouts checked at once, across two countries, read the countries once and each country's banks
+// once; a second provider instance (another client) reads them again.
+func TestCheckPayoutDestinationReadsEachReferenceOnce(t *testing.T) {
+	sb := startSandbox(t)
+	proxy := startCountingProxy(t, sb.url)
+	c := testClient(t, proxy.url)
+	var wg sync.WaitGroup
+	diagsOf := make([]diag.Diagnostics, 60)
+	for i := range diagsOf {
+		m := destination("ctry_zm", "bank", "bank_zm_zanaco")
+		switch i % 3 {
+		case 1:
+			m = destination("ctry_ke", "bank", "bank_ke_kcb")
+		case 2:
+			m = destination("ctry_zm", "mobile_number", "")
+		}
+		wg.Go(func() { checkPayoutDestination(t.Context(), c, m, &diagsOf[i]) })
+	}
+	wg.Wait()
+	for _, d := range diagsOf {
+		assert.Empty(t, d)
+	}
+	assert.Equal(t, 1, proxy.count(api.OpListCountries()))
+	assert.Equal(t, 2, proxy.count(api.OpListBanks()), "Zambia's banks once, Kenya's once")
+
+	var d diag.Diagnostics
+	checkPayoutDestination(t.Context(), testClient(t, proxy.url), destination("ctry_zm", "bank", "bank_zm_zanaco"), &d)
+	assert.Empty(t, d)
+	assert.Equal(t, 2, proxy.count(api.OpListCountries()), "another provider instance has its own cache")
+}
+
+// Unknown values are not checked and read nothing: the API checks them when the payout is sent.
+func TestCheckPayoutDestinationSkipsUnknownValues(t *testing.T) {
+	sb := startSandbox(t)
+	proxy := startCountingProxy(t, sb.url)
+	c := testClient(t, proxy.url)
+	var d diag.Diagnostics
+	m := destination("", "bank", "bank_zm_zanaco")
+	m.CountryID = types.StringUnknown()
+	checkPayoutDestination(t.Context(), c, m, &d)
+	m = destination("ctry_zm", "bank", "")
+	m.BankID = types.StringUnknown()
+	checkPayoutDestination(t.Context(), c, m, &d)
+	checkPayoutDestination(t.Context(), nil, destination("ctry_xx", "bank", "bank_zm_zanaco"), &d) // provider not configured
+	assert.Empty(t, d)
+	assert.Equal(t, 0, proxy.count(api.OpListBanks()))
+}
+
+// When the reference data cannot be read, the check is skipped with a warning that says so and why,
+// never an error; the failed read is not repeated for every payout.
+func TestCheckPayoutDestinationWarnsWhenReferenceDataIsUnreadable(t *testing.T) {
+	sb := startSandbox(t)
+	proxy := startCountingProxy(t, sb.url)
+	proxy.reset(true)
+	c := testClient(t, proxy.url)
+	diagsOf := make([]diag.Diagnostics, 5)
+	for i := range diagsOf {
+		checkPayoutDestination(t.Context(), c, destination("ctry_zm", "bank", "bank_zm_zanaco"), &diagsOf[i])
+		require.False(t, diagsOf[i].HasError(), "%v", diagsOf[i])
+		require.Len(t, diagsOf[i].Warnings(), 1, "payout %d", i)
+	}
+	w := diagsOf[4].Warnings()[0]
+	assert.Equal(t, "Payout Destination Not Checked", w.Summary())
+	assert.Regexp(t, `^The plan could not read the Malipo API's countries \(.*503.*\), so the check of country_id "ctry_zm" `+
+		`against them was skipped\. The API still checks the destination when the payout is sent, and rejects a wrong one `+
+		`without moving money\.$`, w.Detail())
+	assert.Equal(t, 2, proxy.count(api.OpListCountries()), "one read of two attempts (the client's retry), for all five payouts")
 }

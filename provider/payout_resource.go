@@ -98,6 +98,9 @@ func (r *PayoutResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"**Payouts move money and cannot be changed or reversed.** Every input forces replacement, and the plan " +
 			"says so: replacing a payout sends a *new* payout. Destroying a payout only removes it from Terraform " +
 			"state, with a warning; the money stays sent.\n\n" +
+			"The plan catches what the service would reject: a fractional `amount`, a `country_id` that is not one of " +
+			"the API's countries, a `bank_id` that is not a bank of that country (both checked against the API's " +
+			"reference data, read once per plan), and a replacement under an unchanged `idempotency_key`.\n\n" +
 			"Creates are safe to retry: the provider sends an `Idempotency-Key` (`idempotency_key`, generated when " +
 			"unset) and retries a create whose answer was lost with the same key, so the service replays the first " +
 			"payout instead of paying twice. Set `idempotency_key` yourself (for example to an invoice number) to " +
@@ -116,10 +119,11 @@ func (r *PayoutResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				PlanModifiers: []planmodifier.Number{numberplanmodifier.RequiresReplace()},
 			},
 			"country_id": schema.StringAttribute{
-				MarkdownDescription: "Id of the destination country (`id` of `data.malipo_countries`, e.g. `ctry_zm`), not its code.",
-				Required:            true,
-				Validators:          objectIDValidators(),
-				PlanModifiers:       replace,
+				MarkdownDescription: "Id of the destination country (`id` of `data.malipo_countries`, e.g. `ctry_zm`), not its code. " +
+					"Checked during plan against the API's countries.",
+				Required:      true,
+				Validators:    objectIDValidators(),
+				PlanModifiers: replace,
 			},
 			"transfer_to": schema.StringAttribute{
 				MarkdownDescription: "Destination kind: " + quotedList(transferToValues()) + ".",
@@ -128,8 +132,8 @@ func (r *PayoutResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				PlanModifiers:       replace,
 			},
 			"bank_id": schema.StringAttribute{
-				MarkdownDescription: "Id of the bank (`data.malipo_banks`), of the same country. Required when " +
-					"`transfer_to` is `bank`; not allowed for `mobile_number`.",
+				MarkdownDescription: "Id of the bank (`data.malipo_banks`), of the same country: checked during plan " +
+					"against the API's banks of `country_id`. Required when `transfer_to` is `bank`; not allowed for `mobile_number`.",
 				Optional:      true,
 				Validators:    objectIDValidators(),
 				PlanModifiers: replace,
@@ -238,12 +242,21 @@ func (r *PayoutResource) Configure(_ context.Context, req resource.ConfigureRequ
 	}
 }
 
-// ModifyPlan catches in the plan, where it is reviewed, a replacement under the idempotency key the old
-// payout already used (an error: the service would refuse or replay it), and warns that a replacement
-// sends new money and that a destroy reverses nothing.
+// ModifyPlan catches in the plan, where it is reviewed, what would otherwise go wrong at apply or go
+// unnoticed: a payout to a country or bank the API does not have (checked against its reference data
+// whenever a payout is to be sent: a create, or the create half of a replacement), a replacement under
+// the idempotency key the old payout already used (an error: the service would refuse or replay it), a
+// replacement that sends new money, and a destroy that reverses nothing (warnings).
 func (r *PayoutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() {
-		return // create: the plan shows the payout in full
+		// A create. Terraform also plans a replacement's new payout this way, with no prior state.
+		var plan PayoutResourceModel
+		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		checkPayoutDestination(ctx, r.client, plan, &resp.Diagnostics)
+		return
 	}
 	var state PayoutResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
