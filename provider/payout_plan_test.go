@@ -289,7 +289,8 @@ func (p *countingProxy) behind(sb *testSandbox) *testSandbox {
 
 // A country that does not exist, a country code in place of its id, a bank of another country and a
 // bank of no country fail the plan with errors that name the attribute, the value and the valid
-// choices, read from the API's reference data; nothing is sent.
+// choices, read from the API's reference data; nothing is sent. A replacement's destination is checked
+// as a create's is.
 func TestAccPayoutResource_destinationCheckedAtPlan(t *testing.T) {
 	sb := startSandbox(t)
 	tv := testValues(t)
@@ -303,11 +304,27 @@ resource "malipo_payout" "test" {
   account_number = %q
 }`, country, bank, tv.bankOK.AccountNumber)
 	}
+	withKey := func(bank, key string) string {
+		return sb.providerConfig() + fmt.Sprintf(`
+resource "malipo_payout" "test" {
+  amount          = 2500
+  country_id      = "ctry_zm"
+  transfer_to     = "bank"
+  bank_id         = %q
+  account_number  = %q
+  idempotency_key = %q
+}`, bank, tv.bankOK.AccountNumber, key)
+	}
 	zambianBanks := `bank_zm_zanaco (Zambia National Commercial Bank), bank_zm_stanbic (Stanbic Bank Zambia), ` +
 		`bank_zm_absa (Absa Bank Zambia), bank_zm_fnb (First National Bank Zambia)`
+	wrongBank := `Error: Bank Not in the Payout's Country with malipo_payout.test, on ` +
+		`terraform_plugin_test.tf line {line}, in resource "malipo_payout" "test": {line}: bank_id = "bank_ke_kcb" ` +
+		`bank_id "bank_ke_kcb" is KCB Bank Kenya, a bank of Kenya (KE), but country_id "ctry_zm" is Zambia (ZM): ` +
+		`a bank payout goes to a bank of its own country. Set bank_id to the id of a bank of Zambia ` +
+		`(data.malipo_banks with country = "ZM"): ` + zambianBanks + `, or set country_id = "ctry_ke" to pay into Kenya.`
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             sb.checkPayouts(0),
+		CheckDestroy:             sb.checkPayouts(1),
 		Steps: []resource.TestStep{
 			{
 				Config:   payout("ctry_xx", "bank_zm_zanaco"),
@@ -327,13 +344,9 @@ resource "malipo_payout" "test" {
 					`of Zambia (ZM) is ctry_zm. Set country_id = "ctry_zm".`),
 			},
 			{
-				Config:   payout("ctry_zm", "bank_ke_kcb"),
-				PlanOnly: true,
-				ExpectError: wrapped(`Error: Bank Not in the Payout's Country with malipo_payout.test, on ` +
-					`terraform_plugin_test.tf line {line}, in resource "malipo_payout" "test": {line}: bank_id = "bank_ke_kcb" ` +
-					`bank_id "bank_ke_kcb" is KCB Bank Kenya, a bank of Kenya (KE), but country_id "ctry_zm" is Zambia (ZM): ` +
-					`a bank payout goes to a bank of its own country. Set bank_id to the id of a bank of Zambia ` +
-					`(data.malipo_banks with country = "ZM"): ` + zambianBanks + `, or set country_id = "ctry_ke" to pay into Kenya.`),
+				Config:      payout("ctry_zm", "bank_ke_kcb"),
+				PlanOnly:    true,
+				ExpectError: wrapped(wrongBank),
 			},
 			{
 				Config:   payout("ctry_zm", "bank_zm_nowhere"),
@@ -343,6 +356,16 @@ resource "malipo_payout" "test" {
 					`bank_id "bank_zm_nowhere" is not a bank of Zambia (ZM, country_id "ctry_zm") in the Malipo API, nor of ` +
 					`any other of its countries, which would reject the payout. Set bank_id to the id of a bank of Zambia ` +
 					`(data.malipo_banks with country = "ZM"): ` + zambianBanks + `.`),
+			},
+			// A replacement is checked too, in the same plan as its key: both mistakes are reported at once.
+			{Config: withKey("bank_zm_zanaco", "invoice-2026-0123")},
+			{
+				Config:      withKey("bank_ke_kcb", "invoice-2026-0123"),
+				ExpectError: regexp.MustCompile(wrapped(wrongBank).String() + `.*Error: Replacing a Payout Needs a New Idempotency Key`),
+			},
+			{
+				Config:      withKey("bank_ke_kcb", "invoice-2026-0124"),
+				ExpectError: wrapped(wrongBank),
 			},
 		},
 	})

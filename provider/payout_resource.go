@@ -244,7 +244,7 @@ func (r *PayoutResource) Configure(_ context.Context, req resource.ConfigureRequ
 
 // ModifyPlan catches in the plan, where it is reviewed, what would otherwise go wrong at apply or go
 // unnoticed: a payout to a country or bank the API does not have (checked against its reference data
-// whenever a payout is to be sent: a create, or the create half of a replacement), a replacement under
+// whenever a payout is to be sent: a create, or a replacement), a replacement under
 // the idempotency key the old payout already used (an error: the service would refuse or replay it), a
 // replacement that sends new money, and a destroy that reverses nothing (warnings).
 func (r *PayoutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -288,11 +288,17 @@ func (r *PayoutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if len(changed) == 0 {
 		return
 	}
-	var configKey types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("idempotency_key"), &configKey)...)
+	// A replacement: Terraform plans its new payout as a create next, which checks the destination, but
+	// only when this plan has no error. Checking here too (from the cache) reports a wrong destination
+	// together with a reused key, and neither with a warning about a replacement that will not happen.
+	var plan, config PayoutResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	checkPayoutDestination(ctx, r.client, plan, &resp.Diagnostics)
+	configKey := config.IdempotencyKey
 	oldKey, payoutID, what := state.IdempotencyKey, state.PayoutID.ValueString(), strings.Join(changed, ", ")
 	if !configKey.IsNull() && !configKey.IsUnknown() && configKey.Equal(oldKey) {
 		resp.Diagnostics.AddAttributeError(path.Root("idempotency_key"), "Replacing a Payout Needs a New Idempotency Key",
@@ -303,6 +309,8 @@ func (r *PayoutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 				"been sent. To send a new payout, change idempotency_key (for example to %q) or remove it to have one "+
 				"generated. To keep payout %s, undo the change to %s.", what, payoutID, oldKey.ValueString(), payoutID,
 				api.CodeIdempotencyKeyReused, oldKey.ValueString()+"-2", payoutID, what))
+	}
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	var newKey string
