@@ -108,8 +108,9 @@ func (r *PayoutResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"belongs to one payout: change it whenever you change the payout.\n\n" +
 			"With `wait_for_final_status` (the default) apply waits until the payout is `success` or `failed`; a " +
 			"`failed` payout is an error naming its `failure_reason`, and the resource is then tainted, so the next " +
-			"apply sends it again (after you fixed the cause). A payout still `processing` when `timeouts.create` " +
-			"ends is kept with a warning, never sent again; refresh updates its `status`.",
+			"apply sends it again (after you fixed the cause, and under a new `idempotency_key` if you set one). A " +
+			"payout still `processing` when `timeouts.create` ends is kept with a warning, never sent again; refresh " +
+			"updates its `status`.",
 		Attributes: map[string]schema.Attribute{
 			"amount": schema.NumberAttribute{
 				MarkdownDescription: fmt.Sprintf("Amount in major units of the country's currency: a whole number from %d to %d "+
