@@ -15,6 +15,7 @@ const (
 	accountNumberMaxLength = 34
 	idempotencyKeyMaxLen   = 255 // the Idempotency-Key parameter (minLength 1)
 	payoutAmountMinimum    = 1   // PayoutAmount
+	payoutAmountMaximum    = 9007199254740991
 )
 
 var (

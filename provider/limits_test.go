@@ -58,6 +58,9 @@ func TestValidationConstantsMatchTheSpec(t *testing.T) {
 	amount := component("PayoutAmount")
 	require.NotNil(t, amount.Minimum)
 	assert.InDelta(t, float64(payoutAmountMinimum), *amount.Minimum, 0)
+	require.NotNil(t, amount.Maximum)
+	assert.InDelta(t, float64(payoutAmountMaximum), *amount.Maximum, 0)
+	assert.Equal(t, "integer", amount.Type[0], "the provider checks that amount is a whole number")
 
 	param, ok := spec.Model().Components.Parameters.Get("IdempotencyKey")
 	require.True(t, ok)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"math/big"
 	"strings"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/numberplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -61,7 +62,7 @@ type PayoutResource struct {
 
 // PayoutResourceModel is the resource's state.
 type PayoutResourceModel struct {
-	Amount             types.Int64    `tfsdk:"amount"`
+	Amount             types.Number   `tfsdk:"amount"`
 	CountryID          types.String   `tfsdk:"country_id"`
 	TransferTo         types.String   `tfsdk:"transfer_to"`
 	BankID             types.String   `tfsdk:"bank_id"`
@@ -103,26 +104,33 @@ func (r *PayoutResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"**Payouts move money and cannot be changed or reversed.** Every input forces replacement, and the plan " +
 			"says so: replacing a payout sends a *new* payout. Destroying a payout only removes it from Terraform " +
 			"state, with a warning; the money stays sent.\n\n" +
+			"The plan catches what the service would reject: a fractional `amount`, a `country_id` that is not one of " +
+			"the API's countries, a `bank_id` that is not a bank of that country (both checked against the API's " +
+			"reference data, read once per plan), and a replacement under an unchanged `idempotency_key`.\n\n" +
 			"Creates are safe to retry: the provider sends an `Idempotency-Key` (`idempotency_key`, generated when " +
 			"unset) and retries a create whose answer was lost with the same key, so the service replays the first " +
 			"payout instead of paying twice. Set `idempotency_key` yourself (for example to an invoice number) to " +
-			"make even a re-run after an interrupted apply safe: the key then stays the same across runs.\n\n" +
+			"make even a re-run after an interrupted apply safe: the key then stays the same across runs. A key " +
+			"belongs to one payout: change it whenever you change the payout.\n\n" +
 			"With `wait_for_final_status` (the default) apply waits until the payout is `success` or `failed`; a " +
 			"`failed` payout is an error naming its `failure_reason`, and the resource is then tainted, so the next " +
-			"apply sends it again (after you fixed the cause). A payout still `processing` when `timeouts.create` " +
-			"ends is kept with a warning, never sent again; refresh updates its `status`.",
+			"apply sends it again (after you fixed the cause, and under a new `idempotency_key` if you set one). A " +
+			"payout still `processing` when `timeouts.create` ends is kept with a warning, never sent again; refresh " +
+			"updates its `status`.",
 		Attributes: map[string]schema.Attribute{
-			"amount": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("Amount in major units of the country's currency; at least %d.", payoutAmountMinimum),
-				Required:            true,
-				Validators:          payoutAmountValidators(),
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.RequiresReplace()},
+			"amount": schema.NumberAttribute{
+				MarkdownDescription: fmt.Sprintf("Amount in major units of the country's currency: a whole number from %d to %d "+
+					"(`2500` pays 2,500 ZMW to Zambia). A fraction such as `10.5` fails the plan.", payoutAmountMinimum, payoutAmountMaximum),
+				Required:      true,
+				Validators:    payoutAmountValidators(),
+				PlanModifiers: []planmodifier.Number{numberplanmodifier.RequiresReplace()},
 			},
 			"country_id": schema.StringAttribute{
-				MarkdownDescription: "Id of the destination country (`id` of `data.malipo_countries`, e.g. `ctry_zm`), not its code.",
-				Required:            true,
-				Validators:          objectIDValidators(),
-				PlanModifiers:       replace,
+				MarkdownDescription: "Id of the destination country (`id` of `data.malipo_countries`, e.g. `ctry_zm`), not its code. " +
+					"Checked during plan against the API's countries.",
+				Required:      true,
+				Validators:    objectIDValidators(),
+				PlanModifiers: replace,
 			},
 			"transfer_to": schema.StringAttribute{
 				MarkdownDescription: "Destination kind: " + quotedList(transferToValues()) + ".",
@@ -131,8 +139,8 @@ func (r *PayoutResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				PlanModifiers:       replace,
 			},
 			"bank_id": schema.StringAttribute{
-				MarkdownDescription: "Id of the bank (`data.malipo_banks`), of the same country. Required when " +
-					"`transfer_to` is `bank`; not allowed for `mobile_number`.",
+				MarkdownDescription: "Id of the bank (`data.malipo_banks`), of the same country: checked during plan " +
+					"against the API's banks of `country_id`. Required when `transfer_to` is `bank`; not allowed for `mobile_number`.",
 				Optional:      true,
 				Validators:    objectIDValidators(),
 				PlanModifiers: replace,
@@ -166,8 +174,10 @@ func (r *PayoutResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"idempotency_key": schema.StringAttribute{
 				MarkdownDescription: fmt.Sprintf("The `Idempotency-Key` sent with the create, 1 to %d characters. "+
 					"Generated (a random UUID) when unset, and kept in state. A create retried with the same key is "+
-					"replayed by the service instead of paying twice. Changing it forces replacement. Unknown after "+
-					"`terraform import`: setting it then only records it.", idempotencyKeyMaxLen),
+					"replayed by the service instead of paying twice. Changing it forces replacement. A key belongs to "+
+					"one payout: when another input changes (a replacement sends a new payout), a key you set must "+
+					"change too, or the plan fails, since the service refuses a different payout under a key it has "+
+					"already used. Unknown after `terraform import`: setting it then only records it.", idempotencyKeyMaxLen),
 				Optional: true,
 				Computed: true,
 				Validators: []validator.String{
@@ -239,11 +249,21 @@ func (r *PayoutResource) Configure(_ context.Context, req resource.ConfigureRequ
 	}
 }
 
-// ModifyPlan warns in the plan, where it is reviewed, that a replacement sends new money and that a
-// destroy reverses nothing.
+// ModifyPlan catches in the plan, where it is reviewed, what would otherwise go wrong at apply or go
+// unnoticed: a payout to a country or bank the API does not have (checked against its reference data
+// whenever a payout is to be sent: a create, or a replacement), a replacement under
+// the idempotency key the old payout already used (an error: the service would refuse or replay it), a
+// replacement that sends new money, and a destroy that reverses nothing (warnings).
 func (r *PayoutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() {
-		return // create: the plan shows the payout in full
+		// A create. Terraform also plans a replacement's new payout this way, with no prior state.
+		var plan PayoutResourceModel
+		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		checkPayoutDestination(ctx, r.client, plan, &resp.Diagnostics)
+		return
 	}
 	var state PayoutResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -272,12 +292,52 @@ func (r *PayoutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 			changed = append(changed, name)
 		}
 	}
-	if len(changed) > 0 {
-		resp.Diagnostics.AddWarning("Replacing a Payout Sends a New Payout",
-			fmt.Sprintf("Changing %s forces replacement of payout %s. Applying this plan forgets that payout (payouts "+
-				"cannot be reversed: its money stays sent) and sends a NEW payout. Review the amount and destination "+
-				"before you apply.", strings.Join(changed, ", "), state.PayoutID.ValueString()))
+	if len(changed) == 0 {
+		return
 	}
+	// A replacement: Terraform plans its new payout as a create next, which checks the destination, but
+	// only when this plan has no error. Checking here too (from the cache) reports a wrong destination
+	// together with a reused key, and neither with a warning about a replacement that will not happen.
+	var plan, config PayoutResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	checkPayoutDestination(ctx, r.client, plan, &resp.Diagnostics)
+	configKey := config.IdempotencyKey
+	oldKey, payoutID, what := state.IdempotencyKey, state.PayoutID.ValueString(), strings.Join(changed, ", ")
+	if !configKey.IsNull() && !configKey.IsUnknown() && configKey.Equal(oldKey) {
+		resp.Diagnostics.AddAttributeError(path.Root("idempotency_key"), "Replacing a Payout Needs a New Idempotency Key",
+			fmt.Sprintf("Changing %s forces replacement of payout %s, which sends a new payout, but idempotency_key is "+
+				"still %q, the key payout %s was sent with. The Malipo API keeps a key for the payout it first sent: it "+
+				"would refuse a different payout under it (%s) or, for the same one, replay the old payout instead of "+
+				"sending a new one, and by then the old payout would already be gone from Terraform state. Nothing has "+
+				"been sent. To send a new payout, change idempotency_key (for example to %q) or remove it to have one "+
+				"generated. To keep payout %s, undo the change to %s.", what, payoutID, oldKey.ValueString(), payoutID,
+				api.CodeIdempotencyKeyReused, oldKey.ValueString()+"-2", payoutID, what))
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var newKey string
+	switch {
+	case configKey.IsNull():
+		newKey = "under a newly generated idempotency_key"
+	case oldKey.IsNull(): // imported: the key the payout was sent with is not known
+		newKey = fmt.Sprintf("under idempotency_key %q (if payout %s was sent with that key, change it too: the API "+
+			"refuses a different payout under it)", configKey.ValueString(), payoutID)
+	case configKey.IsUnknown():
+		newKey = fmt.Sprintf("under the idempotency_key the configuration gives, which must differ from %q", oldKey.ValueString())
+	default:
+		newKey = fmt.Sprintf("under idempotency_key %q", configKey.ValueString())
+	}
+	resp.Diagnostics.AddWarning("Replacing a Payout Sends a New Payout",
+		fmt.Sprintf("Changing %s forces replacement of payout %s. Applying this plan forgets that payout (payouts "+
+			"cannot be reversed: its money stays sent) and sends a NEW payout %s. Review the amount and destination "+
+			"before you apply. A key belongs to one payout: the Malipo API refuses a different payout under a key it "+
+			"has already used, so an idempotency_key you set yourself must change whenever the payout does.",
+			what, payoutID, newKey))
 }
 
 // Create sends the payout with its idempotency key and, unless told not to, waits for its final status.
@@ -296,7 +356,8 @@ func (r *PayoutResource) Create(ctx context.Context, req resource.CreateRequest,
 	defer cancel()
 
 	key := plan.IdempotencyKey.ValueString()
-	if plan.IdempotencyKey.IsNull() || plan.IdempotencyKey.IsUnknown() {
+	ownKey := !plan.IdempotencyKey.IsNull() && !plan.IdempotencyKey.IsUnknown()
+	if !ownKey {
 		key = newUUID()
 	}
 	plan.IdempotencyKey = types.StringValue(key)
@@ -325,10 +386,17 @@ func (r *PayoutResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if plan.Status.ValueString() == string(api.PayoutStatusFailed) {
+		again := "apply again: the failed payout is tainted and will be replaced by a new one."
+		if ownKey {
+			// A tainted payout is planned as a create, so the plan cannot catch a reused key: say it here.
+			again = fmt.Sprintf("apply again with a new idempotency_key (for example %q): the failed payout is tainted "+
+				"and will be replaced by a new one, but the Malipo API keeps %q for the failed payout and would replay "+
+				"its failure, or refuse a changed payout, under it.", key+"-2", key)
+		}
 		resp.Diagnostics.AddError("Payout Failed",
 			fmt.Sprintf("Payout %s failed with reason %s; no money moved. Fix the cause (for example the destination "+
-				"account or wallet, or the merchant's balance) and apply again: the failed payout is tainted and will be "+
-				"replaced by a new one.", plan.PayoutID.ValueString(), plan.FailureReason.ValueString()))
+				"account or wallet, or the merchant's balance) and %s", plan.PayoutID.ValueString(),
+				plan.FailureReason.ValueString(), again))
 	}
 }
 
@@ -432,7 +500,7 @@ func (r *PayoutResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	}
 	resp.Diagnostics.AddWarning("Payout Removed From State Only",
 		fmt.Sprintf("Payout %s (%d, status %s) was removed from Terraform state. Payouts cannot be reversed: its money "+
-			"stays sent. To pay again, add a new malipo_payout.", state.PayoutID.ValueString(), state.Amount.ValueInt64(),
+			"stays sent. To pay again, add a new malipo_payout.", state.PayoutID.ValueString(), state.amount(),
 			state.Status.ValueString()))
 }
 
@@ -447,7 +515,7 @@ func (r *PayoutResource) ImportState(ctx context.Context, req resource.ImportSta
 func (m *PayoutResourceModel) request() client.PayoutRequest {
 	if m.TransferTo.ValueString() == string(api.TransferToBank) {
 		return client.BankPayout{
-			Amount:        m.Amount.ValueInt64(),
+			Amount:        m.amount(),
 			CountryID:     m.CountryID.ValueString(),
 			BankID:        m.BankID.ValueString(),
 			AccountNumber: m.AccountNumber.ValueString(),
@@ -456,12 +524,22 @@ func (m *PayoutResourceModel) request() client.PayoutRequest {
 		}
 	}
 	return client.MobilePayout{
-		Amount:          m.Amount.ValueInt64(),
+		Amount:          m.amount(),
 		CountryID:       m.CountryID.ValueString(),
 		MomoPhoneNumber: m.MomoPhoneNumber.ValueString(),
 		Narration:       m.Narration.ValueString(),
 		WebhookURL:      m.WebhookURL.ValueString(),
 	}
+}
+
+// amount is the amount as the API takes it; the validators made sure that it is a whole number in range.
+func (m *PayoutResourceModel) amount() int64 {
+	f := m.Amount.ValueBigFloat()
+	if f == nil {
+		return 0
+	}
+	i, _ := f.Int64()
+	return i
 }
 
 // setComputed copies what the API decides into the model.
@@ -476,7 +554,7 @@ func (m *PayoutResourceModel) setComputed(p *client.Payout) {
 // setInputs copies the payout's inputs as the API echoes them, so that a refresh shows drift and an
 // import fills them in.
 func (m *PayoutResourceModel) setInputs(p *client.Payout) {
-	m.Amount = types.Int64Value(p.Amount)
+	m.Amount = types.NumberValue(new(big.Float).SetInt64(p.Amount))
 	m.CountryID = types.StringValue(p.CountryID)
 	m.TransferTo = types.StringValue(string(p.TransferTo))
 	m.BankID = optionalString(p.BankID)

@@ -332,7 +332,9 @@ func TestAccPayoutResource_invalidInput(t *testing.T) {
 		CheckDestroy:             sb.checkPayouts(0),
 		Steps: []resource.TestStep{
 			step(`amount = 0
-			      transfer_to = "mobile_number"`, `(?s)Attribute amount value must be at least 1`),
+			      transfer_to = "mobile_number"`, wrapped(`Payout Amount Too Small`).String()+`.*`+wrapped(`amount = 0, but a `+
+				`payout's amount must be at least 1, a whole number of major units of the destination country's currency `+
+				`(2500 pays 2,500 ZMW to Zambia). Set amount to 1 or more.`).String()),
 			step(`amount = 10
 			      transfer_to = "cash"`, `(?s)Attribute transfer_to value must be one of`),
 			step(`amount = 10
@@ -414,19 +416,37 @@ func TestPayoutDeleteWarnsThatNothingIsReversed(t *testing.T) {
 	assert.Contains(t, w.Detail(), "cannot be reversed")
 }
 
-// The plan warns when a replacement would send a new payout and when a destroy reverses nothing, and
-// stays quiet when a key is only recorded after an import.
+// The plan warns when a replacement would send a new payout (and under which key) and when a destroy
+// reverses nothing, stays quiet when a key is only recorded after an import, and fails a replacement
+// under the key the old payout was sent with.
 func TestPayoutModifyPlanWarnings(t *testing.T) {
+	withKey := func(v map[string]tftypes.Value, key tftypes.Value) map[string]tftypes.Value {
+		v["idempotency_key"] = key
+		return v
+	}
+	unknownKey := tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
 	tests := []struct {
 		name                  string
 		state, plan, config   map[string]tftypes.Value
 		destroy               bool
 		wantSummary, wantWord string
+		wantError             bool
 	}{
 		{name: "amount changes", state: bankPayoutValues(t, 2500, "k"), plan: bankPayoutValues(t, 2600, "k"), config: bankPayoutValues(t, 2600, ""),
 			wantSummary: "Replacing a Payout Sends a New Payout", wantWord: "amount"},
+		{name: "amount changes, generated key", state: bankPayoutValues(t, 2500, "k"), plan: bankPayoutValues(t, 2600, "k"), config: bankPayoutValues(t, 2600, ""),
+			wantSummary: "Replacing a Payout Sends a New Payout", wantWord: "under a newly generated idempotency_key"},
 		{name: "key changes", state: bankPayoutValues(t, 2500, "k1"), plan: bankPayoutValues(t, 2500, "k2"), config: bankPayoutValues(t, 2500, "k2"),
 			wantSummary: "Replacing a Payout Sends a New Payout", wantWord: "idempotency_key"},
+		{name: "amount and key change", state: bankPayoutValues(t, 2500, "k1"), plan: bankPayoutValues(t, 2600, "k2"), config: bankPayoutValues(t, 2600, "k2"),
+			wantSummary: "Replacing a Payout Sends a New Payout", wantWord: `NEW payout under idempotency_key "k2"`},
+		{name: "amount changes, key unknown", state: bankPayoutValues(t, 2500, "k1"), plan: withKey(bankPayoutValues(t, 2600, ""), unknownKey),
+			config:      withKey(bankPayoutValues(t, 2600, ""), unknownKey),
+			wantSummary: "Replacing a Payout Sends a New Payout", wantWord: `must differ from "k1"`},
+		{name: "amount changes after import", state: bankPayoutValues(t, 2500, ""), plan: bankPayoutValues(t, 2600, "k"), config: bankPayoutValues(t, 2600, "k"),
+			wantSummary: "Replacing a Payout Sends a New Payout", wantWord: "if payout po_1 was sent with that key, change it too"},
+		{name: "amount changes, same key", state: bankPayoutValues(t, 2500, "k"), plan: bankPayoutValues(t, 2600, "k"), config: bankPayoutValues(t, 2600, "k"),
+			wantError: true, wantSummary: "Replacing a Payout Needs a New Idempotency Key", wantWord: `idempotency_key is still "k"`},
 		{name: "key recorded after import", state: bankPayoutValues(t, 2500, ""), plan: bankPayoutValues(t, 2500, "k"), config: bankPayoutValues(t, 2500, "k")},
 		{name: "nothing changes", state: bankPayoutValues(t, 2500, "k"), plan: bankPayoutValues(t, 2500, "k"), config: bankPayoutValues(t, 2500, "")},
 		{name: "destroy", state: bankPayoutValues(t, 2500, "k"), destroy: true,
@@ -448,6 +468,13 @@ func TestPayoutModifyPlanWarnings(t *testing.T) {
 			}
 			resp := fwresource.ModifyPlanResponse{Plan: req.Plan}
 			NewPayoutResource().(*PayoutResource).ModifyPlan(context.Background(), req, &resp)
+			if tt.wantError {
+				require.Len(t, resp.Diagnostics.Errors(), 1, "%v", resp.Diagnostics)
+				assert.Empty(t, resp.Diagnostics.Warnings())
+				assert.Equal(t, tt.wantSummary, resp.Diagnostics.Errors()[0].Summary())
+				assert.Contains(t, resp.Diagnostics.Errors()[0].Detail(), tt.wantWord)
+				return
+			}
 			require.False(t, resp.Diagnostics.HasError(), "%v", resp.Diagnostics)
 			if tt.wantSummary == "" {
 				assert.Empty(t, resp.Diagnostics.Warnings())

@@ -1,7 +1,11 @@
 package provider
 
 import (
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"context"
+	"fmt"
+	"math/big"
+	"strings"
+
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 )
@@ -44,6 +48,73 @@ func countryCodeValidators() []validator.String {
 	return []validator.String{stringvalidator.RegexMatches(countryCodePattern, "must be an ISO 3166-1 alpha-2 code in capitals, e.g. ZM")}
 }
 
-func payoutAmountValidators() []validator.Int64 {
-	return []validator.Int64{int64validator.AtLeast(payoutAmountMinimum)}
+func payoutAmountValidators() []validator.Number {
+	return []validator.Number{payoutAmountValidator{}}
+}
+
+// payoutAmountValidator checks what the document's PayoutAmount is: an integer from payoutAmountMinimum
+// to payoutAmountMaximum. amount is a Number attribute, not an Int64 one, so that a fraction reaches this
+// check: an Int64 attribute fails on 10.5 while reading the configuration, before any validator runs,
+// with the framework's "Value %!s(*big.Float=10.5) is not an integer ... always an error in the
+// provider", which names neither the mistake nor its fix.
+type payoutAmountValidator struct{}
+
+var _ validator.Number = payoutAmountValidator{}
+
+// Description says what a valid amount is, for people.
+func (payoutAmountValidator) Description(context.Context) string {
+	return fmt.Sprintf("a whole number from %d to %d", payoutAmountMinimum, payoutAmountMaximum)
+}
+
+// MarkdownDescription is Description.
+func (v payoutAmountValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+// ValidateNumber checks a known amount; an unknown one is checked at apply, when it is known.
+func (payoutAmountValidator) ValidateNumber(_ context.Context, req validator.NumberRequest, resp *validator.NumberResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if summary, detail := payoutAmountProblem(req.ConfigValue.ValueBigFloat()); summary != "" {
+		resp.Diagnostics.AddAttributeError(req.Path, summary, detail)
+	}
+}
+
+// payoutAmountUnits is what an amount counts, for messages.
+const payoutAmountUnits = "a whole number of major units of the destination country's currency (2500 pays 2,500 ZMW to Zambia)"
+
+// payoutAmountProblem says what is wrong with an amount and what to write instead; "" when it is valid.
+func payoutAmountProblem(f *big.Float) (summary, detail string) {
+	minimum, maximum := new(big.Float).SetInt64(payoutAmountMinimum), new(big.Float).SetInt64(payoutAmountMaximum)
+	value := f.Text('f', -1)
+	switch {
+	case !f.IsInt():
+		var fixes []string
+		floor, _ := f.Int(nil) // truncates toward zero
+		if f.Sign() < 0 {
+			floor.Sub(floor, big.NewInt(1))
+		}
+		for _, n := range []*big.Int{floor, new(big.Int).Add(floor, big.NewInt(1))} {
+			if nf := new(big.Float).SetInt(n); nf.Cmp(minimum) >= 0 && nf.Cmp(maximum) <= 0 {
+				fixes = append(fixes, n.String())
+			}
+		}
+		if len(fixes) == 0 {
+			fixes = append(fixes, fmt.Sprint(payoutAmountMinimum))
+		}
+		return "Payout Amount Is Not a Whole Number",
+			fmt.Sprintf("amount = %s, but the Malipo API takes a payout's amount as %s: a fraction of a unit cannot be "+
+				"paid out. Set amount to %s.", value, payoutAmountUnits, strings.Join(fixes, " or "))
+	case f.Cmp(minimum) < 0:
+		return "Payout Amount Too Small",
+			fmt.Sprintf("amount = %s, but a payout's amount must be at least %d, %s. Set amount to %d or more.",
+				value, payoutAmountMinimum, payoutAmountUnits, payoutAmountMinimum)
+	case f.Cmp(maximum) > 0:
+		return "Payout Amount Too Large",
+			fmt.Sprintf("amount = %s, but a payout's amount must be at most %d (2^53-1, so that every JSON parser reads "+
+				"it exactly), %s. Set amount to %d or less, or split the payout.", value, payoutAmountMaximum,
+				payoutAmountUnits, payoutAmountMaximum)
+	}
+	return "", ""
 }

@@ -8,7 +8,8 @@ resource "malipo_payout" "supplier_invoice_88" {
   narration      = "Supplier invoice 88"
 
   # Your own key makes even a re-run after an interrupted apply safe: the service replays the first
-  # payout instead of paying twice. Leave it out and the provider generates one.
+  # payout instead of paying twice. Leave it out and the provider generates one. A key belongs to one
+  # payout: change it together with any other attribute, or the plan fails.
   idempotency_key = "supplier-invoice-88"
 
   timeouts = {
