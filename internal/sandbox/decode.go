@@ -25,7 +25,7 @@ func (s *Server) decode(value any, v any) *response {
 	if value == nil {
 		return nil
 	}
-	if err := assign(reflect.ValueOf(v).Elem(), value, ""); err != nil {
+	if err := assign(reflect.ValueOf(v).Elem(), value); err != nil {
 		return s.invalid(FieldError{Field: err.field, Reason: fmt.Sprintf("cannot be used as %s: %s", err.want, err.got)})
 	}
 	return nil
@@ -38,15 +38,16 @@ type typeError struct {
 	got   string // "number 1e30", "string", …
 }
 
-// assign sets dst from a value decoded by encoding/json into any with UseNumber.
-func assign(dst reflect.Value, value any, field string) *typeError {
+// assign sets dst from a value decoded by encoding/json into any with UseNumber. A typeError's field
+// is built on the way out, relative to dst, so that a decode that succeeds builds no pointers.
+func assign(dst reflect.Value, value any) *typeError {
 	if value == nil {
 		return nil // null leaves the Go value as it is, as json.Unmarshal does
 	}
 	switch dst.Kind() {
 	case reflect.Pointer:
 		p := reflect.New(dst.Type().Elem())
-		if err := assign(p.Elem(), value, field); err != nil {
+		if err := assign(p.Elem(), value); err != nil {
 			return err
 		}
 		dst.Set(p)
@@ -55,24 +56,24 @@ func assign(dst reflect.Value, value any, field string) *typeError {
 		dst.Set(reflect.ValueOf(value))
 		return nil
 	case reflect.Struct:
-		return assignStruct(dst, value, field)
+		return assignStruct(dst, value)
 	case reflect.Slice:
-		return assignSlice(dst, value, field)
+		return assignSlice(dst, value)
 	}
-	return assignScalar(dst, value, field)
+	return assignScalar(dst, value)
 }
 
-func assignScalar(dst reflect.Value, value any, field string) *typeError {
-	fail := &typeError{field: field, want: goTypeWord(dst.Kind()), got: jsonWord(value)}
+func assignScalar(dst reflect.Value, value any) *typeError {
+	fail := func() *typeError { return &typeError{want: goTypeWord(dst.Kind()), got: jsonWord(value)} }
 	switch x := value.(type) {
 	case string:
 		if dst.Kind() != reflect.String {
-			return fail
+			return fail()
 		}
 		dst.SetString(x)
 	case bool:
 		if dst.Kind() != reflect.Bool {
-			return fail
+			return fail()
 		}
 		dst.SetBool(x)
 	case json.Number:
@@ -80,32 +81,33 @@ func assignScalar(dst reflect.Value, value any, field string) *typeError {
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 			n, err := x.Int64()
 			if err != nil || dst.OverflowInt(n) {
-				return fail
+				return fail()
 			}
 			dst.SetInt(n)
 		case reflect.Float32, reflect.Float64:
 			f, err := x.Float64()
 			if err != nil || dst.OverflowFloat(f) {
-				return fail
+				return fail()
 			}
 			dst.SetFloat(f)
 		default:
-			return fail
+			return fail()
 		}
 	default:
-		return fail
+		return fail()
 	}
 	return nil
 }
 
-func assignSlice(dst reflect.Value, value any, field string) *typeError {
+func assignSlice(dst reflect.Value, value any) *typeError {
 	items, ok := value.([]any)
 	if !ok {
-		return &typeError{field: field, want: goTypeWord(reflect.Slice), got: jsonWord(value)}
+		return &typeError{want: goTypeWord(reflect.Slice), got: jsonWord(value)}
 	}
 	out := reflect.MakeSlice(dst.Type(), len(items), len(items))
 	for i, item := range items {
-		if err := assign(out.Index(i), item, fmt.Sprintf("%s/%d", field, i)); err != nil {
+		if err := assign(out.Index(i), item); err != nil {
+			err.field = fmt.Sprintf("/%d%s", i, err.field)
 			return err
 		}
 	}
@@ -113,17 +115,18 @@ func assignSlice(dst reflect.Value, value any, field string) *typeError {
 	return nil
 }
 
-func assignStruct(dst reflect.Value, value any, field string) *typeError {
+func assignStruct(dst reflect.Value, value any) *typeError {
 	obj, ok := value.(map[string]any)
 	if !ok {
-		return &typeError{field: field, want: goTypeWord(reflect.Struct), got: jsonWord(value)}
+		return &typeError{want: goTypeWord(reflect.Struct), got: jsonWord(value)}
 	}
 	for name, v := range obj {
 		i, ok := fieldsOf(dst.Type()).index(name)
 		if !ok {
 			continue
 		}
-		if err := assign(dst.Field(i), v, field+"/"+name); err != nil {
+		if err := assign(dst.Field(i), v); err != nil {
+			err.field = "/" + name + err.field
 			return err
 		}
 	}

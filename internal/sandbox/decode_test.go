@@ -28,7 +28,7 @@ func TestDecodeAgreesWithJSONUnmarshal(t *testing.T) {
 			want, got := newValue(), newValue()
 			value, err := parseBody([]byte(body))
 			require.NoError(t, err, body)
-			terr := assign(reflectElem(got), value, "")
+			terr := assign(reflectElem(got), value)
 			if err := json.Unmarshal([]byte(body), want); err != nil {
 				assert.NotNil(t, terr, "json.Unmarshal refuses %s into %T (%v), so must decode", body, want, err)
 				return
@@ -58,7 +58,7 @@ func TestDecodeNamesTheFieldGoCannotHold(t *testing.T) {
 		value, err := parseBody([]byte(body))
 		require.NoError(t, err)
 		var in api.BankPayoutRequest
-		terr := assign(reflectElem(&in), value, "")
+		terr := assign(reflectElem(&in), value)
 		require.NotNil(t, terr, body)
 		assert.Equal(t, want[0], terr.field, body)
 		assert.Equal(t, want[1], terr.got, body)
@@ -66,7 +66,7 @@ func TestDecodeNamesTheFieldGoCannotHold(t *testing.T) {
 	value, err := parseBody([]byte(`{"events":["a",3]}`))
 	require.NoError(t, err)
 	var in api.WebhookEndpointCreateRequest
-	terr := assign(reflectElem(&in), value, "")
+	terr := assign(reflectElem(&in), value)
 	require.NotNil(t, terr)
 	assert.Equal(t, "/events/1", terr.field)
 }
