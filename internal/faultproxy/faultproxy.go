@@ -6,13 +6,16 @@
 // the client's time-out. It counts every fault it injects, so that a test can say what it survived.
 //
 // The schedule is deterministic per request, not per arrival order: the fault of a request is drawn
-// from the seed, the request's identity (its Idempotency-Key, or its method and path when it has
-// none) and how often that identity was seen before. Concurrent callers therefore meet the same
-// faults on every run, whatever order their requests arrive in.
+// from the seed, the request's identity (its method, path and body) and how often that identity was
+// seen before. A retry is the same request again, so its faults follow from the first; concurrent
+// callers meet the same faults on every run whatever order their requests arrive in, as long as the
+// requests themselves are the same (a path with a server-generated id is not).
 package faultproxy
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -207,14 +210,10 @@ func (p *Proxy) Stats() Stats {
 	return out
 }
 
-// decide draws the fault of r (empty for none) and counts it.
-func (p *Proxy) decide(r *http.Request) Kind {
-	name := r.Header.Get("Idempotency-Key")
-	if name == "" {
-		name = r.Method + " " + r.URL.Path
-	} else {
-		name = "key " + name
-	}
+// decide draws the fault of r, whose body is body (empty for none), and counts it.
+func (p *Proxy) decide(r *http.Request, body []byte) Kind {
+	sum := sha256.Sum256(body)
+	name := r.Method + " " + r.URL.RequestURI() + " " + hex.EncodeToString(sum[:8])
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.stats.Requests[r.Method]++
@@ -238,7 +237,11 @@ func (p *Proxy) decide(r *http.Request) Kind {
 }
 
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
-	kind := p.decide(r)
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return // the client went away
+	}
+	kind := p.decide(r, body)
 	switch kind {
 	case ResetBeforeForward:
 		reset(w)
@@ -252,7 +255,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		injected(w, status, kind)
 		return
 	}
-	res, err := p.forward(r)
+	res, err := p.forward(r, body)
 	if err != nil {
 		injected(w, http.StatusBadGateway, Kind("proxy error: "+err.Error()))
 		return
@@ -292,11 +295,7 @@ var hopByHop = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-A
 
 // forward sends r to the target and reads the whole answer, so that a fault after forwarding hits a
 // request the server has finished with.
-func (p *Proxy) forward(r *http.Request) (*answer, error) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return nil, err
-	}
+func (p *Proxy) forward(r *http.Request, body []byte) (*answer, error) {
 	u := *p.target
 	u.Path = strings.TrimRight(p.target.Path, "/") + r.URL.Path
 	u.RawPath = ""
