@@ -91,6 +91,9 @@ type Stats struct {
 	Forwarded int
 	// Faults is every injected fault, by kind.
 	Faults map[Kind]int
+	// UpstreamErrors is how many forwarded requests got no answer from the target (answered 502 by
+	// the proxy, not counted as a fault): a client that gave up mid-request, or a target that failed.
+	UpstreamErrors int
 }
 
 // Total is the number of faults injected.
@@ -114,7 +117,7 @@ func (s Stats) String() string {
 	for _, m := range methods {
 		fmt.Fprintf(&b, " %s=%d", m, s.Requests[m])
 	}
-	fmt.Fprintf(&b, "; forwarded: %d; faults: %d (", s.Forwarded, s.Total())
+	fmt.Fprintf(&b, "; forwarded: %d; upstream errors: %d; faults: %d (", s.Forwarded, s.UpstreamErrors, s.Total())
 	for i, k := range Kinds() {
 		if i > 0 {
 			b.WriteString(", ")
@@ -200,7 +203,8 @@ func (p *Proxy) Close() {
 func (p *Proxy) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := Stats{Requests: map[string]int{}, Forwarded: p.stats.Forwarded, Faults: map[Kind]int{}}
+	out := Stats{Requests: map[string]int{}, Forwarded: p.stats.Forwarded, Faults: map[Kind]int{},
+		UpstreamErrors: p.stats.UpstreamErrors}
 	for k, v := range p.stats.Requests {
 		out.Requests[k] = v
 	}
@@ -257,7 +261,10 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := p.forward(r, body)
 	if err != nil {
-		injected(w, http.StatusBadGateway, Kind("proxy error: "+err.Error()))
+		p.mu.Lock()
+		p.stats.UpstreamErrors++
+		p.mu.Unlock()
+		injected(w, http.StatusBadGateway, Kind("upstream error: "+err.Error()))
 		return
 	}
 	switch kind {
