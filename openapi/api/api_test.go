@@ -118,7 +118,7 @@ func TestSecretStringPrintsRedacted(t *testing.T) {
 		}
 	}
 	assert.Contains(t, fmt.Sprintf("%+v", req), "Secret:[redacted]")
-	assert.Equal(t, "", api.SecretString("").String(), "no secret prints as nothing")
+	assert.Empty(t, api.SecretString("").String(), "no secret prints as nothing")
 	var logs bytes.Buffer
 	slog.New(slog.NewJSONHandler(&logs, nil)).Info("create", "req", req, "secret", req.Secret)
 	assert.NotContains(t, logs.String(), secret[6:16])
