@@ -643,3 +643,83 @@ func TestEndpointSecretValidatorNeverShowsTheValue(t *testing.T) {
 		Path: path.Root("secret_wo"), ConfigValue: types.StringValue(newWhsec(t, webhook.MinSecretBytes))}, &resp)
 	assert.False(t, resp.Diagnostics.HasError(), "%v", resp.Diagnostics)
 }
+
+// An endpoint moves from a generated secret to one of its own and back: giving it secret_wo (with a
+// version) sends that secret and drops the generated one from state; removing them keeps the secret
+// until secret_rotation asks the API for a new one, which is then in state again.
+func TestAccWebhookEndpointResource_generatedToWriteOnlyAndBack(t *testing.T) {
+	sb := startSandbox(t)
+	rc := newDeliveryReceiver(t)
+	own := newWhsec(t, 32)
+	config := func(secret string) string {
+		return sb.providerConfig() + fmt.Sprintf(`
+resource "malipo_webhook_endpoint" "test" {
+  url    = "%s/switch"
+  events = ["payout.success"]
+%s
+}`, rc.srv.URL, secret)
+	}
+	var generated string
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             sb.checkEndpointsDestroyed,
+		Steps: []resource.TestStep{
+			{
+				Config: config(`secret_rotation = "first"`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(endpointAddr, tfjsonpath.New("secret"), knownvalue.StringRegexp(whsecPattern)),
+				},
+				Check: func(st *terraform.State) error {
+					generated = st.RootModule().Resources[endpointAddr].Primary.Attributes["secret"]
+					return nil
+				},
+			},
+			{
+				Config: config(fmt.Sprintf("secret_wo = %q\nsecret_wo_version = 1", own)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(endpointAddr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(endpointAddr, tfjsonpath.New("secret"), knownvalue.Null()),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(endpointAddr, tfjsonpath.New("secret"), knownvalue.Null()),
+				},
+				Check: func(*terraform.State) error {
+					d := payoutDelivery(t, sb, rc, "/switch")
+					if err := verifies(t, d, own); err != nil {
+						return fmt.Errorf("after the switch to secret_wo the delivery does not verify with it: %w", err)
+					}
+					return verifies(t, d, generated) // the generated secret, in its grace period
+				},
+			},
+			{
+				Config: config(""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectKnownValue(endpointAddr, tfjsonpath.New("secret"), knownvalue.Null()),
+					},
+				},
+				Check: func(*terraform.State) error {
+					d := payoutDelivery(t, sb, rc, "/switch")
+					return verifies(t, d, own) // removing secret_wo sends nothing: the endpoint keeps its secret
+				},
+			},
+			{
+				Config: config(`secret_rotation = "second"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectUnknownValue(endpointAddr, tfjsonpath.New("secret"))},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(endpointAddr, tfjsonpath.New("secret"), knownvalue.StringRegexp(whsecPattern)),
+				},
+				Check: func(st *terraform.State) error {
+					d := payoutDelivery(t, sb, rc, "/switch")
+					return verifies(t, d, st.RootModule().Resources[endpointAddr].Primary.Attributes["secret"])
+				},
+			},
+		},
+	})
+}
