@@ -1,7 +1,12 @@
 package contracttests
 
 import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,11 +15,12 @@ import (
 )
 
 // The webhook-endpoint extension: create, read, update and delete, delivery to subscribed endpoints,
-// and secret rotation with and without grace.
+// secret rotation with and without grace, and secrets the caller supplies (and those it must not).
 
 // extensionChecks are the checks of the webhook-endpoint extension; a target without it skips them.
 func extensionChecks() []*Check {
-	return []*Check{endpointCRUDCheck(), endpointDeliveryCheck(), rotateSecretCheck(), rotateWithoutGraceCheck(), rotateTwiceCheck(), endpointNotFoundCheck()}
+	return []*Check{endpointCRUDCheck(), endpointDeliveryCheck(), rotateSecretCheck(), rotateWithoutGraceCheck(), rotateTwiceCheck(),
+		suppliedSecretCheck(), rotateSuppliedSecretCheck(), weakSecretCheck(), endpointNotFoundCheck()}
 }
 
 // endpointCRUDCheck is extensions.webhook-endpoints.crud.
@@ -193,6 +199,123 @@ func rotateTwiceCheck() *Check {
 				}
 			}
 		}}
+}
+
+// newEndpointSecret returns a secret a merchant would supply: "whsec_" and the base64 of n random bytes.
+func newEndpointSecret(t *T, n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatalf("no randomness for a webhook secret: %v", err)
+	}
+	return "whsec_" + base64.StdEncoding.EncodeToString(b)
+}
+
+// parseSupplied parses a secret the check made; it cannot fail.
+func parseSupplied(t *T, s string) webhook.Secret {
+	secret, err := webhook.ParseEndpointSecret(s)
+	if err != nil {
+		t.Fatalf("check bug: %v", err)
+	}
+	return secret
+}
+
+// suppliedSecretCheck is extensions.webhook-endpoints.supplied-secret.
+func suppliedSecretCheck() *Check {
+	return &Check{ID: "extensions.webhook-endpoints.supplied-secret", Category: CategoryExtensions, Extension: true,
+		Covers: []string{"createWebhookEndpoint", "payout.success"},
+		Doc: "create with a secret of the caller's (the shortest the contract allows, 24 bytes) shows that secret " +
+			"and signs every delivery with it, and with no other",
+		Run: func(t *T) {
+			path, hook := t.Hook()
+			supplied := newEndpointSecret(t, webhook.MinSecretBytes)
+			body := t.EndpointBody(hook, api.EventTypePayoutSuccess)
+			body["secret"] = supplied
+			created := t.CreateEndpoint(body)
+			if created.Str("/data/secret") != supplied {
+				t.Errorf("create must show the secret the request supplied as data.secret; it shows another")
+			}
+			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, "")).Str("/data/payout_id")
+			ds := t.WaitDeliveries(path, "a delivery to the endpoint with a supplied secret", func(ds []*Delivery) bool { return len(forObject(ds, id)) >= 1 })
+			for _, d := range forObject(ds, id) {
+				t.VerifyDelivery(d, parseSupplied(t, supplied))
+				if n := len(webhook.Signatures(d.Header.Get(api.HeaderWebhookSignature))); n != 1 {
+					t.Errorf("an endpoint that never rotated has one secret, but the delivery carries %d signatures", n)
+				}
+			}
+		}}
+}
+
+// rotateSuppliedSecretCheck is extensions.webhook-endpoints.rotate-supplied-secret.
+func rotateSuppliedSecretCheck() *Check {
+	return &Check{ID: "extensions.webhook-endpoints.rotate-supplied-secret", Category: CategoryExtensions, Extension: true,
+		Covers: []string{"rotateWebhookEndpointSecret", "payout.success"},
+		Doc: "rotate-secret with a secret of the caller's (the longest the contract allows, 64 bytes) shows that " +
+			"secret, and deliveries verify with it and, during the grace period, with the secret it replaced",
+		Run: func(t *T) {
+			path, hook := t.Hook()
+			created := t.CreateEndpoint(t.EndpointBody(hook, api.EventTypePayoutSuccess))
+			oldSecret, err := webhook.ParseSecret(created.Str("/data/secret"))
+			if err != nil {
+				t.Fatalf("the endpoint secret is not a whsec_ secret: %v", err)
+			}
+			supplied := newEndpointSecret(t, webhook.MaxSecretBytes)
+			rot := t.Do(api.OpRotateWebhookEndpointSecret().Method, api.OpRotateWebhookEndpointSecret().URL(created.Str("/data/id")),
+				map[string]any{"grace_period_seconds": 3600, "secret": supplied})
+			t.RequireStatus(rot, http.StatusOK)
+			if rot.Str("/data/secret") != supplied {
+				t.Errorf("rotate-secret must show the secret the request supplied as data.secret; it shows another")
+			}
+			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, "")).Str("/data/payout_id")
+			ds := t.WaitDeliveries(path, "a delivery after rotating to a supplied secret", func(ds []*Delivery) bool { return len(forObject(ds, id)) >= 1 })
+			d := forObject(ds, id)[0]
+			t.VerifyDelivery(d, parseSupplied(t, supplied))
+			v := webhook.Verifier{Secrets: []webhook.Secret{oldSecret}, Now: func() time.Time { return d.Received }}
+			if err := v.Verify(d.Header, d.Body); err != nil {
+				t.Errorf("during the grace period the replaced secret must still verify deliveries: %v", err)
+			}
+		}}
+}
+
+// weakSecretCheck is extensions.webhook-endpoints.weak-secret.
+func weakSecretCheck() *Check {
+	return &Check{ID: "extensions.webhook-endpoints.weak-secret", Category: CategoryExtensions, Extension: true,
+		Covers: []string{"createWebhookEndpoint", "rotateWebhookEndpointSecret"},
+		Doc: errorDoc("a supplied secret one byte too short or too long (23 or 65 bytes), without whsec_, or not padded "+
+			"base64, on create and on rotate-secret,", api.CodeValidationFailed) + `, naming "/secret" and without repeating it`,
+		Run: func(t *T) {
+			weak := map[string]string{
+				"23 bytes":         newEndpointSecret(t, webhook.MinSecretBytes-1),
+				"65 bytes":         newEndpointSecret(t, webhook.MaxSecretBytes+1),
+				"no whsec_ prefix": strings.TrimPrefix(newEndpointSecret(t, 32), "whsec_"),
+				"unpadded base64":  strings.TrimRight(newEndpointSecret(t, 31), "="),
+				"URL-safe base64":  strings.NewReplacer("+", "-", "/", "_").Replace("whsec_" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0xfb, 0xff}, 16))),
+			}
+			endpoint := t.idleEndpoint()
+			for _, name := range slices.Sorted(maps.Keys(weak)) {
+				secret := weak[name]
+				_, hook := t.Hook()
+				body := t.EndpointBody(hook, api.EventTypePayoutSuccess)
+				body["secret"] = secret
+				ex := t.Do(api.OpCreateWebhookEndpoint().Method, api.OpCreateWebhookEndpoint().URL(), body)
+				if ex.Status/100 == 2 {
+					t.Do(api.OpDeleteWebhookEndpoint().Method, api.OpDeleteWebhookEndpoint().URL(ex.Str("/data/id")), nil)
+				}
+				expectSecretRefused(t, ex, name, secret)
+				ex = t.Do(api.OpRotateWebhookEndpointSecret().Method, api.OpRotateWebhookEndpointSecret().URL(endpoint), map[string]any{"secret": secret})
+				expectSecretRefused(t, ex, name, secret)
+			}
+		}}
+}
+
+// expectSecretRefused checks that a secret was refused with 400 naming /secret, and that the answer
+// does not repeat it.
+func expectSecretRefused(t *T, ex *Exchange, what, secret string) {
+	if !t.ExpectError(ex, api.CodeValidationFailed, "/secret") {
+		t.Errorf("a supplied secret (%s) must be refused", what)
+	}
+	if key := strings.TrimPrefix(secret, "whsec_"); strings.Contains(string(ex.Body), key[:16]) {
+		t.Errorf("the answer to a refused secret (%s) repeats it: a secret sent by mistake must not travel on in error bodies and logs", what)
+	}
 }
 
 // endpointNotFoundCheck is extensions.webhook-endpoints.not-found.

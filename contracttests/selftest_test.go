@@ -34,11 +34,12 @@ var faultChecks = map[faults.Fault]faultRule{
 		`^(auth\.isolation\.payout|extensions\.webhook-endpoints|idempotency\.(processPayout|reference)|state\.payout|webhooks\.retry-after-)`}, // every check that reads a payout
 	faults.WrongSuccessStatus: {`^idempotency\.processPayout\.replay$`,
 		`^(auth\.isolation|extensions|idempotency|negative\.(completePayment|rotateWebhookEndpointSecret|updateWebhookEndpoint)|positive|state|webhooks)\.`}, // every check that creates what it uses
-	faults.AcceptInvalidInput:         {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^(negative\.|extensions\.webhook-endpoints\.crud$)`},
-	faults.AuthNotEnforced:            {`^auth\.processPayout\.no-keys$`, `^auth\.\w+\.(no-|wrong-|keys-swapped)`},
-	faults.SecretKeyNotChecked:        {`^auth\.processPayout\.wrong-secret-key$`, `^auth\.\w+\.wrong-secret-key$`},
-	faults.ErrorNotEnvelope:           {`^negative\.unknown-path$`, `^(auth|negative|idempotency|reference|state\.payment|extensions)\.`}, // every check that provokes an error
-	faults.ErrorMissingFieldPointer:   {`^negative\.processPayout\.bank\.bank_id\.missing$`, `^(negative|idempotency\.reference|reference\.banks|state\.payment)\.`},
+	faults.AcceptInvalidInput:  {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^(negative\.|extensions\.webhook-endpoints\.crud$)`},
+	faults.AuthNotEnforced:     {`^auth\.processPayout\.no-keys$`, `^auth\.\w+\.(no-|wrong-|keys-swapped)`},
+	faults.SecretKeyNotChecked: {`^auth\.processPayout\.wrong-secret-key$`, `^auth\.\w+\.wrong-secret-key$`},
+	faults.ErrorNotEnvelope:    {`^negative\.unknown-path$`, `^(auth|negative|idempotency|reference|state\.payment|extensions)\.`}, // every check that provokes an error
+	faults.ErrorMissingFieldPointer: {`^negative\.processPayout\.bank\.bank_id\.missing$`,
+		`^(negative|idempotency\.reference|reference\.banks|state\.payment)\.|^extensions\.webhook-endpoints\.weak-secret$`}, // every check that expects a field named
 	faults.BadSignature:               {`^state\.payout\.bank\.success\.`, `^(state|webhooks|extensions\.webhook-endpoints)\.`}, // every check that verifies a delivery
 	faults.NoWebhookRetry:             {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
 	faults.UnstableWebhookID:          {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
@@ -49,7 +50,7 @@ var faultChecks = map[faults.Fault]faultRule{
 	faults.MissingWebhookEvent:        {`^state\.payment\.success\.`, `^(state\.payment\.|webhooks\.all-types-observed$)`},
 	faults.WrongFailureReason:         {`^state\.payout\.mobile\.account_not_found\.`, `^state\.(payment|payout)\.`},
 	faults.WebhookToDisabledEndpoint:  {`^extensions\.webhook-endpoints\.delivery$`, `^extensions\.webhook-endpoints\.delivery$`},
-	faults.NoRotationDualSignature:    {`^extensions\.webhook-endpoints\.rotate-secret$`, `^extensions\.webhook-endpoints\.rotate-secret$`},
+	faults.NoRotationDualSignature:    {`^extensions\.webhook-endpoints\.rotate-secret$`, `^extensions\.webhook-endpoints\.rotate-(supplied-)?secret$`},
 	// Every check that sends an Idempotency-Key may lose its first response: whether Go's transport
 	// retries the request on its own depends on whether the dropped connection was a reused one.
 	faults.LoseFirstCreateResponse:      {`^idempotency\.processPayout\.replay$`, `^idempotency\.\w+\.(replay|conflict|concurrent)$`},
@@ -61,6 +62,9 @@ var faultChecks = map[faults.Fault]faultRule{
 	faults.StaleWebhookTimestamp:        {`^state\.payout\.mobile\.success\.`, `^(state|webhooks|extensions\.webhook-endpoints)\.`},
 	faults.RotationKeepsOlderSecrets:    {`^extensions\.webhook-endpoints\.rotate-twice$`, `^extensions\.webhook-endpoints\.rotate-twice$`},
 	faults.WebhookURLNotParsed:          {`^negative\.processPayout\.unusable-webhook-url$`, `\.unusable-webhook-url$`},
+	faults.SuppliedSecretIgnored:        {`^extensions\.webhook-endpoints\.supplied-secret$`, `^extensions\.webhook-endpoints\.(rotate-)?supplied-secret$`},
+	faults.WeakSecretAccepted: {`^extensions\.webhook-endpoints\.weak-secret$`,
+		`^(extensions\.webhook-endpoints\.weak-secret|negative\.(createWebhookEndpoint|rotateWebhookEndpointSecret)\.secret\.[a-z-]+)$`}, // every check that sends a bad secret
 }
 
 // TestSuiteCatchesEveryFault runs the whole suite against a sandbox with one fault, for every fault:

@@ -304,9 +304,16 @@ func bodyViolations(op *Operation, schema *base.SchemaProxy, schemaLoc string, b
 		if branchPrefix != "" && !strings.HasPrefix(f.KeywordLocation, branchPrefix) {
 			continue
 		}
-		loc := specLocation(schema, schemaLoc, f.KeywordLocation)
+		loc, at := specLocation(schema, schemaLoc, f.KeywordLocation)
 		parent := pointerOf(f.InstancePath)
 		keyword := f.KeywordLocation[strings.LastIndex(f.KeywordLocation, "/")+1:]
+		switch {
+		case at != nil && at.Format == "password":
+			// The validator quotes the value ("'whsec_…' does not match pattern …"); a secret sent by
+			// mistake must not travel on in an error body, a log or a report.
+			out = append(out, Violation{Operation: op.ID, In: InBody, Pointer: parent, Message: secretMessage(keyword, f.Reason), SpecLocation: loc})
+			continue
+		}
 		switch keyword {
 		case "required":
 			for _, name := range allQuoted(f.Reason) {
@@ -367,10 +374,30 @@ func selectBranch(sch *base.Schema, body []byte) (string, *Violation) {
 	return "", nil
 }
 
+// secretMessage says what is wrong with a value whose schema is `format: password` without quoting
+// it: the validator's own words only for a wrong type, which names types and no value.
+func secretMessage(keyword, reason string) string {
+	const notShown = " (the value is not repeated: it is a secret)"
+	switch keyword {
+	case "type":
+		return reason
+	case "pattern":
+		return "does not have the documented form" + notShown
+	case "minLength":
+		return "is shorter than documented" + notShown
+	case "maxLength":
+		return "is longer than documented" + notShown
+	default:
+		return "breaks the documented " + keyword + notShown
+	}
+}
+
 // specLocation resolves a keyword location relative to a schema (`/oneOf/0/$ref/required`) to a
-// pointer into the document (`#/components/schemas/BankPayoutRequest/required`), following $refs.
-func specLocation(root *base.SchemaProxy, rootLoc, keywordLocation string) string {
+// pointer into the document (`#/components/schemas/BankPayoutRequest/required`), following $refs,
+// and returns the schema the keyword belongs to (nil when the walk lost it).
+func specLocation(root *base.SchemaProxy, rootLoc, keywordLocation string) (string, *base.Schema) {
 	loc, p := rootLoc, root
+	var at *base.Schema
 	segs := strings.Split(strings.TrimPrefix(keywordLocation, "/"), "/")
 	for i := 0; i < len(segs); i++ {
 		seg := segs[i]
@@ -378,6 +405,7 @@ func specLocation(root *base.SchemaProxy, rootLoc, keywordLocation string) strin
 		if p != nil {
 			sch = p.Schema()
 		}
+		at = sch
 		switch {
 		case seg == "$ref" && p != nil && p.IsReference():
 			loc = p.GetReference()
@@ -398,7 +426,7 @@ func specLocation(root *base.SchemaProxy, rootLoc, keywordLocation string) strin
 			p = nil
 		}
 	}
-	return loc
+	return loc, at
 }
 
 func nthProxy(sch *base.Schema, keyword string, n int) *base.SchemaProxy {

@@ -50,6 +50,8 @@ const (
 	StaleWebhookTimestamp        Fault = "stale-webhook-timestamp"
 	RotationKeepsOlderSecrets    Fault = "rotation-keeps-older-secrets"
 	WebhookURLNotParsed          Fault = "webhook-url-not-parsed"
+	SuppliedSecretIgnored        Fault = "supplied-secret-ignored"
+	WeakSecretAccepted           Fault = "weak-secret-accepted"
 )
 
 // Info describes a fault for `malipo sandbox --fault list` and for reports.
@@ -86,6 +88,8 @@ var descriptions = map[Fault]string{
 	StaleWebhookTimestamp:        "webhook-timestamp is an hour old, so receivers reject deliveries as replays",
 	RotationKeepsOlderSecrets:    "a rotation keeps signing with secrets retired by earlier rotations, beyond what its response says",
 	WebhookURLNotParsed:          "webhook URLs are only matched against the pattern, not parsed: http://[x and http://:80/ are stored",
+	SuppliedSecretIgnored:        "a secret supplied on create or rotate-secret is shown in the response, but deliveries are signed with another the merchant was never given",
+	WeakSecretAccepted:           "a supplied secret that is too short, too long or not whsec_ and padded base64 is accepted and shown as the endpoint's secret",
 }
 
 // All lists every fault with its description, sorted by name.
@@ -151,6 +155,8 @@ var builders = map[Fault]func() sandbox.Option{
 	CompleteNotPendingAccepted: middleware(completeNotPendingAccepted),
 	SecretInEndpointRead:       middleware(secretInEndpointRead),
 	FinalStateChanges:          middleware(finalStateChanges),
+	WeakSecretAccepted:         middleware(weakSecretAccepted),
+	SuppliedSecretIgnored:      suppliedSecretIgnored,
 
 	DuplicateReferenceAccepted:   rules(func(r sandbox.Rules) sandbox.Rules { return referencesReusable{r} }),
 	UnknownReferenceDataAccepted: rules(func(r sandbox.Rules) sandbox.Rules { return anyDestination{r} }),

@@ -1,6 +1,8 @@
 package faults_test
 
 import (
+	"crypto/rand"
+	"encoding/base64"
 	"net/http"
 	"testing"
 
@@ -56,6 +58,14 @@ func (f *faulty) rotate(id string, grace int) {
 	f.t.Helper()
 	r := f.do(http.MethodPost, api.OpRotateWebhookEndpointSecret().URL(id), map[string]any{"grace_period_seconds": grace})
 	require.Equal(f.t, http.StatusOK, r.status, "%s", r.body)
+}
+
+// endpointSecret is "whsec_" and the base64 of n random bytes.
+func endpointSecret(t *testing.T, n int) string {
+	b := make([]byte, n)
+	_, err := rand.Read(b)
+	require.NoError(t, err)
+	return "whsec_" + base64.StdEncoding.EncodeToString(b)
 }
 
 func merchantSecret(t *testing.T) webhook.Secret {
@@ -236,6 +246,22 @@ var breaks = map[faults.Fault]func(t *testing.T, f *faulty){
 	faults.SecretInEndpointRead: func(t *testing.T, f *faulty) {
 		ep := f.createEndpoint(map[string]any{"url": "https://x.example/h", "events": []string{string(api.EventTypePayoutSuccess)}})
 		assert.Equal(t, ep["secret"], f.do(http.MethodGet, api.OpGetWebhookEndpoint().URL(ep["id"].(string)), nil).data(t)["secret"])
+	},
+	faults.SuppliedSecretIgnored: func(t *testing.T, f *faulty) {
+		supplied := endpointSecret(t, 32)
+		ep := f.createEndpoint(map[string]any{"url": f.rc.url("/own"), "events": []string{string(api.EventTypePayoutSuccess)}, "secret": supplied})
+		assert.Equal(t, supplied, ep["secret"], "the response shows the supplied secret")
+		d := f.rc.waitFor(1, f.createPayout(f.mobilePayout(f.creditedWallet())))[0]
+		sec, err := webhook.ParseEndpointSecret(supplied)
+		require.NoError(t, err)
+		assert.ErrorIs(t, webhook.Verifier{Secrets: []webhook.Secret{sec}}.Verify(d.header, d.body), webhook.ErrNoMatchingSignature)
+	},
+	faults.WeakSecretAccepted: func(t *testing.T, f *faulty) {
+		weak := endpointSecret(t, webhook.MinSecretBytes-1)
+		ep := f.createEndpoint(map[string]any{"url": f.rc.url("/weak"), "events": []string{string(api.EventTypePayoutSuccess)}, "secret": weak})
+		assert.Equal(t, weak, ep["secret"], "a 23-byte secret is taken")
+		r := f.do(http.MethodPost, api.OpRotateWebhookEndpointSecret().URL(ep["id"].(string)), map[string]any{"secret": "not-a-secret"})
+		assert.Equal(t, http.StatusOK, r.status, "%s", r.body)
 	},
 	faults.StaleWebhookTimestamp: func(t *testing.T, f *faulty) {
 		d := f.rc.waitFor(1, f.createPayout(f.payoutWithHook()))[0]

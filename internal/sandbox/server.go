@@ -92,7 +92,7 @@ func (s *Server) handle(r *http.Request, w http.ResponseWriter, opID *string) *r
 	}
 	if s.cfg.validation {
 		if vs := withoutKeyHeaders(s.spec.ValidateParsed(op, r, req.body, req.value)); len(vs) > 0 {
-			return s.violationsResponse(vs)
+			return s.violationsResponse(explainSecret(op.ID, req.value, vs))
 		}
 	}
 	if isPost(op) {

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
@@ -34,9 +36,9 @@ func (s *Server) createWebhookEndpoint(req *request) *response {
 	if fail := s.checkURLs([2]string{"/url", in.URL}); fail != nil {
 		return fail
 	}
-	secret, err := webhook.NewSecret()
-	if err != nil {
-		return s.internalError("generate the endpoint's secret")
+	secret, fail := s.endpointSecret(in.Secret, "generate the endpoint's secret")
+	if fail != nil {
+		return fail
 	}
 	now := s.now()
 	e := &endpoint{
@@ -135,6 +137,66 @@ func (s *Server) deleteWebhookEndpoint(req *request) *response {
 	return &response{status: http.StatusNoContent, header: http.Header{}}
 }
 
+// endpointSecret is the secret a create or rotate-secret asks for: the one the body supplies, used
+// exactly as given, or else a new one. A supplied secret that webhook.ParseEndpointSecret refuses is a
+// 400 naming /secret; validation refuses it first (the schema's pattern and lengths are the parser's
+// rule, TestEndpointSecretSchemaIsTheParser), so this is reached with validation off.
+func (s *Server) endpointSecret(supplied api.SecretString, generating string) (webhook.Secret, *response) {
+	if supplied == "" {
+		secret, err := webhook.NewSecret()
+		if err != nil {
+			return webhook.Secret{}, s.internalError(generating)
+		}
+		return secret, nil
+	}
+	secret, err := webhook.ParseEndpointSecret(string(supplied))
+	if err != nil {
+		return webhook.Secret{}, s.invalid(secretProblem(err))
+	}
+	return secret, nil
+}
+
+// secretProblem is the error entry for a refused /secret: the parser's words, which say what is wrong
+// and how to make a good secret, and never quote it.
+func secretProblem(err error) FieldError {
+	return FieldError{Field: secretField, Reason: strings.TrimPrefix(err.Error(), "webhook: ")}
+}
+
+// secretField is the pointer of the secret in create's and rotate-secret's bodies.
+const secretField = "/secret"
+
+// explainSecret gives the violations of a refused /secret of create or rotate-secret (the schema's
+// pattern and lengths, in the validator's general words) one entry with the parser's reason instead:
+// how many bytes it decodes to and how to make a good one. Other violations are kept.
+func explainSecret(op string, value any, vs openapi.Violations) openapi.Violations {
+	if op != api.OpCreateWebhookEndpoint().ID && op != api.OpRotateWebhookEndpointSecret().ID {
+		return vs
+	}
+	body, _ := value.(map[string]any)
+	supplied, ok := body[strings.TrimPrefix(secretField, "/")].(string)
+	if !ok {
+		return vs // not a string: the validator's "got number, want string" says it
+	}
+	_, err := webhook.ParseEndpointSecret(supplied)
+	if err == nil {
+		return vs
+	}
+	out := make(openapi.Violations, 0, len(vs))
+	explained := false
+	for _, v := range vs {
+		if v.Pointer != secretField {
+			out = append(out, v)
+			continue
+		}
+		if !explained {
+			explained = true
+			v.Message = secretProblem(err).Reason
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // rotateWebhookEndpointSecret issues a new secret. The one it replaces keeps signing deliveries (next
 // to the new one) until previous_secret_expires_at, so a receiver can switch without rejecting
 // anything. The response is the whole truth about which secrets sign afterwards: the new one, and the
@@ -154,9 +216,9 @@ func (s *Server) rotateWebhookEndpointSecret(req *request) *response {
 		}
 		grace = time.Duration(*in.GracePeriodSeconds) * time.Second
 	}
-	secret, err := webhook.NewSecret()
-	if err != nil {
-		return s.internalError("generate the endpoint's new secret")
+	secret, fail := s.endpointSecret(in.Secret, "generate the endpoint's new secret")
+	if fail != nil {
+		return fail
 	}
 	id := req.params["id"]
 	m := req.m

@@ -1,7 +1,11 @@
 package sandbox
 
 import (
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -167,5 +171,111 @@ func TestRotationSignsWithBothSecrets(t *testing.T) {
 	for name, retired := range map[string]webhook.Secret{"the secret rotated out with grace 0": newS, "the first secret, retired by the earlier rotation": oldS} {
 		err = webhook.Verifier{Secrets: []webhook.Secret{retired}}.Verify(d.header, d.body)
 		assert.ErrorIs(t, err, webhook.ErrNoMatchingSignature, "%s signs nothing", name)
+	}
+}
+
+// newEndpointSecret returns "whsec_" and the base64 of n random bytes: a secret a merchant makes.
+func newEndpointSecret(t testing.TB, n int) string {
+	t.Helper()
+	b := make([]byte, n)
+	_, err := rand.Read(b)
+	require.NoError(t, err)
+	return "whsec_" + base64.StdEncoding.EncodeToString(b)
+}
+
+// A secret supplied on create, and another on rotate-secret, is used exactly as given: the response
+// shows it and it signs the deliveries (next to the replaced one during the grace period). The
+// shortest and the longest secret the contract allows are both taken.
+func TestSuppliedSecretSignsDeliveries(t *testing.T) {
+	e := newEnv(t)
+	rc := newReceiver(t)
+	first, second := newEndpointSecret(t, webhook.MinSecretBytes), newEndpointSecret(t, webhook.MaxSecretBytes)
+	ep := createEndpoint(t, e.client, map[string]any{"url": rc.url("/own"), "events": []string{"payout.success"}, "secret": first})
+	assert.Equal(t, first, ep["secret"], "create shows the supplied secret")
+	id := ep["id"].(string)
+
+	payout := e.client.createPayout(mobilePayout(""))
+	d := rc.waitFor(1, forObject(payout))[0]
+	assert.Len(t, webhook.Signatures(d.header.Get(webhook.HeaderSignature)), 1)
+	verify(t, d, first)
+
+	res := e.client.do(http.MethodPost, api.OpRotateWebhookEndpointSecret().URL(id), map[string]any{"secret": second, "grace_period_seconds": 3600})
+	require.Equal(t, http.StatusOK, res.status, "%s", res.body)
+	assert.Equal(t, second, res.data(t)["secret"], "rotate-secret shows the supplied secret")
+	payout = e.client.createPayout(mobilePayout(""))
+	d = rc.waitFor(1, forObject(payout))[0]
+	parse := func(s string) webhook.Secret {
+		p, err := webhook.ParseSecret(s)
+		require.NoError(t, err)
+		return p
+	}
+	matched, err := webhook.Verifier{Secrets: []webhook.Secret{parse(first), parse(second)}}.MatchingSecrets(d.header, d.body)
+	require.NoError(t, err)
+	assert.Len(t, matched, 2, "the supplied new secret and, in its grace period, the supplied first one both sign")
+
+	res = e.client.do(http.MethodPost, api.OpRotateWebhookEndpointSecret().URL(id), map[string]any{"grace_period_seconds": 0})
+	require.Equal(t, http.StatusOK, res.status, "%s", res.body)
+	generated := res.data(t)["secret"].(string)
+	assert.NotContains(t, []string{first, second}, generated, "without a secret, rotate-secret generates one as before")
+	_, err = webhook.ParseEndpointSecret(generated)
+	assert.NoError(t, err, "a generated secret is a valid endpoint secret too")
+}
+
+// A supplied secret that is too short, too long or not whsec_ and base64 is refused with 400 naming
+// /secret, on create and on rotate-secret, with or without request validation (the handlers check it
+// too); the answer never repeats it, nothing is created, and the endpoint's secrets stay as they were.
+func TestWeakOrMalformedSecretIsRefused(t *testing.T) {
+	valid := newEndpointSecret(t, 32)
+	bad := map[string]struct {
+		value  any
+		reason string // in the sandbox's reason, besides the form every reason states
+	}{
+		"one byte short":      {newEndpointSecret(t, webhook.MinSecretBytes-1), "decodes to 23 bytes"},
+		"one byte long":       {newEndpointSecret(t, webhook.MaxSecretBytes+1), "decodes to 65 bytes"},
+		"16 bytes":            {newEndpointSecret(t, 16), "decodes to 16 bytes"},
+		"no whsec_ prefix":    {strings.TrimPrefix(valid, "whsec_"), "does not start with whsec_"},
+		"the merchant key":    {DefaultSecretKey, "does not start with whsec_"},
+		"unpadded":            {strings.TrimRight(newEndpointSecret(t, 31), "="), "not valid base64"},
+		"not base64":          {"whsec_" + strings.Repeat("!", 44), "not valid base64"},
+		"URL-safe base64":     {"whsec_" + strings.Repeat("-_", 22), "not valid base64"},
+		"with a line break":   {valid + "\n", ""},
+		"a number, no string": {12345, ""},
+	}
+	for _, validation := range []bool{true, false} {
+		t.Run(fmt.Sprintf("validation %t", validation), func(t *testing.T) {
+			e := newEnv(t, WithValidation(validation))
+			rc := newReceiver(t)
+			ep := createEndpoint(t, e.client, map[string]any{"url": rc.url("/kept"), "events": []string{"payout.success"}})
+			id := ep["id"].(string)
+			for name, tt := range bad {
+				for _, op := range []api.Operation{api.OpCreateWebhookEndpoint(), api.OpRotateWebhookEndpointSecret()} {
+					body := map[string]any{"secret": tt.value}
+					path := ""
+					if op.ID == api.OpCreateWebhookEndpoint().ID {
+						body["url"], body["events"] = rc.url("/refused"), []string{"payout.success"}
+						path = op.URL()
+					} else {
+						path = op.URL(id)
+					}
+					res := e.client.do(op.Method, path, body)
+					require.Equal(t, http.StatusBadRequest, res.status, "%s %s: %s", op.ID, name, res.body)
+					assert.Equal(t, int(api.CodeValidationFailed), res.code(t))
+					assert.Equal(t, []string{"/secret"}, res.fields(t), "%s %s", op.ID, name)
+					if s, ok := tt.value.(string); ok && len(s) > 12 {
+						assert.NotContains(t, string(res.body), strings.TrimSpace(s)[6:18], "%s %s: the answer repeats the secret", op.ID, name)
+					}
+					if tt.reason != "" {
+						assert.Contains(t, string(res.body), tt.reason, "%s %s", op.ID, name)
+						assert.Contains(t, string(res.body), "24 to 64 random bytes", "%s %s: the reason says what a good secret is", op.ID, name)
+					}
+				}
+			}
+			list := e.client.do(http.MethodGet, api.OpListWebhookEndpoints().URL(), nil)
+			assert.Len(t, list.json(t)["data"], 1, "no refused create made an endpoint")
+			payout := e.client.createPayout(mobilePayout(""))
+			d := rc.waitFor(1, forObject(payout))[0]
+			assert.Len(t, webhook.Signatures(d.header.Get(webhook.HeaderSignature)), 1, "no refused rotation rotated")
+			verify(t, d, ep["secret"].(string))
+		})
 	}
 }

@@ -475,8 +475,12 @@ type WebhookEndpointCreateRequest struct {
 	// A note for people reading the configuration.
 	Description *string `json:"description,omitempty"`
 	// Whether events are delivered; default true.
-	Enabled *bool `json:"enabled,omitempty"`
+	Enabled *bool        `json:"enabled,omitempty"`
+	Secret  SecretString `json:"secret,omitempty"`
 }
+
+// LogValue makes log/slog record the WebhookEndpointCreateRequest with its secret redacted.
+func (v WebhookEndpointCreateRequest) LogValue() slogValue { return redactedLogValue(v) }
 
 // WebhookEndpointUpdateRequest is the document's WebhookEndpointUpdateRequest object.
 //
@@ -496,8 +500,12 @@ type WebhookEndpointUpdateRequest struct {
 // Rotate-secret body; may be omitted.
 type RotateSecretRequest struct {
 	// How long the previous secret stays valid; default 86400, at most 7 days.
-	GracePeriodSeconds *int64 `json:"grace_period_seconds,omitempty"`
+	GracePeriodSeconds *int64       `json:"grace_period_seconds,omitempty"`
+	Secret             SecretString `json:"secret,omitempty"`
 }
+
+// LogValue makes log/slog record the RotateSecretRequest with its secret redacted.
+func (v RotateSecretRequest) LogValue() slogValue { return redactedLogValue(v) }
 
 // WebhookEndpoint is the document's WebhookEndpoint object.
 //

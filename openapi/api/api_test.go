@@ -2,6 +2,9 @@ package api_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"regexp"
@@ -95,4 +98,29 @@ func TestErrorTableMatchesTheDocumentsProse(t *testing.T) {
 		assert.Equal(t, rows[i][2], code.String(), "the name of code %d", code)
 		assert.Equal(t, rows[i][3], strconv.Itoa(code.HTTPStatus()), "the HTTP status of code %d", code)
 	}
+}
+
+// A request's secret (a `format: password` field, api.SecretString) travels as it is and prints
+// redacted with every verb, inside the request and through slog.
+func TestSecretStringPrintsRedacted(t *testing.T) {
+	const secret = "whsec_65JvPhZ65V/KmuUQqzwjtfW5Qo7moBkeoNcP6q4hBNE="
+	req := api.WebhookEndpointCreateRequest{URL: "https://merchant.example.org/h", Events: []api.EventType{api.EventTypePayoutSuccess}, Secret: secret}
+	rot := api.RotateSecretRequest{Secret: secret}
+	wire, err := json.Marshal(req)
+	require.NoError(t, err)
+	assert.Contains(t, string(wire), `"secret":"`+secret+`"`, "the wire form is the value")
+	assert.Equal(t, secret, string(req.Secret))
+	for _, v := range []any{req, &req, rot, &rot, req.Secret, []api.SecretString{secret}} {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d"} {
+			out := fmt.Sprintf(verb, v)
+			assert.NotContains(t, out, secret[6:16], "%s of %T", verb, v)
+			assert.NotContains(t, out, fmt.Sprintf("%x", secret[6:16]), "%s of %T", verb, v)
+		}
+	}
+	assert.Contains(t, fmt.Sprintf("%+v", req), "Secret:[redacted]")
+	assert.Empty(t, api.SecretString("").String(), "no secret prints as nothing")
+	var logs bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logs, nil)).Info("create", "req", req, "secret", req.Secret)
+	assert.NotContains(t, logs.String(), secret[6:16])
+	assert.Contains(t, logs.String(), `"secret":"[redacted]"`)
 }

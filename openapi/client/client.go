@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -233,13 +234,24 @@ func (c *Client) Format(f fmt.State, verb rune) {
 // LogValue makes log/slog record String, never the fields.
 func (c *Client) LogValue() slog.Value { return slog.StringValue(c.String()) }
 
-// scrub removes the secret key from text the server sent back, in case a proxy echoes request headers.
+// scrub removes secrets from text the server sent back: the secret key, in case a proxy echoes request
+// headers, and every whsec_ webhook secret, in case a body quoted in an error carries one (an echoed
+// request with a secret of the caller's, or a create response the client could not read).
 func (c *Client) scrub(s string) string {
 	if k := c.secret.reveal(); k != "" && strings.Contains(s, k) {
-		return strings.ReplaceAll(s, k, redactedMark)
+		s = strings.ReplaceAll(s, k, redactedMark)
+	}
+	if strings.Contains(s, whsecPrefix) {
+		s = whsecToken.ReplaceAllString(s, whsecPrefix+redactedMark)
 	}
 	return s
 }
+
+// whsecToken is a webhook endpoint secret in text: the whsec_ prefix and what base64 may follow it
+// (also JSON-escaped, \/ and \u002b).
+var whsecToken = regexp.MustCompile(`whsec_(?:[A-Za-z0-9+/=]|\\/|\\u002[bB])*`)
+
+const whsecPrefix = "whsec_"
 
 // CallOption adjusts one call.
 type CallOption func(*callOptions)

@@ -66,14 +66,21 @@ type (
 	Bank = api.Bank
 
 	// WebhookEndpointCreateRequest is the body of CreateWebhookEndpoint; a nil Enabled means the
-	// service's default, true.
+	// service's default, true. An empty Secret lets the service generate the endpoint's secret; a
+	// secret of your own (whsec_ and the base64 of 24 to 64 random bytes, see
+	// webhook.ParseEndpointSecret) is used as given. Printing or logging the request shows it
+	// redacted.
 	WebhookEndpointCreateRequest = api.WebhookEndpointCreateRequest
 	// WebhookEndpointUpdateRequest is the body of UpdateWebhookEndpoint: only non-nil fields are sent
 	// and changed, and at least one must be set.
 	WebhookEndpointUpdateRequest = api.WebhookEndpointUpdateRequest
 	// RotateSecretRequest is the optional body of RotateWebhookEndpointSecret. The zero value sends no
-	// body, which keeps the old secret valid for the service's default of 86400 seconds.
+	// body, which has the service generate the new secret and keep the old one valid for its default
+	// of 86400 seconds. Secret, when set, is the new secret, as for WebhookEndpointCreateRequest.
 	RotateSecretRequest = api.RotateSecretRequest
+	// SecretString is a secret a request carries (the Secret of the two requests above): an ordinary
+	// string on the wire, redacted when printed or logged.
+	SecretString = api.SecretString
 	// WebhookEndpoint is a URL that receives the events it subscribes to, as read back: without its
 	// secret.
 	WebhookEndpoint = api.WebhookEndpoint

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
 // InitializePayment creates a payment in status pending (POST /v1/payment/init). No money moves and
@@ -180,7 +181,7 @@ func (c *Client) ListBanks(ctx context.Context, countryCode string, opts ...Call
 
 // CreateWebhookEndpoint registers a URL that receives every event of the subscribed types (POST
 // /v1/webhooks). The result carries the endpoint's signing secret, shown only here and by
-// RotateWebhookEndpointSecret: store it.
+// RotateWebhookEndpointSecret: store it, unless req.Secret supplied it (it is then that secret).
 func (c *Client) CreateWebhookEndpoint(ctx context.Context, req WebhookEndpointCreateRequest, opts ...CallOption) (*WebhookEndpointWithSecret, error) {
 	var v validation
 	v.required("/url", req.URL)
@@ -188,6 +189,7 @@ func (c *Client) CreateWebhookEndpoint(ctx context.Context, req WebhookEndpointC
 		v.add("/events", "must list at least one event type")
 	}
 	v.events(req.Events)
+	v.secret(req.Secret)
 	if err := v.err(api.OpCreateWebhookEndpoint()); err != nil {
 		return nil, err
 	}
@@ -247,16 +249,17 @@ func (c *Client) DeleteWebhookEndpoint(ctx context.Context, id string, opts ...C
 	return c.do(ctx, request{op: api.OpDeleteWebhookEndpoint(), params: []string{id}, opts: opts})
 }
 
-// RotateWebhookEndpointSecret issues a new signing secret (POST /v1/webhooks/{id}/rotate-secret). The
-// previous one stays valid until PreviousSecretExpiresAt, and deliveries carry a signature per valid
-// secret meanwhile, so receivers can switch without dropping events. A zero req keeps the service's
-// default grace period.
+// RotateWebhookEndpointSecret issues a new signing secret (POST /v1/webhooks/{id}/rotate-secret): the
+// one req.Secret supplies, or else one the service generates. The previous one stays valid until
+// PreviousSecretExpiresAt, and deliveries carry a signature per valid secret meanwhile, so receivers
+// can switch without dropping events. A zero req keeps the service's default grace period.
 func (c *Client) RotateWebhookEndpointSecret(ctx context.Context, id string, req RotateSecretRequest, opts ...CallOption) (*WebhookEndpointWithSecret, error) {
 	var v validation
 	v.id("path.id", id)
 	if g := req.GracePeriodSeconds; g != nil && (*g < 0 || *g > maxGracePeriodSeconds) {
 		v.add("/grace_period_seconds", fmt.Sprintf("must be between 0 and %d (7 days)", maxGracePeriodSeconds))
 	}
+	v.secret(req.Secret)
 	if err := v.err(api.OpRotateWebhookEndpointSecret()); err != nil {
 		return nil, err
 	}
@@ -293,6 +296,17 @@ func (v *validation) add(field, reason string) { v.errs = append(v.errs, FieldEr
 func (v *validation) required(field, value string) {
 	if strings.TrimSpace(value) == "" {
 		v.add(field, "is required")
+	}
+}
+
+// secret checks a secret of the caller's, when one is given, as the service will
+// (webhook.ParseEndpointSecret); the reason says what is wrong without quoting it.
+func (v *validation) secret(s SecretString) {
+	if s == "" {
+		return
+	}
+	if _, err := webhook.ParseEndpointSecret(string(s)); err != nil {
+		v.add("/secret", strings.TrimPrefix(err.Error(), "webhook: "))
 	}
 }
 

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -118,4 +119,59 @@ func TestWebhookSecretIsRedactedWhenPrinted(t *testing.T) {
 	described := e
 	described.Description = ptr("Finance team")
 	assert.Contains(t, described.String(), `Description:"Finance team" Enabled:true Secret:[redacted]`)
+}
+
+// A webhook secret of the caller's is checked before anything is sent, and the error says what is
+// wrong without quoting it.
+func TestSuppliedEndpointSecretIsCheckedBeforeSending(t *testing.T) {
+	h := newHarness(t)
+	c := h.client()
+	weak := "whsec_" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0x9e}, 23))
+	_, err := c.CreateWebhookEndpoint(context.Background(), WebhookEndpointCreateRequest{
+		URL: "https://merchant.example.org/hooks", Events: []EventType{api.EventTypePayoutSuccess}, Secret: SecretString(weak)})
+	var invalid *InvalidRequestError
+	require.ErrorAs(t, err, &invalid)
+	assert.Equal(t, "/secret", invalid.Errors[0].Field)
+	assert.Contains(t, err.Error(), "decodes to 23 bytes")
+	assert.NotContains(t, err.Error(), weak[6:20])
+	_, err = c.RotateWebhookEndpointSecret(context.Background(), "we_1", RotateSecretRequest{Secret: "sk_live_not_a_webhook_secret"})
+	require.ErrorAs(t, err, &invalid)
+	assert.Equal(t, "/secret", invalid.Errors[0].Field)
+	assert.Contains(t, err.Error(), "does not start with whsec_")
+	assert.NotContains(t, err.Error(), "not_a_webhook_secret")
+	assert.Empty(t, h.requests(), "nothing is sent")
+}
+
+// A supplied secret is sent as given and comes back as the result's secret; an answer that echoes it
+// (a 400 quoting the request, a proxy page) does not put it in the error or the logs.
+func TestSuppliedEndpointSecretIsSentAndNeverEchoed(t *testing.T) {
+	h := newHarness(t)
+	secret := "whsec_65JvPhZ65V/KmuUQqzwjtfW5Qo7moBkeoNcP6q4hBNE="
+	created := `{"id":"we_1","url":"https://merchant.example.org/hooks","events":["payout.success"],"enabled":true,` +
+		`"secret":"` + secret + `","created_at":"2026-11-21T10:15:00Z","updated_at":"2026-11-21T10:15:00Z"}`
+	h.mock(http.MethodPost, api.OpCreateWebhookEndpoint().URL()).Reply(201).JSON(success("Webhook endpoint created", created))
+	h.mock(http.MethodPost, api.OpRotateWebhookEndpointSecret().URL("we_1")).Reply(400).JSON(failure(api.CodeValidationFailed,
+		"The request is invalid.", `[{"field":"/secret","reason":"'`+secret+`' is not accepted"}]`))
+	h.allowOffContract(200, "a success the client cannot read, whose body the error quotes")
+	h.mock(http.MethodPost, api.OpRotateWebhookEndpointSecret().URL("we_1")).Reply(200).JSON(success("Webhook endpoint secret rotated",
+		`{"secret":"`+strings.ReplaceAll(secret, "/", `\/`)+`","events":"payout.success"}`))
+
+	var logs bytes.Buffer
+	c := h.client(WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))), WithRetryPolicy(NoRetries()))
+	req := WebhookEndpointCreateRequest{URL: "https://merchant.example.org/hooks", Events: []EventType{api.EventTypePayoutSuccess}, Secret: SecretString(secret)}
+	got, err := c.CreateWebhookEndpoint(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, secret, got.Secret)
+	require.Len(t, h.requests(), 1)
+	assert.Contains(t, string(h.requests()[0].body), `"secret":"`+secret+`"`, "the secret is sent as given")
+
+	_, err = c.RotateWebhookEndpointSecret(context.Background(), "we_1", RotateSecretRequest{Secret: SecretString(secret)})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "/secret: 'whsec_[redacted]' is not accepted")
+	_, err = c.RotateWebhookEndpointSecret(context.Background(), "we_1", RotateSecretRequest{Secret: SecretString(secret)})
+	require.Error(t, err, "a 200 whose events are not a list cannot be read")
+	assert.Contains(t, err.Error(), "whsec_[redacted]", "the body quoted in the error has its secret redacted")
+	for _, out := range []string{err.Error(), logs.String(), fmt.Sprintf("%+v %v %#v", req, req, req)} {
+		assert.NotContains(t, out, "65JvPhZ65V")
+	}
 }

@@ -160,6 +160,44 @@ func ParseSecret(s string) (Secret, error) {
 	return makeSecret(secretValue{text: s, key: key, whsec: true}), nil
 }
 
+// The strength Standard Webhooks requires of a symmetric signing secret (spec/standard-webhooks.md:
+// "Random. At least 24 bytes (192 bits, 512 maximum)"), as the size of the HMAC key a whsec_ secret
+// decodes to. NewSecret makes 32 bytes.
+const (
+	MinSecretBytes = 24
+	MaxSecretBytes = 64
+)
+
+// ParseEndpointSecret parses a webhook endpoint secret that a caller chose instead of letting the service
+// generate one. It is ParseSecret restricted to what Standard Webhooks calls a signing secret: "whsec_"
+// and the standard base64 (padded) of MinSecretBytes to MaxSecretBytes bytes. A merchant key, a short
+// key or text that is not base64 is refused: a short key can be found offline from one signed
+// delivery. (Whether the bytes are random cannot be told from them; the error says how to make them.) The error says what is wrong and how to make a good secret; it never contains the secret
+// text (only, for a wrong size, how many bytes it decodes to).
+func ParseEndpointSecret(s string) (Secret, error) {
+	const howTo = `; make one from a cryptographic random source, for example "whsec_" followed by the output of ` +
+		"`openssl rand -base64 32`"
+	form := fmt.Sprintf("an endpoint secret is whsec_ followed by the standard base64 (with = padding) of %d to %d random bytes",
+		MinSecretBytes, MaxSecretBytes)
+	switch {
+	case s == "":
+		return Secret{}, errors.New("webhook: the endpoint secret is empty; " + form + howTo)
+	case !strings.HasPrefix(s, whsecPrefix):
+		return Secret{}, errors.New("webhook: the endpoint secret does not start with whsec_; " + form + howTo)
+	case strings.ContainsAny(s, "\r\n"):
+		return Secret{}, errors.New("webhook: the endpoint secret contains a line break (trim a value read from a file); " + form)
+	}
+	key, err := base64.StdEncoding.DecodeString(s[len(whsecPrefix):])
+	if err != nil {
+		// err is deliberately not wrapped: it quotes the offending position's byte.
+		return Secret{}, errors.New("webhook: the endpoint secret is not valid base64 after whsec_; " + form + howTo)
+	}
+	if n := len(key); n < MinSecretBytes || n > MaxSecretBytes {
+		return Secret{}, fmt.Errorf("webhook: the endpoint secret decodes to %d bytes; %s%s", n, form, howTo)
+	}
+	return makeSecret(secretValue{text: s, key: key, whsec: true}), nil
+}
+
 // NewSecret generates a fresh endpoint secret: 32 random bytes from
 // crypto/rand, encoded as "whsec_<base64>". The server uses it when a webhook
 // endpoint is created or its secret is rotated.

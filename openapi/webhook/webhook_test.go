@@ -183,6 +183,48 @@ func TestParseSecret(t *testing.T) {
 	}
 }
 
+func TestParseEndpointSecret(t *testing.T) {
+	whsec := func(n int) string { return "whsec_" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0xA7}, n)) }
+	for _, n := range []int{MinSecretBytes, 32, MaxSecretBytes - 1, MaxSecretBytes} {
+		in := whsec(n)
+		sec, err := ParseEndpointSecret(in)
+		require.NoError(t, err, "%d bytes", n)
+		assert.Equal(t, in, sec.Reveal())
+		assert.Len(t, sec.p.val().key, n)
+		assert.Equal(t, Sign(vecID, vecTime, []byte(vecBody), mustParse(t, in)), Sign(vecID, vecTime, []byte(vecBody), sec),
+			"an endpoint secret signs as ParseSecret's reading of it does")
+	}
+	sec, err := ParseEndpointSecret(mustNew(t).Reveal())
+	require.NoError(t, err, "what NewSecret makes is a valid endpoint secret")
+	assert.Equal(t, "whsec_****", sec.String())
+
+	tests := []struct{ name, in, want string }{
+		{"one byte short", whsec(MinSecretBytes - 1), "decodes to 23 bytes"},
+		{"one byte long", whsec(MaxSecretBytes + 1), "decodes to 65 bytes"},
+		{"the published test vector is 24 bytes, but 16 is not", whsec(16), "decodes to 16 bytes"},
+		{"empty", "", "is empty"},
+		{"a merchant key", rawSecret, "does not start with whsec_"},
+		{"a character outside base64", "whsec_" + strings.Repeat("a7", 15) + "!!", "not valid base64"},
+		{"unpadded", strings.TrimRight(whsec(32), "="), "not valid base64"},
+		{"URL-safe alphabet", strings.NewReplacer("+", "-", "/", "_").Replace("whsec_" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0xFB, 0xFF}, 16))), "not valid base64"},
+		{"trailing newline", whsec(32) + "\n", "line break"},
+		{"prefix only", "whsec_", "decodes to 0 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sec, err := ParseEndpointSecret(tt.in)
+			require.Error(t, err)
+			assert.Equal(t, Secret{}, sec)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.Contains(t, err.Error(), "24 to 64 random bytes", "the error says what a valid secret is")
+			if body := strings.TrimPrefix(tt.in, "whsec_"); len(body) > 4 {
+				assert.NotContains(t, err.Error(), body, "the error must not quote the secret")
+			}
+			assertNoLeak(t, err.Error())
+		})
+	}
+}
+
 func TestNewSecret(t *testing.T) {
 	a, b := mustNew(t), mustNew(t)
 	assert.NotEqual(t, a.Reveal(), b.Reveal())

@@ -343,6 +343,7 @@ func (g *generator) object(name string, s *base.Schema) error {
 	}
 	g.comment(name, s.Description, "is the document's "+name+" object.")
 	g.printf("type %s struct {\n", name)
+	secret := false
 	if s.Properties != nil {
 		patch := s.MinProperties != nil // an update: absent and zero must differ
 		for prop, proxy := range s.Properties.FromOldest() {
@@ -351,6 +352,7 @@ func (g *generator) object(name string, s *base.Schema) error {
 			if err != nil {
 				return fmt.Errorf("%s.%s: %w", name, prop, err)
 			}
+			secret = secret || strings.TrimPrefix(typ, "*") == "SecretString"
 			if ps := proxy.Schema(); ps != nil && ps.Description != "" && !proxy.IsReference() {
 				for _, line := range strings.Split(strings.TrimSpace(ps.Description), "\n") {
 					g.printf("\t// %s\n", line)
@@ -364,6 +366,11 @@ func (g *generator) object(name string, s *base.Schema) error {
 		}
 	}
 	g.printf("}\n\n")
+	if secret {
+		// log/slog's JSON handler would encode the struct as JSON, secret included (secret.go).
+		g.printf("// LogValue makes log/slog record the %s with its secret redacted.\n", name)
+		g.printf("func (v %s) LogValue() slogValue { return redactedLogValue(v) }\n\n", name)
+	}
 	return nil
 }
 
@@ -517,6 +524,9 @@ func primitive(s *base.Schema) (string, bool, error) {
 	switch {
 	case slices.Contains(s.Type, "string") && s.Format == "date-time":
 		return "time.Time", true, nil
+	case slices.Contains(s.Type, "string") && s.Format == "password":
+		// A secret a request carries: a string that prints redacted (secret.go).
+		return "SecretString", false, nil
 	case slices.Contains(s.Type, "string"):
 		return "string", false, nil
 	case slices.Contains(s.Type, "integer"):

@@ -97,3 +97,13 @@ func TestEverySuccessResponseIsTheEnvelope(t *testing.T) {
 	assert.GreaterOrEqual(t, n, 8)
 	assert.Equal(t, 1, strings.Count(string(src), "type Envelope[T any] struct"))
 }
+
+// A string the document marks `format: password` is an api.SecretString, which prints redacted.
+func TestPasswordFormatIsASecretString(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	src, err := apigen.Generate(spec)
+	require.NoError(t, err)
+	assert.Regexp(t, `(?m)^\s+Secret\s+SecretString\s+`+"`"+`json:"secret,omitempty"`+"`", string(src))
+	assert.Equal(t, 2, strings.Count(string(src), "SecretString `"), "create and rotate-secret take a secret")
+}
