@@ -247,9 +247,9 @@ func (c *Client) scrub(s string) string {
 	return s
 }
 
-// whsecToken is a webhook endpoint secret in text: the whsec_ prefix and what base64 may follow it
-// (also JSON-escaped, \/ and \u002b).
-var whsecToken = regexp.MustCompile(`whsec_(?:[A-Za-z0-9+/=]|\\/|\\u002[bB])*`)
+// whsecToken is a webhook endpoint secret in text: the whsec_ prefix and what base64 may follow it,
+// also JSON-escaped (\/, \u002b) or URL-encoded (%2B, %2F, %3D).
+var whsecToken = regexp.MustCompile(`whsec_(?:[A-Za-z0-9+/=]|\\/|\\u002[bB]|%2[BbFf]|%3[Dd])*`)
 
 const whsecPrefix = "whsec_"
 
@@ -592,7 +592,7 @@ func (c *Client) decode(op api.Operation, res result, out any, meta *Meta) error
 
 func (c *Client) badSuccess(op api.Operation, res result, problem string) error {
 	return fmt.Errorf("malipo: %s: the %d response %s; %s", op.Words(), res.status, problem,
-		c.scrub(describeBody(res.header.Get("Content-Type"), res.body, "body")))
+		c.scrub(describeBody(res.header.Get("Content-Type"), []byte(c.scrub(string(res.body))), "body")))
 }
 
 // url builds the request URL: the operation's path with its parameters escaped, under the base URL.

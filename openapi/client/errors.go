@@ -179,7 +179,9 @@ func newAPIError(op string, status int, header http.Header, body []byte, scrub f
 		}
 		return e
 	}
-	e.Message = scrub(describeBody(header.Get("Content-Type"), body, "the response is not a Malipo error envelope"))
+	// Scrubbed before quoting too: quoting doubles the backslash of a JSON-escaped secret (\/), which
+	// the scrub pattern then no longer sees.
+	e.Message = scrub(describeBody(header.Get("Content-Type"), []byte(scrub(string(body))), "the response is not a Malipo error envelope"))
 	return e
 }
 

@@ -175,3 +175,21 @@ func TestSuppliedEndpointSecretIsSentAndNeverEchoed(t *testing.T) {
 		assert.NotContains(t, out, "65JvPhZ65V")
 	}
 }
+
+// An endpoint secret in a success body the client cannot decode (created_at is not a time) reaches the
+// error only as whsec_[redacted], whether the body writes it JSON-escaped or URL-encoded.
+func TestEndpointSecretInAnUnusableBodyIsRedacted(t *testing.T) {
+	for _, written := range []string{`whsec_AAAA\/SECRETTAILxyz+0123456789==`, `whsec_AAAA\u002bSECRETTAILxyz\/0123==`, `whsec_AAAA%2FSECRETTAILxyz%2B0123%3D%3D`} {
+		h := newHarness(t)
+		if strings.Contains(written, "%") {
+			h.allowOffContract(201, "a secret the server URL-encoded")
+		}
+		h.mock(http.MethodPost, api.OpCreateWebhookEndpoint().URL()).Reply(201).SetHeader("Content-Type", "application/json").
+			BodyString(`{"status":"success","code":0,"message":"created","data":{"id":"we_1","url":"https://x.example/h","events":["payout.success"],"enabled":true,"secret":"` + written + `","created_at":"yesterday","updated_at":"yesterday"}}`)
+		_, err := h.client(WithRetryPolicy(NoRetries())).CreateWebhookEndpoint(context.Background(),
+			WebhookEndpointCreateRequest{URL: "https://x.example/h", Events: []EventType{api.EventTypePayoutSuccess}})
+		require.Error(t, err, written)
+		assert.NotContains(t, err.Error(), "SECRETTAIL", written)
+		assert.Contains(t, err.Error(), "whsec_[redacted]", written)
+	}
+}
