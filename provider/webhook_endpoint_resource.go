@@ -401,8 +401,11 @@ func (r *WebhookEndpointResource) Update(ctx context.Context, req resource.Updat
 	case !plan.writeOnly() && rotates(plan.SecretRotation, state.SecretRotation):
 		rotated, err := r.client.RotateWebhookEndpointSecret(ctx, id, client.RotateSecretRequest{})
 		if err != nil {
-			// Keep what was updated, with the old secret, so that state matches the service.
-			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+			// Keep what was updated, with the old secret and the old secret_rotation, so that state
+			// matches the service and the next plan asks for the rotation again.
+			kept := plan
+			kept.SecretRotation, kept.Secret = state.SecretRotation, state.Secret
+			resp.Diagnostics.Append(resp.State.Set(ctx, &kept)...)
 			resp.Diagnostics.AddError("Unable to Rotate Webhook Endpoint Secret",
 				fmt.Sprintf("Rotating the secret of webhook endpoint %s failed: %s. The old secret is still valid; run apply again to retry the rotation.", id, errText(err)))
 			return
