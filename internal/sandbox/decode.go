@@ -120,12 +120,14 @@ func assignStruct(dst reflect.Value, value any) *typeError {
 	if !ok {
 		return &typeError{want: goTypeWord(reflect.Struct), got: jsonWord(value)}
 	}
-	for name, v := range obj {
-		i, ok := fieldsOf(dst.Type()).index(name)
+	// Fields in declaration order, so that which key fills a field and which error is reported do not
+	// depend on map iteration.
+	for _, f := range fieldsOf(dst.Type()) {
+		name, v, ok := f.lookup(obj)
 		if !ok {
 			continue
 		}
-		if err := assign(dst.Field(i), v); err != nil {
+		if err := assign(dst.Field(f.index), v); err != nil {
 			err.field = "/" + name + err.field
 			return err
 		}
@@ -133,28 +135,37 @@ func assignStruct(dst reflect.Value, value any) *typeError {
 	return nil
 }
 
-// jsonFields maps a struct's JSON member names to its field indexes.
-type jsonFields map[string]int
-
-func (f jsonFields) index(name string) (int, bool) {
-	if i, ok := f[name]; ok {
-		return i, true
-	}
-	for n, i := range f {
-		if strings.EqualFold(n, name) {
-			return i, true
-		}
-	}
-	return 0, false
+// jsonField is a struct field and its JSON member name.
+type jsonField struct {
+	name  string
+	index int
 }
 
-var fieldCache sync.Map // reflect.Type -> jsonFields
-
-func fieldsOf(t reflect.Type) jsonFields {
-	if f, ok := fieldCache.Load(t); ok {
-		return f.(jsonFields)
+// lookup finds the field's member: by its exact name, else, as encoding/json does, by a name equal
+// without regard to case (the smallest such key, so that the choice is stable).
+func (f jsonField) lookup(obj map[string]any) (string, any, bool) {
+	if v, ok := obj[f.name]; ok {
+		return f.name, v, true
 	}
-	f := jsonFields{}
+	found := ""
+	for k := range obj {
+		if strings.EqualFold(k, f.name) && (found == "" || k < found) {
+			found = k
+		}
+	}
+	if found == "" {
+		return "", nil, false
+	}
+	return found, obj[found], true
+}
+
+var fieldCache sync.Map // reflect.Type -> []jsonField
+
+func fieldsOf(t reflect.Type) []jsonField {
+	if f, ok := fieldCache.Load(t); ok {
+		return f.([]jsonField)
+	}
+	var out []jsonField
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
@@ -164,10 +175,10 @@ func fieldsOf(t reflect.Type) jsonFields {
 		if name == "" {
 			name = sf.Name
 		}
-		f[name] = i
+		out = append(out, jsonField{name: name, index: i})
 	}
-	fieldCache.Store(t, f)
-	return f
+	fieldCache.Store(t, out)
+	return out
 }
 
 func goTypeWord(kind reflect.Kind) string {

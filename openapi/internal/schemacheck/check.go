@@ -276,6 +276,7 @@ func (s *schema) validCombinators(v any) bool {
 // equal is JSON equality on decoded values. Numbers compare as float64, which is the engine's equality
 // for the exact numbers compiled schemas hold and for any two decoded numbers.
 func equal(a, b any) bool {
+	a, b = numberAsFloat(a), numberAsFloat(b)
 	switch x := a.(type) {
 	case nil:
 		return b == nil
@@ -313,4 +314,16 @@ func equal(a, b any) bool {
 		return true
 	}
 	return false
+}
+
+// numberAsFloat reads a json.Number (a decoder with UseNumber) as the float64 encoding/json would give,
+// so that equal compares numbers the same way however the value was decoded. A number beyond float64
+// stays a json.Number and equals nothing.
+func numberAsFloat(v any) any {
+	if n, ok := v.(json.Number); ok {
+		if f, err := n.Float64(); err == nil {
+			return f
+		}
+	}
+	return v
 }

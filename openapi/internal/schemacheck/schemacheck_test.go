@@ -112,6 +112,12 @@ func TestValidReadsJSONNumbers(t *testing.T) {
 	assert.False(t, c.Valid(map[string]any{"n": json.Number("11")}), "above the maximum")
 	assert.False(t, c.Valid(map[string]any{"n": json.Number("1.5")}), "not an integer")
 	assert.False(t, c.Valid(map[string]any{"n": json.Number("1e999")}), "beyond float64: left to the validator")
+
+	unique := compileJSON(t, `{"type":"array","uniqueItems":true}`)
+	assert.False(t, unique.Valid([]any{json.Number("1"), json.Number("1.0")}), "1 and 1.0 are the same number")
+	assert.True(t, unique.Valid([]any{json.Number("1"), json.Number("2")}))
+	constant := compileJSON(t, `{"const":[1,{"a":2}]}`)
+	assert.True(t, constant.Valid([]any{json.Number("1"), map[string]any{"a": json.Number("2")}}))
 }
 
 func TestUnsupportedSchemasDoNotCompile(t *testing.T) {
