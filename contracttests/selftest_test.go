@@ -27,19 +27,31 @@ type faultRule struct {
 	scope string
 }
 
+// Endings of derived negative check ids, by what refuses the request: schema rules (only schema
+// validation refuses them), Go types (decoding refuses them too), and the media type and reference
+// data. checkEnding joins some into a pattern for the part of the id after the operation.
+const (
+	schemaRules = `above-maximum|at-exclusive-minimum|below-minimum|duplicate-items|empty-object|item-not-in-enum|missing|not-in-enum|not-multiple|pattern|too-few-items|too-long|too-short|unknown-field|unusable-webhook-url`
+	typeRules   = `not-integer|wrong-type`
+	otherRules  = `wrong-content-type|unknown-bank|unknown-country|bank-of-other-country`
+)
+
+func checkEnding(rules ...string) string { return `(.+\.)?(` + strings.Join(rules, "|") + `)$` }
+
 // Each fault breaks one rule of the contract; the suite must fail on the check that guards that rule,
 // and on no check outside the rule. A fault the suite does not catch is a blind spot of the suite.
 var faultChecks = map[faults.Fault]faultRule{
 	faults.DropRequiredResponseField: {`^state\.payout\.mobile\.success\.`,
 		`^(auth\.isolation\.payout|extensions\.webhook-endpoints|idempotency\.(processPayout|reference)|state\.payout|webhooks\.retry-after-)`}, // every check that reads a payout
 	faults.WrongSuccessStatus: {`^idempotency\.processPayout\.replay$`,
-		`^(auth\.isolation|extensions|idempotency|negative\.(completePayment|rotateWebhookEndpointSecret|updateWebhookEndpoint)|positive|state|webhooks)\.`}, // every check that creates what it uses
-	faults.AcceptInvalidInput:  {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^(negative\.|extensions\.webhook-endpoints\.crud$)`},
+		`^(auth\.isolation|extensions|idempotency|positive|state|webhooks)\.|^negative\.(completePayment|rotateWebhookEndpointSecret|updateWebhookEndpoint)\.` + checkEnding(schemaRules, typeRules)}, // every check that creates what it uses
+	faults.AcceptInvalidInput:  {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^negative\.\w+\.` + checkEnding(schemaRules) + `|^extensions\.webhook-endpoints\.crud$`},
 	faults.AuthNotEnforced:     {`^auth\.processPayout\.no-keys$`, `^auth\.\w+\.(no-|wrong-|keys-swapped)`},
 	faults.SecretKeyNotChecked: {`^auth\.processPayout\.wrong-secret-key$`, `^auth\.\w+\.wrong-secret-key$`},
-	faults.ErrorNotEnvelope:    {`^negative\.unknown-path$`, `^(auth|negative|idempotency|reference|state\.payment|extensions)\.`}, // every check that provokes an error
+	faults.ErrorNotEnvelope: {`^negative\.unknown-path$`, // every check that provokes an error
+		`^(auth|negative)\.|^idempotency\.(reference\.|\w+\.conflict$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-(twice|without-phone)$|^extensions\.webhook-endpoints\.(crud|not-found|weak-secret)$`},
 	faults.ErrorMissingFieldPointer: {`^negative\.processPayout\.bank\.bank_id\.missing$`,
-		`^(negative|idempotency\.reference|reference\.banks|state\.payment)\.|^extensions\.webhook-endpoints\.weak-secret$`}, // every check that expects a field named
+		`^negative\.\w+\.` + checkEnding(schemaRules, typeRules, otherRules) + `|^idempotency\.reference\.|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-without-phone$|^extensions\.webhook-endpoints\.weak-secret$`}, // every check that expects a field named
 	faults.BadSignature:               {`^state\.payout\.bank\.success\.`, `^(state|webhooks|extensions\.webhook-endpoints)\.`}, // every check that verifies a delivery
 	faults.NoWebhookRetry:             {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
 	faults.UnstableWebhookID:          {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},

@@ -63,7 +63,7 @@ type Info struct {
 var descriptions = map[Fault]string{
 	DropRequiredResponseField:    "payout responses (create and get) omit the required data.status",
 	WrongSuccessStatus:           "creates (payment init, payout, webhook endpoint) answer 200 instead of 201",
-	AcceptInvalidInput:           "requests are not validated against the contract: invalid bodies are accepted with 2xx",
+	AcceptInvalidInput:           "requests are not validated against the document's schemas: bodies breaking a bound, pattern, required or unknown-field rule are accepted with 2xx (values Go cannot decode are still refused)",
 	AuthNotEnforced:              "key headers are not checked at all: missing or wrong keys are accepted",
 	SecretKeyNotChecked:          "any secret-key value is accepted with a valid public-key",
 	ErrorNotEnvelope:             "errors are sent as text/plain instead of the JSON error envelope",
