@@ -55,7 +55,8 @@ func referenceDataOf(c *client.Client) *referenceData {
 }
 
 // get returns what load reads for key, calling load only for the first caller; the others wait for it
-// (or for their own ctx).
+// (or for their own ctx). A failure is kept too (one warning's worth of calls, not one per payout),
+// except when the first caller's ctx ended, which is not the service's answer.
 func (rd *referenceData) get(ctx context.Context, key string, load func() (any, error)) (any, error) {
 	rd.mu.Lock()
 	f, ok := rd.fetches[key]
@@ -65,8 +66,17 @@ func (rd *referenceData) get(ctx context.Context, key string, load func() (any, 
 	}
 	rd.mu.Unlock()
 	if !ok {
-		f.val, f.err = load()
-		close(f.done)
+		func() {
+			defer close(f.done) // also if load panics, so that waiters are released
+			f.val, f.err = load()
+		}()
+		if f.err != nil && ctx.Err() != nil {
+			// The first caller's plan was cancelled: that says nothing about the service, so the
+			// next caller reads again instead of inheriting the cancellation.
+			rd.mu.Lock()
+			delete(rd.fetches, key)
+			rd.mu.Unlock()
+		}
 	}
 	select {
 	case <-f.done:

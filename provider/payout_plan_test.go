@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"net/http"
@@ -552,4 +553,27 @@ func TestCheckPayoutDestinationWarnsWhenReferenceDataIsUnreadable(t *testing.T) 
 		`against them was skipped\. The API still checks the destination when the payout is sent, and rejects a wrong one `+
 		`without moving money\.$`, w.Detail())
 	assert.Equal(t, 2, proxy.count(api.OpListCountries()), "one read of two attempts (the client's retry), for all five payouts")
+}
+
+// A read that failed because the first caller's plan was cancelled is not kept: the next caller reads
+// again. Any other failure is kept, so that a plan of many payouts asks once.
+func TestReferenceDataForgetsACancelledRead(t *testing.T) {
+	rd := &referenceData{fetches: map[string]*fetch{}}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	loads := 0
+	load := func() (any, error) { loads++; return nil, cancelled.Err() }
+	_, err := rd.get(cancelled, "countries", load)
+	require.ErrorIs(t, err, context.Canceled)
+	v, err := rd.get(context.Background(), "countries", func() (any, error) { loads++; return "read", nil })
+	require.NoError(t, err)
+	assert.Equal(t, "read", v)
+	assert.Equal(t, 2, loads)
+
+	failing := func() (any, error) { loads++; return nil, errors.New("503") }
+	_, err = rd.get(context.Background(), "banks:ZM", failing)
+	require.Error(t, err)
+	_, err = rd.get(context.Background(), "banks:ZM", failing)
+	require.Error(t, err)
+	assert.Equal(t, 3, loads, "a failure of the service is read once")
 }
