@@ -118,8 +118,7 @@ func rotateSecretCheck() *Check {
 			if err != nil {
 				t.Fatalf("the endpoint secret is not a whsec_ secret: %v", err)
 			}
-			rot := t.Do(api.OpRotateWebhookEndpointSecret().Method, api.OpRotateWebhookEndpointSecret().URL(created.Str("/data/id")),
-				map[string]any{"grace_period_seconds": 3600})
+			rot := t.RotateSecret(created.Str("/data/id"), map[string]any{"grace_period_seconds": 3600})
 			t.RequireStatus(rot, http.StatusOK)
 			newSecret, err := webhook.ParseSecret(rot.Str("/data/secret"))
 			if err != nil || newSecret.Reveal() == oldSecret.Reveal() {
@@ -151,8 +150,7 @@ func rotateWithoutGraceCheck() *Check {
 			path, hook := t.Hook()
 			created := t.CreateEndpoint(t.EndpointBody(hook, api.EventTypePayoutFailed))
 			oldSecret, _ := webhook.ParseSecret(created.Str("/data/secret"))
-			rot := t.Do(api.OpRotateWebhookEndpointSecret().Method, api.OpRotateWebhookEndpointSecret().URL(created.Str("/data/id")),
-				map[string]any{"grace_period_seconds": 0})
+			rot := t.RotateSecret(created.Str("/data/id"), map[string]any{"grace_period_seconds": 0})
 			t.RequireStatus(rot, http.StatusOK)
 			newSecret, _ := webhook.ParseSecret(rot.Str("/data/secret"))
 			id := t.CreatePayout(t.MobilePayout(t.Inputs().FailingWallet, "")).Str("/data/payout_id")
@@ -176,10 +174,10 @@ func rotateTwiceCheck() *Check {
 			created := t.CreateEndpoint(t.EndpointBody(hook, api.EventTypePayoutSuccess))
 			id := created.Str("/data/id")
 			retired := []string{created.Str("/data/secret")}
-			first := t.Do(api.OpRotateWebhookEndpointSecret().Method, api.OpRotateWebhookEndpointSecret().URL(id), map[string]any{"grace_period_seconds": 3600})
+			first := t.RotateSecret(id, map[string]any{"grace_period_seconds": 3600})
 			t.RequireStatus(first, http.StatusOK)
 			retired = append(retired, first.Str("/data/secret"))
-			rot := t.Do(api.OpRotateWebhookEndpointSecret().Method, api.OpRotateWebhookEndpointSecret().URL(id), map[string]any{"grace_period_seconds": 0})
+			rot := t.RotateSecret(id, map[string]any{"grace_period_seconds": 0})
 			t.RequireStatus(rot, http.StatusOK)
 			newest, err := webhook.ParseSecret(rot.Str("/data/secret"))
 			if err != nil {
@@ -259,8 +257,7 @@ func rotateSuppliedSecretCheck() *Check {
 				t.Fatalf("the endpoint secret is not a whsec_ secret: %v", err)
 			}
 			supplied := newEndpointSecret(t, webhook.MaxSecretBytes)
-			rot := t.Do(api.OpRotateWebhookEndpointSecret().Method, api.OpRotateWebhookEndpointSecret().URL(created.Str("/data/id")),
-				map[string]any{"grace_period_seconds": 3600, "secret": supplied})
+			rot := t.RotateSecret(created.Str("/data/id"), map[string]any{"grace_period_seconds": 3600, "secret": supplied})
 			t.RequireStatus(rot, http.StatusOK)
 			if rot.Str("/data/secret") != supplied {
 				t.Errorf("rotate-secret must show the secret the request supplied as data.secret; it shows another")
@@ -301,7 +298,7 @@ func weakSecretCheck() *Check {
 					t.Do(api.OpDeleteWebhookEndpoint().Method, api.OpDeleteWebhookEndpoint().URL(ex.Str("/data/id")), nil)
 				}
 				expectSecretRefused(t, ex, name, secret)
-				ex = t.Do(api.OpRotateWebhookEndpointSecret().Method, api.OpRotateWebhookEndpointSecret().URL(endpoint), map[string]any{"secret": secret})
+				ex = t.RotateSecret(endpoint, map[string]any{"secret": secret})
 				expectSecretRefused(t, ex, name, secret)
 			}
 		}}

@@ -83,6 +83,12 @@ func (t *T) WaitFinal(what string, read func() *Exchange) *Exchange {
 	return last
 }
 
+// RotateSecret calls rotate-secret on the webhook endpoint id with body and returns the exchange,
+// whatever its status: checks of refusals read it as they read a success.
+func (t *T) RotateSecret(id string, body map[string]any) *Exchange {
+	return t.Do(api.OpRotateWebhookEndpointSecret().Method, api.OpRotateWebhookEndpointSecret().URL(id), body)
+}
+
 // CreateEndpoint creates a webhook endpoint (extension) and deletes it when the check ends.
 func (t *T) CreateEndpoint(body map[string]any) *Exchange {
 	ex := t.Do(api.OpCreateWebhookEndpoint().Method, api.OpCreateWebhookEndpoint().URL(), body)
