@@ -2,9 +2,10 @@ package api
 
 import (
 	"fmt"
-	"io"
 	"log/slog"
 	"strconv"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/internal/redact"
 )
 
 // SecretString is a string the document marks `format: password`: a secret that a request carries
@@ -30,14 +31,7 @@ func (s SecretString) GoString() string { return "api.SecretString(" + strconv.Q
 // Format makes every fmt verb (%x and %d included, which do not all consult String) print the redacted
 // form.
 func (s SecretString) Format(f fmt.State, verb rune) {
-	switch {
-	case verb == 'v' && f.Flag('#'):
-		_, _ = io.WriteString(f, s.GoString())
-	case verb == 'q':
-		_, _ = io.WriteString(f, strconv.Quote(s.String()))
-	default:
-		_, _ = io.WriteString(f, s.String())
-	}
+	redact.Format(s, f, verb)
 }
 
 // LogValue makes log/slog record the redacted form.

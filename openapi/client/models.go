@@ -2,12 +2,11 @@ package client
 
 import (
 	"fmt"
-	"io"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/openapi/internal/redact"
 )
 
 // The document's enums and wire types are package api's, generated from openapi/malipo.yaml
@@ -134,14 +133,7 @@ func (e WebhookEndpointWithSecret) GoString() string {
 // Format makes every fmt verb print the redacted form, including %+v and %x that do not all consult
 // String.
 func (e WebhookEndpointWithSecret) Format(f fmt.State, verb rune) {
-	switch {
-	case verb == 'v' && f.Flag('#'):
-		_, _ = io.WriteString(f, e.GoString())
-	case verb == 'q':
-		_, _ = io.WriteString(f, strconv.Quote(e.String()))
-	default:
-		_, _ = io.WriteString(f, e.String())
-	}
+	redact.Format(e, f, verb)
 }
 
 // validEnum reports whether v is one of values; used by client-side validation.

@@ -29,6 +29,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/internal/redact"
 )
 
 // Header names defined by Standard Webhooks. They are exported so that the
@@ -242,14 +244,7 @@ func (s Secret) GoString() string {
 // Format makes every fmt verb (including %x, %d and %+v, which do not all
 // consult String) print the redacted form.
 func (s Secret) Format(f fmt.State, verb rune) {
-	switch {
-	case verb == 'v' && f.Flag('#'):
-		_, _ = io.WriteString(f, s.GoString())
-	case verb == 'q':
-		_, _ = io.WriteString(f, strconv.Quote(s.String()))
-	default:
-		_, _ = io.WriteString(f, s.String())
-	}
+	redact.Format(s, f, verb)
 }
 
 // LogValue makes log/slog record the redacted form.
