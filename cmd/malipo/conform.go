@@ -2,15 +2,17 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/malipo/terraform-provider-malipo/contracttests"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
@@ -21,7 +23,7 @@ type conformFlags struct {
 	target, publicKey, secretKey string
 	otherPublic, otherSecret     string
 	listen, hookURL              string
-	runRE                        string
+	run                          *regexp.Regexp
 	list                         bool
 	junit, jsonOut               string
 	requireExt                   bool
@@ -29,94 +31,124 @@ type conformFlags struct {
 	wait, stall                  time.Duration
 }
 
-// runConform runs the contract suite against --target, or against an embedded sandbox when no target
-// is given. Exit codes: 0 every check passed, 1 a check failed, 2 usage or connection error.
-func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	f, code := parseConformFlags(args, stderr)
-	if f == nil {
-		return code
+// conformCommand is `malipo conform`.
+func (c *cli) conformCommand() *cobra.Command {
+	f := &conformFlags{listen: "127.0.0.1:0", concurrency: 8, wait: 20 * time.Second, stall: 15 * time.Second}
+	cmd := &cobra.Command{
+		Use:   "conform [--target URL --public-key KEY --secret-key KEY] [flags]",
+		Short: "check an implementation (default: an embedded sandbox) against the contract",
+		Long: `Checks an implementation of the v1 API against openapi/malipo.yaml, webhooks included.
+Without --target it checks an embedded sandbox.
+
+The keys can come from the environment: MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY.
+Exit codes: 0 every check passed, 1 a check failed, 2 usage or setup error (e.g. the target does not
+answer), 130 interrupted.`,
+		Example: `  malipo conform
+  malipo conform --target http://127.0.0.1:8080 --junit conform.xml --json conform.json
+  malipo conform --list --run '^state\.payout\.'`,
+		Args:              noArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.keysFromEnv(cmd.Flags())
+			code, err := runConform(cmd.Context(), cmd, f, c.stdout, c.stderr)
+			c.code = code
+			return err
+		},
 	}
+	f.declare(cmd)
+	return cmd
+}
+
+// declare defines the flags of `malipo conform`, each writing into f.
+func (f *conformFlags) declare(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.Var(baseURLValue{&f.target}, "target", "base `URL` of the implementation to check; empty starts an embedded sandbox")
+	// No flag defaults for the keys: a default would print a secret from the environment in --help.
+	fs.StringVar(&f.publicKey, "public-key", "", "test public `key` of the target (default $MALIPO_PUBLIC_KEY)")
+	fs.StringVar(&f.secretKey, "secret-key", "", "test secret `key` of the target (default $MALIPO_SECRET_KEY)")
+	fs.StringVar(&f.otherPublic, "other-public-key", "", "a second merchant's public `key`, for cross-merchant isolation checks")
+	fs.StringVar(&f.otherSecret, "other-secret-key", "", "a second merchant's secret `key`")
+	fs.Var(hostPortValue{&f.listen}, "webhook-listen", "address the webhook receiver listens on")
+	fs.Var(baseURLValue{&f.hookURL}, "webhook-url", "base `URL` the target uses to reach the receiver (default: from --webhook-listen)")
+	fs.Var(regexpValue{&f.run}, "run", "only run checks whose id matches this regular expression")
+	fs.BoolVar(&f.list, "list", false, "list the checks and exit")
+	fs.StringVar(&f.junit, "junit", "", "write a JUnit XML report to this `file`")
+	fs.StringVar(&f.jsonOut, "json", "", "write a JSON report to this `file`")
+	fs.BoolVar(&f.requireExt, "require-extensions", false, "fail (not skip) webhook-endpoint checks when the target lacks "+api.OpListWebhookEndpoints().Path)
+	fs.IntVar(&f.concurrency, "concurrency", f.concurrency, "checks run at once")
+	fs.Var(durationValue{&f.wait}, "wait", "how long to wait for asynchronous outcomes (settlement, webhooks)")
+	fs.Var(durationValue{&f.stall}, "webhook-stall", "how long the receiver stalls to test the target's delivery time-out")
+	_ = cmd.MarkFlagFilename("junit", "xml")
+	_ = cmd.MarkFlagFilename("json", "json")
+	_ = cmd.RegisterFlagCompletionFunc("run", completeCheckIDs)
+}
+
+// keysFromEnv takes the keys not given as flags from MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY.
+func (f *conformFlags) keysFromEnv(fs *pflag.FlagSet) {
+	if !fs.Changed("public-key") {
+		f.publicKey = os.Getenv("MALIPO_PUBLIC_KEY")
+	}
+	if !fs.Changed("secret-key") {
+		f.secretKey = os.Getenv("MALIPO_SECRET_KEY")
+	}
+}
+
+// runConform runs the contract suite against --target, or against an embedded sandbox when no target
+// is given, and returns the exit code (conformExitCode) or a usage error.
+func runConform(ctx context.Context, cmd *cobra.Command, f *conformFlags, stdout, stderr io.Writer) (int, error) {
 	checks, err := contracttests.All()
 	if err != nil {
 		fmt.Fprintf(stderr, "malipo conform: %v\n", err)
-		return exitFail
-	}
-	var filter *regexp.Regexp
-	if f.runRE != "" {
-		if filter, err = regexp.Compile(f.runRE); err != nil {
-			fmt.Fprintf(stderr, "malipo conform: --run: %v\n", err)
-			return exitUsage
-		}
+		return exitFail, nil
 	}
 	if f.list {
-		listChecks(stdout, checks, filter)
-		return exitOK
+		listChecks(stdout, checks, f.run)
+		return exitOK, nil
 	}
-	cfg, stop, code := conformTarget(f, stdout, stderr)
-	if stop == nil {
-		return code
+	if (f.otherPublic == "") != (f.otherSecret == "") {
+		return exitUsage, usageErrorf(cmd, "give both --other-public-key and --other-secret-key, or neither")
+	}
+	if f.target != "" && (f.publicKey == "" || f.secretKey == "") {
+		return exitUsage, usageErrorf(cmd, "--target needs --public-key and --secret-key (or MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY)")
+	}
+	cfg, stop, err := conformTarget(f, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "malipo conform: %v\n", err)
+		return exitFail, nil
 	}
 	defer stop()
-	cfg.Run = filter
+	cfg.Run = f.run
 	sum, err := contracttests.Run(ctx, cfg, checks, conformReporters(f, stdout)...)
-	return conformExitCode(sum, err, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "malipo conform: %v\n", err)
+	}
+	return conformExitCode(ctx, sum, err), nil
 }
 
-// parseConformFlags parses the command line; on a usage error or -h it returns nil and the exit code,
-// having told the user. Values that need the suite or each other (--run, the second merchant's keys,
-// --target's keys) are checked where they are used.
-func parseConformFlags(args []string, stderr io.Writer) (*conformFlags, int) {
-	f := &conformFlags{}
-	fs := flag.NewFlagSet("malipo conform", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&f.target, "target", "", "base URL of the implementation to check; empty starts an embedded sandbox")
-	fs.StringVar(&f.publicKey, "public-key", os.Getenv("MALIPO_PUBLIC_KEY"), "test public key of the target (env MALIPO_PUBLIC_KEY)")
-	fs.StringVar(&f.secretKey, "secret-key", os.Getenv("MALIPO_SECRET_KEY"), "test secret key of the target (env MALIPO_SECRET_KEY)")
-	fs.StringVar(&f.otherPublic, "other-public-key", "", "a second merchant's public key, for cross-merchant isolation checks")
-	fs.StringVar(&f.otherSecret, "other-secret-key", "", "a second merchant's secret key")
-	fs.StringVar(&f.listen, "webhook-listen", "127.0.0.1:0", "address the webhook receiver listens on")
-	fs.StringVar(&f.hookURL, "webhook-url", "", "base URL the target uses to reach the receiver (default: from --webhook-listen)")
-	fs.StringVar(&f.runRE, "run", "", "only run checks whose id matches this regular expression")
-	fs.BoolVar(&f.list, "list", false, "list the checks and exit")
-	fs.StringVar(&f.junit, "junit", "", "write a JUnit XML report to this file")
-	fs.StringVar(&f.jsonOut, "json", "", "write a JSON report to this file")
-	fs.BoolVar(&f.requireExt, "require-extensions", false, "fail (not skip) webhook-endpoint checks when the target lacks "+api.OpListWebhookEndpoints().Path)
-	fs.IntVar(&f.concurrency, "concurrency", 8, "checks run at once")
-	fs.DurationVar(&f.wait, "wait", 20*time.Second, "how long to wait for asynchronous outcomes (settlement, webhooks)")
-	fs.DurationVar(&f.stall, "webhook-stall", 15*time.Second, "how long the receiver stalls to test the target's delivery time-out")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: malipo conform [--target URL --public-key K --secret-key K] [flags]\n\n"+
-			"Checks an implementation of the v1 API against openapi/malipo.yaml, webhooks included.\n"+
-			"Without --target it checks an embedded sandbox.\n\n")
-		fs.PrintDefaults()
+// completeCheckIDs completes --run with the ids of the checks.
+func completeCheckIDs(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	checks, err := contracttests.All()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveError
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, exitOK
+	var ids []cobra.Completion
+	for _, c := range checks {
+		if strings.HasPrefix(c.ID, toComplete) {
+			ids = append(ids, cobra.CompletionWithDesc(c.ID, c.Doc))
 		}
-		return nil, exitUsage
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "malipo conform: unexpected argument %q\n", fs.Arg(0))
-		return nil, exitUsage
-	}
-	return f, -1
+	return ids, cobra.ShellCompDirectiveNoFileComp
 }
 
 // conformTarget returns the run's configuration: an embedded sandbox when no --target is given (stop
-// shuts it down), else the target with its keys. On an error it returns a nil stop and the exit code,
-// having told the user: a wrong command line is a usage error, a sandbox that cannot start a failure.
-func conformTarget(f *conformFlags, stdout, stderr io.Writer) (cfg contracttests.Config, stop func(), code int) {
-	if (f.otherPublic == "") != (f.otherSecret == "") {
-		fmt.Fprintln(stderr, "malipo conform: give both --other-public-key and --other-secret-key, or neither")
-		return cfg, nil, exitUsage
-	}
+// shuts it down), else the target with its keys. The flags were checked; its only error is an
+// embedded sandbox that cannot start.
+func conformTarget(f *conformFlags, stdout, stderr io.Writer) (cfg contracttests.Config, stop func(), err error) {
 	stop = func() {}
 	if f.target == "" {
 		embedded, stopEmbedded, err := contracttests.StartEmbedded()
 		if err != nil {
-			fmt.Fprintf(stderr, "malipo conform: %v\n", err)
-			return cfg, nil, exitFail
+			return cfg, nil, err
 		}
 		stop = func() {
 			if err := stopEmbedded(); err != nil {
@@ -126,10 +158,6 @@ func conformTarget(f *conformFlags, stdout, stderr io.Writer) (cfg contracttests
 		cfg = embedded
 		fmt.Fprintf(stdout, "malipo conform: no --target; checking an embedded sandbox at %s\n", cfg.BaseURL)
 	} else {
-		if f.publicKey == "" || f.secretKey == "" {
-			fmt.Fprintln(stderr, "malipo conform: --target needs --public-key and --secret-key (or MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY)")
-			return cfg, nil, exitUsage
-		}
 		cfg = contracttests.Config{BaseURL: f.target, Keys: contracttests.Keys{Public: f.publicKey, Secret: f.secretKey},
 			EventuallyTimeout: f.wait, WebhookStall: f.stall}
 		if f.otherPublic != "" {
@@ -138,7 +166,7 @@ func conformTarget(f *conformFlags, stdout, stderr io.Writer) (cfg contracttests
 	}
 	cfg.WebhookListen, cfg.WebhookURL = f.listen, f.hookURL
 	cfg.RequireExtensions, cfg.Concurrency = f.requireExt, f.concurrency
-	return cfg, stop, exitOK
+	return cfg, stop, nil
 }
 
 // conformReporters returns the text report on stdout and the file reports the flags ask for.
@@ -153,19 +181,17 @@ func conformReporters(f *conformFlags, stdout io.Writer) []contracttests.Reporte
 	return reporters
 }
 
-// conformExitCode maps a run to the exit code: no summary means the run could not happen (usage or
-// connection), an error with a summary means a report could not be written, and a failed check is a
-// failure.
-func conformExitCode(sum *contracttests.Summary, err error, stderr io.Writer) int {
-	if sum == nil {
-		fmt.Fprintf(stderr, "malipo conform: %v\n", err)
+// conformExitCode maps the result of a run to the exit code, in this one place so that the library's
+// own mapping can replace it. No summary means the run could not happen (usage, setup or connection);
+// an error with a summary means a report could not be written; a failed check is a failure; a run
+// whose context ended (SIGINT) was interrupted, whatever it had found so far.
+func conformExitCode(ctx context.Context, sum *contracttests.Summary, err error) int {
+	switch {
+	case ctx.Err() != nil:
+		return exitInterrupted
+	case sum == nil:
 		return exitUsage
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "malipo conform: %v\n", err)
-		return exitFail
-	}
-	if !sum.OK() {
+	case err != nil, !sum.OK():
 		return exitFail
 	}
 	return exitOK

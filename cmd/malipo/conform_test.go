@@ -122,7 +122,7 @@ func TestConformUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown flag", []string{"conform", "--nope"}, "flag provided but not defined"},
+		{"unknown flag", []string{"conform", "--nope"}, "unknown flag --nope"},
 		{"target without keys", []string{"conform", "--target", "http://127.0.0.1:1"}, "--target needs --public-key and --secret-key"},
 		{"bad regexp", []string{"conform", "--run", "("}, "--run"},
 		{"half a second merchant", []string{"conform", "--other-public-key", "pk"}, "give both --other-public-key and --other-secret-key"},

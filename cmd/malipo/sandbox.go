@@ -2,17 +2,18 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/malipo/terraform-provider-malipo/internal/faults"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
@@ -36,85 +37,136 @@ type sandboxFlags struct {
 	listFaults      bool
 }
 
-// parseSandboxFlags parses the command line; on a usage error, -h or --fault list it returns nil and the
-// exit code, having told the user. Keys not given as flags come from the environment, else the
-// sandbox's well-known ones.
-func parseSandboxFlags(args []string, stderr io.Writer) (*sandboxFlags, int) {
-	f := &sandboxFlags{retrySchedule: append([]time.Duration(nil), sandbox.DefaultRetrySchedule...)}
-	fs := sandboxFlagSet(f, stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, exitOK
-		}
-		return nil, exitUsage
+// sandboxCommand is `malipo sandbox`.
+func (c *cli) sandboxCommand() *cobra.Command {
+	f := &sandboxFlags{
+		addr:            "127.0.0.1:8080",
+		promptDelay:     sandbox.DefaultTimings.PromptDelay,
+		payoutDelay:     sandbox.DefaultTimings.PayoutDelay,
+		retrySchedule:   append([]time.Duration(nil), sandbox.DefaultRetrySchedule...),
+		webhookTimeout:  sandbox.DefaultWebhookTimeout,
+		concurrency:     sandbox.DefaultDeliveryConcurrency,
+		logFormat:       "text",
+		shutdownTimeout: 10 * time.Second,
 	}
-	if f.listFaults {
-		printFaults(stderr)
-		return nil, exitOK
+	cmd := &cobra.Command{
+		Use:   "sandbox [flags]",
+		Short: "run the reference implementation of the API locally, with webhooks",
+		Long: `Runs the reference implementation of the Malipo v1 API on a local address, with simulated
+mobile-money outcomes (see the test values it prints) and signed webhooks. It serves until SIGINT or
+SIGTERM, then drains requests and queued webhooks for up to --shutdown-timeout.
+
+The keys can come from the environment: MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY.`,
+		Example: `  malipo sandbox
+  malipo sandbox --addr 127.0.0.1:0 --payout-delay 500ms --webhook-retry-schedule 1s,5s,30s
+  malipo sandbox --log-format json`,
+		Args:              noArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.listFaults {
+				printFaults(c.stdout)
+				return nil
+			}
+			if f.logFormat != "text" && f.logFormat != "json" {
+				return usageErrorf(cmd, "--log-format %s: use text or json", f.logFormat)
+			}
+			f.keysFromEnv()
+			c.code = runSandbox(cmd.Context(), f, c.stdout, c.stderr)
+			return nil
+		},
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "malipo sandbox: unexpected argument %q\n", fs.Arg(0))
-		return nil, exitUsage
-	}
+	f.declare(cmd)
+	return cmd
+}
+
+// declare defines the flags of `malipo sandbox`, each writing into f.
+func (f *sandboxFlags) declare(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.Var(hostPortValue{&f.addr}, "addr", "address to listen on (port 0 picks a free one)")
+	// No flag defaults for the keys: a default would print a secret from the environment in --help.
+	fs.StringVar(&f.publicKey, "public-key", "", "the merchant's public `key` (default $MALIPO_PUBLIC_KEY, else "+sandbox.DefaultPublicKey+")")
+	fs.StringVar(&f.secretKey, "secret-key", "", "the merchant's secret `key` (default $MALIPO_SECRET_KEY, else "+sandbox.DefaultSecretKey+")")
+	fs.Var(durationValue{&f.promptDelay}, "prompt-delay", "how long the simulated customer takes to answer a push prompt")
+	fs.Var(durationValue{&f.payoutDelay}, "payout-delay", "how long a payout stays processing")
+	fs.Var(retryScheduleValue{&f.retrySchedule}, "webhook-retry-schedule", "comma-separated `waits` between webhook attempts, e.g. 1s,5s,30s (\"none\": one attempt only)")
+	fs.Var(durationValue{&f.webhookTimeout}, "webhook-timeout", "how long one webhook attempt may take before it is retried")
+	fs.IntVar(&f.concurrency, "delivery-concurrency", f.concurrency, "how many webhook attempts may be in flight at once")
+	fs.StringVar(&f.logFormat, "log-format", f.logFormat, "log line `format` on stderr: text or json")
+	fs.Var(durationValue{&f.shutdownTimeout}, "shutdown-timeout", "on SIGINT/SIGTERM, how long to wait for requests and queued webhooks")
+	fs.Var(faultValue{f}, "fault", "FOR SELF-TESTS OF THE CONTRACT SUITE ONLY: break the contract rule `name`d (repeatable; \"list\" shows them)")
+	_ = cmd.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]cobra.Completion{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("fault", completeFaults)
+}
+
+// keysFromEnv fills the keys not given as flags from the environment, else the sandbox's well-known
+// ones.
+func (f *sandboxFlags) keysFromEnv() {
 	if f.publicKey == "" {
 		f.publicKey = envOr("MALIPO_PUBLIC_KEY", sandbox.DefaultPublicKey)
 	}
 	if f.secretKey == "" {
 		f.secretKey = envOr("MALIPO_SECRET_KEY", sandbox.DefaultSecretKey)
 	}
-	if f.logFormat != "text" && f.logFormat != "json" {
-		fmt.Fprintf(stderr, "malipo sandbox: --log-format must be text or json, not %q\n", f.logFormat)
-		return nil, exitUsage
-	}
-	return f, -1
 }
 
-// sandboxFlagSet declares the flags of `malipo sandbox`, each writing into f.
-func sandboxFlagSet(f *sandboxFlags, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("malipo sandbox", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "`host:port` to listen on (port 0 picks a free one)")
-	// No flag defaults for the keys: a default would print a secret from the environment in -h.
-	fs.StringVar(&f.publicKey, "public-key", "", "the merchant's public `key` (default $MALIPO_PUBLIC_KEY, else "+sandbox.DefaultPublicKey+")")
-	fs.StringVar(&f.secretKey, "secret-key", "", "the merchant's secret `key` (default $MALIPO_SECRET_KEY, else "+sandbox.DefaultSecretKey+")")
-	fs.DurationVar(&f.promptDelay, "prompt-delay", sandbox.DefaultTimings.PromptDelay, "how long the simulated customer takes to answer a push prompt")
-	fs.DurationVar(&f.payoutDelay, "payout-delay", sandbox.DefaultTimings.PayoutDelay, "how long a payout stays processing")
-	fs.Func("webhook-retry-schedule", "comma-separated `waits` between webhook attempts, e.g. 1s,5s,30s (\"none\": one attempt only; default "+
-		formatDurations(sandbox.DefaultRetrySchedule)+")", f.setRetrySchedule)
-	fs.DurationVar(&f.webhookTimeout, "webhook-timeout", sandbox.DefaultWebhookTimeout, "how long one webhook attempt may take before it is retried")
-	fs.IntVar(&f.concurrency, "delivery-concurrency", sandbox.DefaultDeliveryConcurrency, "how many webhook attempts may be in flight at once")
-	fs.StringVar(&f.logFormat, "log-format", "text", "log line format on stderr: text or json")
-	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, how long to wait for requests and queued webhooks")
-	fs.Func("fault", "FOR SELF-TESTS OF THE CONTRACT SUITE ONLY: break the contract rule `name`d (repeatable; \"list\" shows them)", f.addFault)
-	fs.Usage = func() {
-		_, _ = fmt.Fprint(stderr, "Usage: malipo sandbox [flags]\n\nRuns the reference implementation of the Malipo v1 API on a local address, with simulated\nmobile-money outcomes (see the test values it prints) and signed webhooks.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	return fs
-}
+// retryScheduleValue is --webhook-retry-schedule: durations separated by commas, or "none".
+type retryScheduleValue struct{ d *[]time.Duration }
 
-// setRetrySchedule takes --webhook-retry-schedule.
-func (f *sandboxFlags) setRetrySchedule(s string) error {
+func (v retryScheduleValue) Set(s string) error {
 	d, err := parseDurations(s)
 	if err != nil {
 		return err
 	}
-	f.retrySchedule = d
+	*v.d = d
 	return nil
 }
 
-// addFault takes one --fault: a known fault's name, or "list" to print them instead of serving.
-func (f *sandboxFlags) addFault(s string) error {
+func (v retryScheduleValue) String() string {
+	if v.d == nil {
+		return ""
+	}
+	return formatDurations(*v.d)
+}
+
+func (retryScheduleValue) Type() string { return "waits" }
+
+// faultValue is --fault: repeatable, each a known fault's name, or "list" to print them instead of
+// serving.
+type faultValue struct{ f *sandboxFlags }
+
+func (v faultValue) Set(s string) error {
 	if s == "list" {
-		f.listFaults = true
+		v.f.listFaults = true
 		return nil
 	}
 	fault := faults.Fault(s)
 	if !fault.Known() {
 		return fmt.Errorf("unknown fault %q (use --fault list)", s)
 	}
-	f.faults = append(f.faults, fault)
+	v.f.faults = append(v.f.faults, fault)
 	return nil
+}
+
+func (v faultValue) String() string {
+	if v.f == nil {
+		return ""
+	}
+	names := make([]string, len(v.f.faults))
+	for i, fault := range v.f.faults {
+		names[i] = string(fault)
+	}
+	return strings.Join(names, ",")
+}
+
+func (faultValue) Type() string { return "name" }
+
+// completeFaults completes --fault with the faults' names and what each breaks.
+func completeFaults(_ *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	out := []cobra.Completion{cobra.CompletionWithDesc("list", "print the faults and exit")}
+	for _, fi := range faults.All() {
+		out = append(out, cobra.CompletionWithDesc(string(fi.Fault), fi.Description))
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
 // printFaults lists the faults --fault takes, with what each breaks.
@@ -128,11 +180,7 @@ func printFaults(w io.Writer) {
 
 // runSandbox serves the sandbox until ctx ends, then stops accepting requests and drains queued
 // webhooks for up to --shutdown-timeout.
-func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	f, code := parseSandboxFlags(args, stderr)
-	if f == nil {
-		return code
-	}
+func runSandbox(ctx context.Context, f *sandboxFlags, stdout, stderr io.Writer) int {
 	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
 	if f.logFormat == "json" {
 		handler = slog.NewJSONHandler(stderr, nil)
@@ -300,8 +348,12 @@ func parseDurations(s string) ([]time.Duration, error) {
 	}
 	var out []time.Duration
 	for _, part := range strings.Split(s, ",") {
-		d, err := time.ParseDuration(strings.TrimSpace(part))
+		part = strings.TrimSpace(part)
+		d, err := time.ParseDuration(part)
 		if err != nil {
+			if _, numErr := strconv.ParseFloat(part, 64); numErr == nil {
+				return nil, fmt.Errorf("%q needs a unit, e.g. %ss or 500ms", part, part)
+			}
 			return nil, fmt.Errorf("%q is not a duration like 500ms, 5s or 2m", part)
 		}
 		if d < 0 {

@@ -1,36 +1,39 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
+
+	"github.com/spf13/cobra"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
-// runSpec prints the embedded contract, so that generators and linters can consume exactly what the
-// binaries validate against; --check loads it instead and reports what it declares.
-func runSpec(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("malipo spec", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	check := fs.Bool("check", false, "load and index the contract and report OK (or what is wrong) instead of printing it")
-	fs.Usage = func() {
-		_, _ = fmt.Fprintln(stderr, "Usage: malipo spec [--check]\n\nPrints the embedded OpenAPI document (openapi/malipo.yaml).")
-		fs.PrintDefaults()
+// specCommand is `malipo spec`.
+func (c *cli) specCommand() *cobra.Command {
+	var check bool
+	cmd := &cobra.Command{
+		Use:   "spec [--check]",
+		Short: "print the embedded OpenAPI contract, or check it with --check",
+		Long: `Prints the embedded OpenAPI document (openapi/malipo.yaml), so that generators and linters read
+exactly what the binaries validate against. With --check it loads the document instead and reports
+what it declares.`,
+		Example: `  malipo spec > malipo.yaml
+  malipo spec --check`,
+		Args:              noArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(*cobra.Command, []string) error {
+			c.code = runSpec(check, c.stdout, c.stderr)
+			return nil
+		},
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "malipo spec: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
-	}
-	if !*check {
+	cmd.Flags().BoolVar(&check, "check", false, "load and index the contract and report OK (or what is wrong) instead of printing it")
+	return cmd
+}
+
+// runSpec prints the embedded contract, or with check loads it and reports what it declares.
+func runSpec(check bool, stdout, stderr io.Writer) int {
+	if !check {
 		if _, err := stdout.Write(openapi.YAML()); err != nil {
 			fmt.Fprintf(stderr, "malipo spec: write the document: %v\n", err)
 			return exitFail
