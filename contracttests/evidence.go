@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // The kinds of Evidence.
@@ -153,6 +155,31 @@ type evidenceLog struct {
 	closed  bool // the check has ended: late deliveries are no longer kept
 	entries []loggedEvidence
 	omitted int
+	// references are the merchant references the check has sent so far.
+	references map[string]bool
+}
+
+// freshReferences returns the merchant references the suite made in body that a replay must make
+// afresh: those of a request without an Idempotency-Key that the check had not sent before (see
+// curl.go).
+func (l *evidenceLog) freshReferences(header http.Header, body []byte) []string {
+	refs := generatedReferences(body)
+	if len(refs) == 0 {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.references == nil {
+		l.references = map[string]bool{}
+	}
+	var fresh []string
+	for _, ref := range refs {
+		if !l.references[ref] && header.Get(api.HeaderIdempotencyKey) == "" {
+			fresh = append(fresh, ref)
+		}
+		l.references[ref] = true
+	}
+	return fresh
 }
 
 // add appends one piece of evidence, dropping the oldest after the first evidenceHead when the log is

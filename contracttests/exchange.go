@@ -247,7 +247,7 @@ func (t *T) requestEvidence(req *http.Request, r *request) Evidence {
 	red := t.suite.red()
 	url := t.suite.cfg.BaseURL + r.path
 	ev := Evidence{Kind: EvidenceRequest, Check: t.check.ID, Started: time.Now(),
-		Request: HTTPMessage{Method: r.method, URL: red.text(url)}, Curl: red.curl(r.method, url, req.Header, r.body)}
+		Request: HTTPMessage{Method: r.method, URL: red.text(url)}, Curl: red.curl(r.method, url, req.Header, r.body, t.evidence.freshReferences(req.Header, r.body))}
 	red.message(&ev.Request, req.Header, r.body)
 	return ev
 }
