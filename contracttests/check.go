@@ -80,6 +80,11 @@ type Failure struct {
 	Pointer string `json:"pointer,omitempty"`
 	// SpecLocation points into openapi/malipo.yaml at the rule that was broken, if known.
 	SpecLocation string `json:"spec_location,omitempty"`
+	// Evidence holds indexes into Result.Evidence of the exchanges the failure is about: the one
+	// Exchange names, or, for a failure that names none, the exchange the check had made last.
+	Evidence []int `json:"evidence,omitempty"`
+	// seq identifies the exchange the failure is about, until Evidence is filled in (0: none).
+	seq uint64
 }
 
 // String renders a failure on one line.
@@ -106,6 +111,12 @@ type Result struct {
 	Duration   time.Duration `json:"duration_ns"`
 	SkipReason string        `json:"skip_reason,omitempty"`
 	Failures   []Failure     `json:"failures,omitempty"`
+	// Evidence is every exchange and webhook delivery of a check that did not pass, in the order they
+	// ended; a check that passed or was skipped keeps none, to keep reports small.
+	Evidence []Evidence `json:"evidence,omitempty"`
+	// EvidenceOmitted counts the exchanges left out of Evidence because the check made more than
+	// maxEvidencePerCheck (the first and the latest are kept).
+	EvidenceOmitted int `json:"evidence_omitted,omitempty"`
 }
 
 // T is what a check works with: the target, the webhook receiver, assertions that record evidence, and
@@ -119,6 +130,9 @@ type T struct {
 	failures   []Failure
 	skipReason string
 	cleanups   []func()
+
+	// evidence is every exchange and delivery of the check, for its report if it fails.
+	evidence evidenceLog
 }
 
 // runCleanups runs the registered cleanups, each in its own goroutine so that a failing one (which
@@ -165,6 +179,7 @@ func (t *T) Skip(reason string) {
 }
 
 func (t *T) fail(f Failure) {
+	t.noteLastExchange(&f)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.failures = append(t.failures, f)
