@@ -130,6 +130,9 @@ type T struct {
 	failures   []Failure
 	skipReason string
 	cleanups   []func()
+
+	// evidence is every exchange and delivery of the check, for its report if it fails.
+	evidence evidenceLog
 }
 
 // runCleanups runs the registered cleanups, each in its own goroutine so that a failing one (which
@@ -176,6 +179,7 @@ func (t *T) Skip(reason string) {
 }
 
 func (t *T) fail(f Failure) {
+	t.noteLastExchange(&f)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.failures = append(t.failures, f)

@@ -34,6 +34,8 @@ type Exchange struct {
 	Duration  time.Duration
 	// JSON is the decoded body, nil when it is not JSON.
 	JSON any
+	// seq identifies the exchange's evidence, so that failures about it can point at it.
+	seq uint64
 }
 
 // String summarises the exchange for reports: `POST /v1/payment/payouts/process → 201`.
@@ -150,8 +152,9 @@ func (t *T) Do(method, path string, body any, opts ...ReqOption) *Exchange {
 	return t.send(r)
 }
 
-// send sends the request to the target, records the exchange (and, for a documented operation, the
-// status in the coverage) and fails the check for every way the response breaks the spec.
+// send sends the request to the target, records the exchange (as evidence of the check, and, for a
+// documented operation, the status in the coverage) and fails the check for every way the response
+// breaks the spec.
 func (t *T) send(r *request) *Exchange {
 	s := t.suite
 	req := t.newHTTPRequest(r)
@@ -159,15 +162,24 @@ func (t *T) send(r *request) *Exchange {
 	if !r.noDefault {
 		t.setKeyHeaders(req, r, op, routed)
 	}
-	start := time.Now()
+	ev := t.requestEvidence(req, r)
+	if routed {
+		ev.Operation = op.ID
+	}
 	resp, err := s.client.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", r.method, r.path, err)
+		t.transportFailure(ev, r, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
-	data := t.readBody(resp.Body, r)
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
+	if err != nil {
+		t.transportFailure(ev, r, fmt.Errorf("read response: %w", err))
+	}
 	ex := &Exchange{Method: r.method, Path: r.path, Status: resp.StatusCode, Header: resp.Header, Body: data,
-		Duration: time.Since(start)}
+		Duration: time.Since(ev.Started)}
+	ev.Duration, ev.Response.Status = ex.Duration, resp.StatusCode
+	s.red().message(&ev.Response, resp.Header, data)
+	ex.seq = t.record(ev)
 	if len(data) > 0 {
 		var v any
 		if json.Unmarshal(data, &v) == nil {
@@ -226,13 +238,28 @@ func (t *T) setKeyHeaders(req *http.Request, r *request, op *openapi.Operation, 
 	}
 }
 
-// readBody reads a response body, at most 8 MiB of it; a read error ends the check.
-func (t *T) readBody(body io.Reader, r *request) []byte {
-	data, err := io.ReadAll(io.LimitReader(body, 8<<20))
-	if err != nil {
-		t.Fatalf("%s %s: read response: %v", r.method, r.path, err)
-	}
-	return data
+// maxResponseBody is how much of a response body the suite reads: 8 MiB.
+const maxResponseBody = 8 << 20
+
+// requestEvidence starts the evidence of a request about to be sent: the request as sent (redacted)
+// and the curl command that sends it again.
+func (t *T) requestEvidence(req *http.Request, r *request) Evidence {
+	red := t.suite.red()
+	url := t.suite.cfg.BaseURL + r.path
+	ev := Evidence{Kind: EvidenceRequest, Check: t.check.ID, Started: time.Now(),
+		Request: HTTPMessage{Method: r.method, URL: red.text(url)}, Curl: red.curl(r.method, url, req.Header, r.body)}
+	red.message(&ev.Request, req.Header, r.body)
+	return ev
+}
+
+// transportFailure records a request that got no (whole) response as evidence with its error, and
+// ends the check with a failure pointing at it.
+func (t *T) transportFailure(ev Evidence, r *request, err error) {
+	ev.Duration = time.Since(ev.Started)
+	ev.Error = t.suite.red().text(err.Error())
+	seq := t.record(ev)
+	t.fail(Failure{Message: fmt.Sprintf("%s %s: %v", r.method, r.path, err), Exchange: r.method + " " + r.path, seq: seq})
+	runtime.Goexit()
 }
 
 // validateResponse fails the check for each violation of the spec in the response as the target sent
@@ -244,14 +271,14 @@ func (t *T) validateResponse(r *request, resp *http.Response, data []byte, ex *E
 	sent.Body = io.NopCloser(bytes.NewReader(data))
 	for _, v := range t.suite.spec.ValidateResponse(check, &sent) {
 		t.fail(Failure{Message: "response breaks the spec: " + v.Message, Exchange: ex.String(),
-			Pointer: v.Pointer, SpecLocation: v.SpecLocation})
+			Pointer: v.Pointer, SpecLocation: v.SpecLocation, seq: ex.seq})
 	}
 }
 
 // ExpectStatus fails the check unless the exchange has the wanted status.
 func (t *T) ExpectStatus(ex *Exchange, want int) bool {
 	if ex.Status != want {
-		t.fail(Failure{Message: fmt.Sprintf("want HTTP %d, got %d: %s", want, ex.Status, snippet(ex.Body)), Exchange: ex.String()})
+		t.fail(Failure{Message: fmt.Sprintf("want HTTP %d, got %d: %s", want, ex.Status, snippet(ex.Body)), Exchange: ex.String(), seq: ex.seq})
 		return false
 	}
 	return true
@@ -276,17 +303,17 @@ func (t *T) ExpectError(ex *Exchange, code api.ErrorCode, pointers ...string) bo
 	ok := t.ExpectStatus(ex, status)
 	if ex.Str("/status") != "error" {
 		t.fail(Failure{Message: fmt.Sprintf("want an error envelope with status \"error\", got %s", snippet(ex.Body)),
-			Exchange: ex.String(), Pointer: "/status"})
+			Exchange: ex.String(), Pointer: "/status", seq: ex.seq})
 		ok = false
 	}
 	if int(ex.Num("/code")) != int(code) {
-		t.fail(Failure{Message: fmt.Sprintf("want error code %d, got %v", code, ex.Get("/code")), Exchange: ex.String(), Pointer: "/code"})
+		t.fail(Failure{Message: fmt.Sprintf("want error code %d, got %v", code, ex.Get("/code")), Exchange: ex.String(), Pointer: "/code", seq: ex.seq})
 		ok = false
 	}
 	fields := ex.FieldErrors()
 	for _, p := range pointers {
 		if !namesField(fields, p) {
-			t.fail(Failure{Message: fmt.Sprintf("errors[] must name %q, it names %q", p, fields), Exchange: ex.String(), Pointer: "/errors"})
+			t.fail(Failure{Message: fmt.Sprintf("errors[] must name %q, it names %q", p, fields), Exchange: ex.String(), Pointer: "/errors", seq: ex.seq})
 			ok = false
 		}
 	}

@@ -82,6 +82,7 @@ func (t *T) loadRefData() (RefData, error) {
 // Hook returns a fresh receiver path for this check and the URL the target must deliver to.
 func (t *T) Hook(behavior ...Behavior) (path, url string) {
 	path = "/hooks/" + NewID("") + "/" + t.check.ID
+	t.suite.receiver.claim(path, t)
 	if len(behavior) > 0 {
 		t.suite.receiver.SetBehavior(path, behavior[0])
 	}
@@ -134,22 +135,22 @@ func Acknowledged(ds []*Delivery) []*Delivery {
 func (t *T) VerifyDelivery(d *Delivery, secrets ...webhook.Secret) {
 	where := fmt.Sprintf("webhook %s %s to %s", d.Type, d.EventID, d.Path)
 	for _, v := range d.Violations {
-		t.fail(Failure{Message: "delivery breaks the spec: " + v.Message, Exchange: where, Pointer: v.Pointer, SpecLocation: v.SpecLocation})
+		t.fail(Failure{Message: "delivery breaks the spec: " + v.Message, Exchange: where, Pointer: v.Pointer, SpecLocation: v.SpecLocation, seq: d.seq})
 	}
 	if id := d.Header.Get(api.HeaderWebhookID); id != d.EventID {
-		t.fail(Failure{Message: fmt.Sprintf("webhook-id %q must equal the event id %q", id, d.EventID), Exchange: where, Pointer: "header.webhook-id"})
+		t.fail(Failure{Message: fmt.Sprintf("webhook-id %q must equal the event id %q", id, d.EventID), Exchange: where, Pointer: "header.webhook-id", seq: d.seq})
 	}
 	ts, err := strconv.ParseInt(d.Header.Get(api.HeaderWebhookTimestamp), 10, 64)
 	if err != nil {
-		t.fail(Failure{Message: "webhook-timestamp is not unix seconds", Exchange: where, Pointer: "header.webhook-timestamp"})
+		t.fail(Failure{Message: "webhook-timestamp is not unix seconds", Exchange: where, Pointer: "header.webhook-timestamp", seq: d.seq})
 	} else if skew := d.Received.Sub(time.Unix(ts, 0)); skew > webhook.DefaultTolerance || skew < -webhook.DefaultTolerance {
 		t.fail(Failure{Message: fmt.Sprintf("webhook-timestamp is %s away from arrival, beyond the 5 minute tolerance", skew),
-			Exchange: where, Pointer: "header.webhook-timestamp"})
+			Exchange: where, Pointer: "header.webhook-timestamp", seq: d.seq})
 	}
 	v := webhook.Verifier{Secrets: secrets, Now: func() time.Time { return d.Received }}
 	if err := v.Verify(d.Header, d.Body); err != nil {
 		t.fail(Failure{Message: "signature does not verify: " + err.Error(), Exchange: where, Pointer: "header.webhook-signature",
-			SpecLocation: "#/components/parameters/WebhookSignature"})
+			SpecLocation: "#/components/parameters/WebhookSignature", seq: d.seq})
 	}
 }
 

@@ -28,6 +28,8 @@ type Delivery struct {
 	Answer int
 	// Violations are the ways the delivery breaks the spec's `webhooks` entry for its type.
 	Violations openapi.Violations
+	// seq identifies the delivery's evidence, so that failures about it can point at it.
+	seq uint64
 }
 
 // Behavior tells the receiver how to answer on one path, to test the sender's retries.
@@ -53,6 +55,15 @@ type Receiver struct {
 	behaviors  map[string]Behavior
 	attempts   map[string]int
 	types      map[string]bool
+	// evidence records every delivery, into the evidence of the check that owns its path (owners).
+	evidence *recorder
+	owners   map[string]evidenceOwner
+}
+
+// evidenceOwner is the check a receiver path belongs to.
+type evidenceOwner struct {
+	check string
+	log   *evidenceLog
 }
 
 // NewReceiver listens on addr (`127.0.0.1:0` for any port). publicURL is the base URL the target uses
@@ -66,7 +77,7 @@ func NewReceiver(spec *openapi.Spec, addr, publicURL string) (*Receiver, error) 
 		publicURL = "http://" + ln.Addr().String()
 	}
 	r := &Receiver{spec: spec, baseURL: strings.TrimRight(publicURL, "/"), ln: ln,
-		behaviors: map[string]Behavior{}, attempts: map[string]int{}, types: map[string]bool{}}
+		behaviors: map[string]Behavior{}, attempts: map[string]int{}, types: map[string]bool{}, owners: map[string]evidenceOwner{}}
 	r.srv = &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = r.srv.Serve(ln) }()
 	return r, nil
@@ -85,6 +96,20 @@ func (r *Receiver) Close() error {
 
 // URL returns the URL the target must deliver to for path.
 func (r *Receiver) URL(path string) string { return r.baseURL + path }
+
+// startEvidence makes the receiver record every delivery from now on.
+func (r *Receiver) startEvidence(rec *recorder) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.evidence = rec
+}
+
+// claim makes the deliveries to path evidence of the check t.
+func (r *Receiver) claim(path string, t *T) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.owners[path] = evidenceOwner{check: t.check.ID, log: &t.evidence}
+}
 
 // SetBehavior sets how the receiver answers on path.
 func (r *Receiver) SetBehavior(path string, b Behavior) {
@@ -140,6 +165,8 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		d.FailureReason, _ = env.Data.Object["failure_reason"].(string)
 	}
 	d.Violations = r.spec.ValidateWebhook(d.Type, req.Header, body)
+	ev, owner := r.arrived(d, req)
+	defer r.settled(d, ev, owner)
 
 	r.mu.Lock()
 	r.attempts[d.Path]++
@@ -171,4 +198,43 @@ func (r *Receiver) answer(d *Delivery, w http.ResponseWriter, status int) {
 	d.Answer = status
 	r.mu.Unlock()
 	w.WriteHeader(status)
+}
+
+// arrived starts the evidence of a delivery as it arrives, in the log of the check that owns its path,
+// so that a check that fails on the delivery before the receiver has answered still has it.
+func (r *Receiver) arrived(d *Delivery, req *http.Request) (Evidence, evidenceOwner) {
+	r.mu.Lock()
+	rec, owner := r.evidence, r.owners[d.Path]
+	r.mu.Unlock()
+	if rec == nil {
+		return Evidence{}, owner
+	}
+	d.seq = rec.next()
+	ev := Evidence{Kind: EvidenceWebhook, Check: owner.check, Operation: d.Type, Started: d.Received,
+		Request: HTTPMessage{Method: req.Method, URL: rec.red.text(r.baseURL + req.URL.RequestURI())}}
+	rec.red.message(&ev.Request, req.Header, d.Body)
+	if owner.log != nil {
+		owner.log.add(d.seq, ev)
+	}
+	return ev, owner
+}
+
+// settled completes a delivery's evidence with the receiver's answer (none when the sender gave up
+// first) and hands it to the observers.
+func (r *Receiver) settled(d *Delivery, ev Evidence, owner evidenceOwner) {
+	r.mu.Lock()
+	rec, answer := r.evidence, d.Answer
+	r.mu.Unlock()
+	if rec == nil || d.seq == 0 {
+		return
+	}
+	ev.Duration = time.Since(d.Received)
+	ev.Response.Status = answer
+	if answer == 0 {
+		ev.Error = "the sender gave up (closed the connection) before the receiver answered"
+	}
+	if owner.log != nil {
+		owner.log.update(d.seq, ev)
+	}
+	rec.observe(ev)
 }

@@ -5,15 +5,20 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // TextReporter prints one line per check as it ends, then a summary with coverage and every failure's
-// evidence. It is what people read in a terminal or a CI log.
+// evidence: under each failure, the exchange it is about in two lines (the request, the answer, bodies
+// cut to a snippet) and the curl command that sends the request again. It is what people read in a
+// terminal or a CI log; the JSON and JUnit reports hold the whole exchanges.
 //
 // On a terminal (W is an *os.File that is a character device) it also keeps one progress line at the
 // bottom, "[123/276] 2 failed, 1 skipped  last.check.id", redrawn in place with a carriage return and
@@ -155,8 +160,16 @@ func (r *TextReporter) Finish(s *Summary) error {
 				doc = " — " + res.Check.Doc
 			}
 			r.printf("  %s%s\n", res.ID, doc)
+			shown := map[int]bool{}
 			for _, f := range res.Failures {
 				r.printf("    %s\n", f)
+				for _, i := range f.Evidence {
+					if i < 0 || i >= len(res.Evidence) || shown[i] {
+						continue
+					}
+					shown[i] = true
+					r.printf("%s", compactEvidence(res.Evidence[i], "      "))
+				}
 			}
 		}
 	}
@@ -256,6 +269,8 @@ type junitCase struct {
 	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	Error     *junitFailure `xml:"error,omitempty"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	// SystemOut holds every exchange of a failed check in full (redacted, bodies up to MaxEvidenceBody).
+	SystemOut string `xml:"system-out,omitempty"`
 }
 
 type junitFailure struct {
@@ -331,12 +346,20 @@ func (r JUnitReporter) Finish(s *Summary) error {
 }
 
 // junitCaseOf is one check as a testcase: a failure, an error (an outcome other than pass, fail and
-// skip) or a skip, with the failures one per line.
+// skip) or a skip. A failure's text has each failure with the exchange it is about in short; the
+// testcase's system-out has every exchange of the check in full.
 func junitCaseOf(res Result) junitCase {
 	jc := junitCase{Name: res.ID, Classname: "malipo." + string(res.Category), Time: seconds(res.Duration)}
-	lines := make([]string, len(res.Failures))
-	for i, f := range res.Failures {
-		lines[i] = f.String()
+	var text strings.Builder
+	shown := map[int]bool{}
+	for _, f := range res.Failures {
+		text.WriteString(f.String() + "\n")
+		for _, i := range f.Evidence {
+			if i >= 0 && i < len(res.Evidence) && !shown[i] {
+				shown[i] = true
+				text.WriteString(compactEvidence(res.Evidence[i], "  "))
+			}
+		}
 	}
 	msg := res.SkipReason
 	if len(res.Failures) > 0 {
@@ -345,13 +368,149 @@ func junitCaseOf(res Result) junitCase {
 	switch res.Outcome {
 	case Passed:
 	case Failed:
-		jc.Failure = &junitFailure{Message: msg, Type: "conformance", Text: strings.Join(lines, "\n")}
+		jc.Failure = &junitFailure{Message: msg, Type: "conformance", Text: text.String()}
+		jc.SystemOut = fullEvidence(res)
 	case Skipped:
 		jc.Skipped = &junitSkipped{Reason: res.SkipReason}
 	default:
-		jc.Error = &junitFailure{Message: msg, Type: string(res.Outcome), Text: strings.Join(lines, "\n")}
+		jc.Error = &junitFailure{Message: msg, Type: string(res.Outcome), Text: text.String()}
+		jc.SystemOut = fullEvidence(res)
 	}
 	return jc
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
+
+// Limits of the text report's evidence: a body shows as a one-line snippet, and a curl command longer
+// than maxTextCurl (one with a large body) is left to the JSON and JUnit reports.
+const (
+	textSnippet = 160
+	maxTextCurl = 2000
+)
+
+// compactEvidence renders one exchange in two or three lines, each starting with indent: the request
+// (or delivery), the answer, and the curl command.
+func compactEvidence(ev Evidence, indent string) string {
+	var b strings.Builder
+	line := func(label, text string) { b.WriteString(indent + fmt.Sprintf("%-9s ", label+":") + text + "\n") }
+	if ev.Kind == EvidenceWebhook {
+		what := ev.Operation
+		if id := ev.Request.Header.Get("Webhook-Id"); id != "" {
+			what += ", webhook-id " + id
+		}
+		line("delivery", strings.TrimSpace(fmt.Sprintf("%s %s  %s  %s", ev.Request.Method, ev.Request.URL, what, bodySnippet(ev.Request))))
+		if ev.Error != "" {
+			line("answered", "nothing: "+ev.Error)
+		} else {
+			line("answered", fmt.Sprintf("%d", ev.Response.Status))
+		}
+		return b.String()
+	}
+	req := ev.Request.Method + " " + ev.Request.URL
+	if keys := keyHeadersSent(ev.Request.Header); keys != "" {
+		req += "  " + keys
+	}
+	if s := bodySnippet(ev.Request); s != "" {
+		req += "  " + s
+	}
+	line("request", req)
+	if ev.Error != "" {
+		line("response", "none: "+ev.Error)
+	} else {
+		resp := fmt.Sprintf("%d", ev.Response.Status)
+		if ct := ev.Response.Header.Get("Content-Type"); ct != "" {
+			resp += " " + ct
+		}
+		if s := bodySnippet(ev.Response); s != "" {
+			resp += "  " + s
+		}
+		line("response", resp)
+	}
+	switch {
+	case ev.Curl == "":
+	case len(ev.Curl) > maxTextCurl:
+		line("replay", fmt.Sprintf("a %d-character curl command (the body is large): in the JSON and JUnit reports", len(ev.Curl)))
+	default:
+		line("replay", strings.ReplaceAll(ev.Curl, "\n", "\n"+indent+"          "))
+	}
+	return b.String()
+}
+
+// keyHeadersSent names the key headers a request carried, with their redacted values.
+func keyHeadersSent(h http.Header) string {
+	var parts []string
+	for _, name := range []string{api.HeaderPublicKey, api.HeaderSecretKey} {
+		for _, v := range h.Values(name) {
+			parts = append(parts, name+": "+v)
+		}
+	}
+	if len(parts) == 0 {
+		return "(no key header)"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// bodySnippet is a body on one line, cut to textSnippet characters, with its size.
+func bodySnippet(m HTTPMessage) string {
+	if m.BodySize == 0 {
+		return ""
+	}
+	s := strings.Join(strings.Fields(m.Body), " ")
+	if r := []rune(s); len(r) > textSnippet {
+		s = string(r[:textSnippet]) + "…"
+	}
+	return fmt.Sprintf("(%d B) %s", m.BodySize, s)
+}
+
+// fullEvidence renders every exchange of a result in full, in the form of HTTP messages, for JUnit's
+// system-out.
+func fullEvidence(res Result) string {
+	if len(res.Evidence) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for i, ev := range res.Evidence {
+		fmt.Fprintf(&b, "=== #%d %s %s, started %s, took %s\n", i, ev.Kind, ev.Operation,
+			ev.Started.UTC().Format(time.RFC3339Nano), ev.Duration.Round(time.Microsecond))
+		fmt.Fprintf(&b, "%s %s\n", ev.Request.Method, ev.Request.URL)
+		writeMessage(&b, ev.Request)
+		switch {
+		case ev.Error != "":
+			fmt.Fprintf(&b, "--- no answer: %s\n", ev.Error)
+		case ev.Kind == EvidenceWebhook:
+			fmt.Fprintf(&b, "--- the receiver answered %d\n", ev.Response.Status)
+		default:
+			fmt.Fprintf(&b, "--- HTTP %d\n", ev.Response.Status)
+			writeMessage(&b, ev.Response)
+		}
+		if ev.Curl != "" {
+			fmt.Fprintf(&b, "--- replay:\n%s\n", ev.Curl)
+		}
+		b.WriteString("\n")
+	}
+	if res.EvidenceOmitted > 0 {
+		fmt.Fprintf(&b, "(%d exchanges between #%d and #%d were not kept: a check keeps at most %d)\n",
+			res.EvidenceOmitted, evidenceHead-1, evidenceHead, maxEvidencePerCheck)
+	}
+	return b.String()
+}
+
+// writeMessage writes a message's headers, sorted, and its body.
+func writeMessage(b *strings.Builder, m HTTPMessage) {
+	names := make([]string, 0, len(m.Header))
+	for name := range m.Header {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		for _, v := range m.Header[name] {
+			fmt.Fprintf(b, "%s: %s\n", name, v)
+		}
+	}
+	if m.BodySize > 0 {
+		b.WriteString("\n" + m.Body + "\n")
+		if m.BodyTruncated {
+			fmt.Fprintf(b, "(body cut: %d of %d bytes shown)\n", len(m.Body), m.BodySize)
+		}
+	}
+}

@@ -109,6 +109,8 @@ type suite struct {
 	// errorStatuses is the spec's error table (code → HTTP status); ExpectError checks itself against it.
 	errorStatuses map[int]int
 	inputs        Inputs
+	// evidence records every exchange and delivery for the failed checks' reports and the Observers.
+	evidence *recorder
 }
 
 // Run runs the selected checks against the target and reports to every reporter. It returns an error
@@ -132,6 +134,7 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...Reporter
 	if err != nil {
 		return nil, err
 	}
+	s.startEvidence(reporters)
 	if err := s.probe(ctx); err != nil {
 		return nil, err
 	}
@@ -295,5 +298,6 @@ func (s *suite) runOne(ctx context.Context, c *Check) Result {
 	default:
 		res.Outcome = Passed
 	}
+	t.attachEvidence(&res)
 	return res
 }
