@@ -19,11 +19,32 @@ import (
 // evidence: under each failure, the exchange it is about in two lines (the request, the answer, bodies
 // cut to a snippet) and the curl command that sends the request again. It is what people read in a
 // terminal or a CI log; the JSON and JUnit reports hold the whole exchanges.
+//
+// On a terminal (W is an *os.File that is a character device) it also keeps one progress line at the
+// bottom, "[123/276] 2 failed, 1 skipped  last.check.id", redrawn in place with a carriage return and
+// an erase-line sequence. Anywhere else (a CI log, a pipe, a file) it writes no control character at
+// all: redrawn lines would be noise in a log.
 type TextReporter struct {
-	W   io.Writer
+	W io.Writer
+	// Quiet prints the failures (as they happen, then with their evidence at the end) and the summary
+	// only: no line per passed or skipped check and no per-operation coverage, so that a CI log of a
+	// passing run is a few lines instead of one per check.
+	Quiet bool
+
 	mu  sync.Mutex
 	err error // the first write error, returned by Finish
+	// width is the check-id column: the longest id among the selected checks, so that the durations
+	// line up whatever the ids are. Ids are never cut: people copy them into --run.
+	width int
+	// total is how many checks were selected; done, failed and skipped count those that ended.
+	total, done, failed, skipped int
+	// terminal says W is a terminal, and so gets the progress line; shown says one is on screen now.
+	terminal, shown bool
 }
+
+// progressWidth is the longest progress line: it must fit on one row of a terminal (80 columns is the
+// common minimum), since a line that wraps can no longer be erased with one carriage return.
+const progressWidth = 79
 
 func (r *TextReporter) printf(format string, args ...any) {
 	if _, err := fmt.Fprintf(r.W, format, args...); err != nil && r.err == nil {
@@ -31,29 +52,94 @@ func (r *TextReporter) printf(format string, args ...any) {
 	}
 }
 
-// Start prints the number of checks.
+// isTerminal reports whether w is a terminal: an *os.File whose mode is a character device. A file, a
+// pipe or a buffer (CI logs, tests, `| tee`) is not.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// Start prints the number of checks and sizes the check-id column to the selected checks.
 func (r *TextReporter) Start(checks []*Check) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.terminal = isTerminal(r.W)
+	r.total = len(checks)
+	for _, c := range checks {
+		r.width = max(r.width, len(c.ID))
+	}
 	r.printf("malipo conform: running %d checks\n", len(checks))
 }
 
-// CheckDone prints one progress line.
+// CheckDone prints the check's line (in quiet mode only one that neither passed nor was skipped), and on a terminal redraws the
+// progress line below it.
 func (r *TextReporter) CheckDone(res Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	line := fmt.Sprintf("%-4s %-58s %6s", strings.ToUpper(string(res.Outcome)), res.ID, res.Duration.Round(time.Millisecond))
-	if res.Outcome == Skipped {
-		line += "  (" + res.SkipReason + ")"
+	r.done++
+	switch res.Outcome {
+	case Failed:
+		r.failed++
+	case Skipped:
+		r.skipped++
 	}
-	r.printf("%s\n", line)
+	r.clearProgress()
+	if !r.Quiet || (res.Outcome != Passed && res.Outcome != Skipped) {
+		line := fmt.Sprintf("%-4s %-*s %7s", strings.ToUpper(string(res.Outcome)), r.width, res.ID, res.Duration.Round(time.Millisecond))
+		if res.Outcome == Skipped {
+			line += "  (" + res.SkipReason + ")"
+		}
+		r.printf("%s\n", line)
+	}
+	if r.terminal {
+		r.printf("%s", r.progressLine(res.ID))
+		r.shown = true
+	}
+}
+
+// progressLine is "[done/total] n failed, n skipped  last.check.id", cut to progressWidth runes.
+func (r *TextReporter) progressLine(last string) string {
+	line := fmt.Sprintf("[%d/%d]", r.done, r.total)
+	if r.failed > 0 {
+		line += fmt.Sprintf(" %d failed", r.failed)
+	}
+	if r.skipped > 0 {
+		if r.failed > 0 {
+			line += ","
+		}
+		line += fmt.Sprintf(" %d skipped", r.skipped)
+	}
+	line += "  " + last
+	if runes := []rune(line); len(runes) > progressWidth {
+		line = string(runes[:progressWidth-1]) + "…"
+	}
+	return line
+}
+
+// clearProgress erases the progress line, if one is on screen, so that the next output starts at the
+// beginning of an empty row.
+func (r *TextReporter) clearProgress() {
+	if r.shown {
+		r.printf("\r\x1b[K")
+		r.shown = false
+	}
 }
 
 // Finish prints coverage and failures.
 func (r *TextReporter) Finish(s *Summary) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.clearProgress()
 	r.printf("\nCoverage: %d of %d documented status codes seen; webhook types seen: %d of %d\n",
 		s.Coverage.StatusCodesSeen, s.Coverage.StatusCodesDefined, len(s.Coverage.WebhookTypesSeen), len(s.Coverage.WebhookTypes))
 	for _, oc := range s.Coverage.Operations {
+		if r.Quiet && len(oc.Undocumented) == 0 {
+			continue // quiet: only the operations that answered with a status the document lacks
+		}
 		line := fmt.Sprintf("  %-28s seen %-24s of %s", oc.Operation, strings.Join(oc.Seen, ","), strings.Join(oc.Documented, ","))
 		if len(oc.Undocumented) > 0 {
 			line += "  UNDOCUMENTED: " + strings.Join(oc.Undocumented, ",")
@@ -127,6 +213,14 @@ func (r JSONReporter) Finish(s *Summary) error {
 }
 
 // JUnitReporter writes a JUnit XML file (one testsuite per category) that CI systems parse.
+//
+// The file is valid against the JUnit schema Jenkins' xUnit plugin publishes (junit-4.xsd, which
+// GitLab, Azure DevOps and most CI importers follow), and carries everything the stricter Apache Ant
+// schema requires of a testsuite as well (timestamp, hostname, id, package, properties, system-out
+// and system-err in that order, decimal times, a type on every failure): a file without skipped
+// checks, less the counts on <testsuites>, which Ant's schema has no place for, is valid against it
+// too. A check that failed is a <failure>; one that neither passed, failed nor was skipped (a check
+// the run could not finish) is an <error>, with its outcome as the type.
 type JUnitReporter struct{ Path string }
 
 // Start does nothing.
@@ -140,84 +234,106 @@ type junitSuites struct {
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
-	Skipped  int          `xml:"skipped,attr"`
+	Errors   int          `xml:"errors,attr"`
 	Time     string       `xml:"time,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr"`
+	Hostname   string          `xml:"hostname,attr"`
+	ID         int             `xml:"id,attr"`
+	Package    string          `xml:"package,attr"`
+	Properties []junitProperty `xml:"properties>property"`
+	Cases      []junitCase     `xml:"testcase"`
+	SystemOut  string          `xml:"system-out"`
+	SystemErr  string          `xml:"system-err"`
+	duration   time.Duration
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
 	Time      string        `xml:"time,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
 	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+	Error     *junitFailure `xml:"error,omitempty"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
 	// SystemOut holds every exchange of a failed check in full (redacted, bodies up to MaxEvidenceBody).
 	SystemOut string `xml:"system-out,omitempty"`
 }
 
 type junitFailure struct {
 	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
 	Text    string `xml:",chardata"`
 }
 
+// junitSkipped holds the skip reason as text: Jenkins' schema types <skipped> as a string and allows
+// it no attribute.
 type junitSkipped struct {
-	Message string `xml:"message,attr"`
+	Reason string `xml:",chardata"`
 }
+
+// junitTimestamp is the format of a testsuite's timestamp: ISO 8601 without a zone, as Ant's schema
+// requires (its pattern allows none); the time is UTC.
+const junitTimestamp = "2006-01-02T15:04:05"
 
 // Finish writes the file.
 func (r JUnitReporter) Finish(s *Summary) error {
+	hostname, err := os.Hostname()
+	if err != nil || strings.TrimSpace(hostname) == "" {
+		hostname = "localhost"
+	}
+	// The run started Duration before it was summed up; every suite ran in that window.
+	started := time.Now().Add(-s.Duration).UTC().Format(junitTimestamp)
+	out := junitSuites{Name: "malipo conform", Time: seconds(s.Duration)}
 	byCat := map[Category]*junitSuite{}
 	for _, res := range s.Results {
 		js := byCat[res.Category]
 		if js == nil {
-			js = &junitSuite{Name: "malipo." + string(res.Category)}
+			name := "malipo." + string(res.Category)
+			js = &junitSuite{Name: name, Package: name, Timestamp: started, Hostname: hostname,
+				Properties: []junitProperty{{Name: "target", Value: s.Target}}}
 			byCat[res.Category] = js
 		}
-		jc := junitCase{Name: res.ID, Classname: "malipo." + string(res.Category), Time: seconds(res.Duration)}
+		js.Cases = append(js.Cases, junitCaseOf(res))
 		js.Tests++
+		js.duration += res.Duration
 		switch res.Outcome {
+		case Passed:
 		case Failed:
 			js.Failures++
-			var text strings.Builder
-			shown := map[int]bool{}
-			for _, f := range res.Failures {
-				text.WriteString(f.String() + "\n")
-				for _, i := range f.Evidence {
-					if i >= 0 && i < len(res.Evidence) && !shown[i] {
-						shown[i] = true
-						text.WriteString(compactEvidence(res.Evidence[i], "  "))
-					}
-				}
-			}
-			msg := ""
-			if len(res.Failures) > 0 {
-				msg = res.Failures[0].Message
-			}
-			jc.Failure = &junitFailure{Message: msg, Text: text.String()}
-			jc.SystemOut = fullEvidence(res)
 		case Skipped:
 			js.Skipped++
-			jc.Skipped = &junitSkipped{Message: res.SkipReason}
+		default:
+			js.Errors++
 		}
-		js.Cases = append(js.Cases, jc)
 	}
-	out := junitSuites{Name: "malipo conform", Tests: len(s.Results), Failures: s.Failed, Skipped: s.Skipped, Time: seconds(s.Duration)}
 	cats := make([]string, 0, len(byCat))
 	for c := range byCat {
 		cats = append(cats, string(c))
 	}
 	sort.Strings(cats)
-	for _, c := range cats {
-		out.Suites = append(out.Suites, *byCat[Category(c)])
+	for i, c := range cats {
+		js := byCat[Category(c)]
+		// A suite's time is the sum of its checks' times: they run concurrently, so the sums of all
+		// suites exceed the run's wall-clock time, which is the time of <testsuites>.
+		js.ID, js.Time = i, seconds(js.duration)
+		out.Tests += js.Tests
+		out.Failures += js.Failures
+		out.Errors += js.Errors
+		out.Suites = append(out.Suites, *js)
 	}
 	data, err := xml.MarshalIndent(out, "", "  ")
 	if err != nil {
@@ -227,6 +343,40 @@ func (r JUnitReporter) Finish(s *Summary) error {
 		return fmt.Errorf("write JUnit report: %w", err)
 	}
 	return nil
+}
+
+// junitCaseOf is one check as a testcase: a failure, an error (an outcome other than pass, fail and
+// skip) or a skip. A failure's text has each failure with the exchange it is about in short; the
+// testcase's system-out has every exchange of the check in full.
+func junitCaseOf(res Result) junitCase {
+	jc := junitCase{Name: res.ID, Classname: "malipo." + string(res.Category), Time: seconds(res.Duration)}
+	var text strings.Builder
+	shown := map[int]bool{}
+	for _, f := range res.Failures {
+		text.WriteString(f.String() + "\n")
+		for _, i := range f.Evidence {
+			if i >= 0 && i < len(res.Evidence) && !shown[i] {
+				shown[i] = true
+				text.WriteString(compactEvidence(res.Evidence[i], "  "))
+			}
+		}
+	}
+	msg := res.SkipReason
+	if len(res.Failures) > 0 {
+		msg = res.Failures[0].Message
+	}
+	switch res.Outcome {
+	case Passed:
+	case Failed:
+		jc.Failure = &junitFailure{Message: msg, Type: "conformance", Text: text.String()}
+		jc.SystemOut = fullEvidence(res)
+	case Skipped:
+		jc.Skipped = &junitSkipped{Reason: res.SkipReason}
+	default:
+		jc.Error = &junitFailure{Message: msg, Type: string(res.Outcome), Text: text.String()}
+		jc.SystemOut = fullEvidence(res)
+	}
+	return jc
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
