@@ -16,6 +16,7 @@ import (
 
 	"github.com/malipo/terraform-provider-malipo/contracttests"
 	"github.com/malipo/terraform-provider-malipo/internal/faults"
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 )
 
 // faultRule says, for one fault, which checks guard the rule it breaks.
@@ -145,10 +146,16 @@ func failedChecks(fault faults.Fault, checks []*contracttests.Check) (failed []s
 	if err != nil {
 		return nil, err
 	}
+	// Ten faulty runs side by side keep both cores busy, and a delivery attempt can then outlast the
+	// embedded 300 ms time-out for no fault of the sandbox's; with the no-webhook-retry fault such an
+	// attempt is never retried, and a state check outside that fault's rule would fail. A 2 s time-out
+	// (and a receiver stall past it) keeps every verdict about the fault alone.
+	faulty = append(faulty, sandbox.WithWebhookTimeout(2*time.Second))
 	cfg, stop, err := contracttests.StartEmbeddedWith(faulty...)
 	if err != nil {
 		return nil, err
 	}
+	cfg.WebhookStall = 3 * time.Second
 	defer func() { err = errors.Join(err, stop()) }()
 	// The embedded timings are milliseconds: a check still waiting after 3 s has caught the fault.
 	cfg.EventuallyTimeout = 3 * time.Second
