@@ -62,7 +62,7 @@ func TestTextColumnsFitTheLongestID(t *testing.T) {
 	end := func(line, duration string) int { return strings.Index(line, duration) + len(duration) }
 	assert.Equal(t, end(lines[1], "1.234s"), end(lines[0], "3ms"), "\n%s", strings.Join(lines, "\n"))
 	assert.Equal(t, end(lines[1], "1.234s"), end(lines[2], "0s"), "\n%s", strings.Join(lines, "\n"))
-	assert.Equal(t, len(lines[0]), len(lines[1]))
+	assert.Len(t, lines[1], len(lines[0]))
 }
 
 // Quiet prints the failures and the summary only.

@@ -40,7 +40,8 @@ func (c *cli) conformCommand() *cobra.Command {
 		Long: `Checks an implementation of the v1 API against openapi/malipo.yaml, webhooks included.
 Without --target it checks an embedded sandbox.
 
-The keys can come from the environment: MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY.
+The keys can come from the environment, where CI keeps secrets: MALIPO_PUBLIC_KEY and
+MALIPO_SECRET_KEY, and MALIPO_OTHER_PUBLIC_KEY and MALIPO_OTHER_SECRET_KEY for the second merchant.
 Exit codes: 0 every check passed, 1 a check failed, 2 usage or setup error (e.g. the target does not
 answer), 130 interrupted.`,
 		Example: `  malipo conform
@@ -66,8 +67,8 @@ func (f *conformFlags) declare(cmd *cobra.Command) {
 	// No flag defaults for the keys: a default would print a secret from the environment in --help.
 	fs.StringVar(&f.publicKey, "public-key", "", "test public `key` of the target (default $MALIPO_PUBLIC_KEY)")
 	fs.StringVar(&f.secretKey, "secret-key", "", "test secret `key` of the target (default $MALIPO_SECRET_KEY)")
-	fs.StringVar(&f.otherPublic, "other-public-key", "", "a second merchant's public `key`, for cross-merchant isolation checks")
-	fs.StringVar(&f.otherSecret, "other-secret-key", "", "a second merchant's secret `key`")
+	fs.StringVar(&f.otherPublic, "other-public-key", "", "a second merchant's public `key`, for cross-merchant isolation checks (default $MALIPO_OTHER_PUBLIC_KEY)")
+	fs.StringVar(&f.otherSecret, "other-secret-key", "", "a second merchant's secret `key` (default $MALIPO_OTHER_SECRET_KEY)")
 	fs.Var(hostPortValue{&f.listen}, "webhook-listen", "address the webhook receiver listens on")
 	fs.Var(baseURLValue{&f.hookURL}, "webhook-url", "base `URL` the target uses to reach the receiver (default: from --webhook-listen)")
 	fs.Var(regexpValue{&f.run}, "run", "only run checks whose id matches this regular expression")
@@ -83,13 +84,21 @@ func (f *conformFlags) declare(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("run", completeCheckIDs)
 }
 
-// keysFromEnv takes the keys not given as flags from MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY.
+// keysFromEnv takes the keys not given as flags from the environment, where CI systems put secrets:
+// a key on the command line shows in process listings and in logs of the command.
 func (f *conformFlags) keysFromEnv(fs *pflag.FlagSet) {
-	if !fs.Changed("public-key") {
-		f.publicKey = os.Getenv("MALIPO_PUBLIC_KEY")
-	}
-	if !fs.Changed("secret-key") {
-		f.secretKey = os.Getenv("MALIPO_SECRET_KEY")
+	for _, k := range []struct {
+		flag, env string
+		key       *string
+	}{
+		{"public-key", "MALIPO_PUBLIC_KEY", &f.publicKey},
+		{"secret-key", "MALIPO_SECRET_KEY", &f.secretKey},
+		{"other-public-key", "MALIPO_OTHER_PUBLIC_KEY", &f.otherPublic},
+		{"other-secret-key", "MALIPO_OTHER_SECRET_KEY", &f.otherSecret},
+	} {
+		if !fs.Changed(k.flag) {
+			*k.key = os.Getenv(k.env)
+		}
 	}
 }
 
@@ -106,7 +115,7 @@ func runConform(ctx context.Context, cmd *cobra.Command, f *conformFlags, stdout
 		return exitOK, nil
 	}
 	if (f.otherPublic == "") != (f.otherSecret == "") {
-		return exitUsage, usageErrorf(cmd, "give both --other-public-key and --other-secret-key, or neither")
+		return exitUsage, usageErrorf(cmd, "give both --other-public-key and --other-secret-key (or MALIPO_OTHER_PUBLIC_KEY and MALIPO_OTHER_SECRET_KEY), or neither")
 	}
 	if f.target != "" && (f.publicKey == "" || f.secretKey == "") {
 		return exitUsage, usageErrorf(cmd, "--target needs --public-key and --secret-key (or MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY)")

@@ -140,6 +140,8 @@ func TestConformUsageErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Setenv("MALIPO_PUBLIC_KEY", "")
 			t.Setenv("MALIPO_SECRET_KEY", "")
+			t.Setenv("MALIPO_OTHER_PUBLIC_KEY", "")
+			t.Setenv("MALIPO_OTHER_SECRET_KEY", "")
 			var out, errOut syncBuffer
 			assert.Equal(t, exitUsage, run(context.Background(), c.args, &out, &errOut))
 			assert.Contains(t, errOut.String(), c.want)
