@@ -161,6 +161,7 @@ func (t *T) Skip(reason string) {
 	t.mu.Lock()
 	t.skipReason = reason
 	t.mu.Unlock()
+	t.suite.skipped.note(t.check)
 	runtime.Goexit()
 }
 
