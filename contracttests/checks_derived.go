@@ -22,7 +22,8 @@ import (
 // auth matrix from each operation's security requirement, both sending the document's request
 // examples (see examples.go). Adding a field, a constraint, or an operation with a request example to
 // malipo.yaml adds its checks here without code changes; an operation with a JSON body but no example
-// still gets its checks, and they fail saying which example to add.
+// still gets its checks, and they are skipped saying which example to add (the document says nothing a
+// target could break, so it is not a failure of the target).
 
 // bodyTarget is one JSON request body of the document: an operation's, or one branch of a oneOf body
 // with a discriminator. Its negative checks send the document's example for it with one mutation.
@@ -31,7 +32,7 @@ type bodyTarget struct {
 	branch string // the discriminator value, for oneOf bodies
 	schema *base.Schema
 	// example is the document's request example (JSON); when there is none, exampleErr says so and
-	// every check of the target fails with it rather than being left out of the run unseen.
+	// every check of the target is skipped with it rather than being left out of the run unseen.
 	example    []byte
 	exampleErr error
 	// cleanup is the DELETE that removes what op creates, with the path parameter it takes from the
