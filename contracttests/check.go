@@ -175,6 +175,7 @@ func (t *T) Skip(reason string) {
 	t.mu.Lock()
 	t.skipReason = reason
 	t.mu.Unlock()
+	t.suite.skipped.note(t.check)
 	runtime.Goexit()
 }
 

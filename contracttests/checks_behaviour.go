@@ -3,6 +3,7 @@ package contracttests
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
@@ -28,7 +29,7 @@ func idempotencyChecks() []*Check {
 }
 
 // creditedPayout is a mobile payout that succeeds, without a webhook URL.
-func creditedPayout(t *T) map[string]any { return t.MobilePayout(t.Inputs().CreditedWallet, "") }
+func creditedPayout(t *T) map[string]any { return t.MobilePayout(t.Inputs().CreditedWallet(), "") }
 
 // examplePayment is the document's payment example with the run's values (see ExampleBody).
 func examplePayment(t *T) map[string]any { return t.ExampleBody(api.OpInitializePayment(), "", nil) }
@@ -122,7 +123,7 @@ func completeReplayCheck() *Check {
 		Doc: "completePayment replayed with its Idempotency-Key returns the first 202 instead of 422",
 		Run: func(t *T) {
 			_, hook := t.Hook()
-			ref := t.InitPayment(t.Inputs().ApprovingPhone, hook, nil).Str("/data/paymentReference")
+			ref := t.InitPayment(t.Inputs().ApprovingPhone(), hook, nil).Str("/data/paymentReference")
 			key := NewID("conform-key-")
 			t.RequireStatus(t.CompletePayment(ref, nil, WithIdempotencyKey(key)), http.StatusAccepted)
 			again := t.CompletePayment(ref, nil, WithIdempotencyKey(key))
@@ -187,7 +188,7 @@ func webhookRetryChecks() []*Check {
 			Doc: "a delivery answered with 500 is retried, with the same webhook-id and a valid signature each time",
 			Run: func(t *T) {
 				path, hook := t.Hook(Behavior{FailFirst: 2})
-				t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, hook))
+				t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), hook))
 				ds := t.WaitDeliveries(path, "a delivery after two 500s", func(ds []*Delivery) bool { return len(Acknowledged(ds)) >= 1 })
 				checkRetried(t, ds, 3)
 			}},
@@ -195,7 +196,7 @@ func webhookRetryChecks() []*Check {
 			Doc: "a delivery the receiver does not answer in time is retried with the same webhook-id",
 			Run: func(t *T) {
 				path, hook := t.Hook(Behavior{StallFirst: 1, Stall: t.StallTime()})
-				t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, hook))
+				t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), hook))
 				ds := t.WaitDeliveries(path, "a second attempt after a time-out", func(ds []*Delivery) bool { return len(ds) >= 2 })
 				checkRetried(t, ds, 2)
 			}},
@@ -203,10 +204,19 @@ func webhookRetryChecks() []*Check {
 			Doc: "every event type the spec declares under webhooks was delivered during the run",
 			Run: func(t *T) {
 				seen := t.Receiver().TypesSeen()
+				var unasked []string
 				for _, typ := range t.Spec().EventTypes() {
-					if !seen[typ] {
+					switch {
+					case seen[typ]:
+					case t.suite.skipped.has(typ):
+						// The checks that would have caused one were skipped; they say why.
+						unasked = append(unasked, typ)
+					default:
 						t.Errorf("no %s event was delivered during the run", typ)
 					}
+				}
+				if len(unasked) > 0 && !t.Failed() {
+					t.Skip("no check that causes " + strings.Join(unasked, ", ") + " ran: they were skipped")
 				}
 			}},
 	}
@@ -242,7 +252,7 @@ func isolationChecks() []*Check {
 			Covers: []string{"getPayout", "getTransactionStatus"},
 			Doc:    "another merchant's payout is not found (404), by payout_id and by the status API",
 			Run: func(t *T) {
-				created := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, ""))
+				created := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), ""))
 				other := WithKeys(t.OtherMerchant())
 				t.ExpectError(t.GetPayout(created.Str("/data/payout_id"), other), api.CodeNotFound)
 				t.ExpectError(t.Transaction(created.Str("/data/payout_id"), other), api.CodeNotFound)
@@ -252,7 +262,7 @@ func isolationChecks() []*Check {
 			Doc:    "another merchant's payment cannot be completed or read (404)",
 			Run: func(t *T) {
 				_, hook := t.Hook()
-				init := t.InitPayment(t.Inputs().ApprovingPhone, hook, nil)
+				init := t.InitPayment(t.Inputs().ApprovingPhone(), hook, nil)
 				other := WithKeys(t.OtherMerchant())
 				t.ExpectError(t.CompletePayment(init.Str("/data/paymentReference"), nil, other), api.CodeNotFound)
 				t.ExpectError(t.Transaction(init.Str("/data/reference"), other), api.CodeNotFound)

@@ -88,7 +88,7 @@ func endpointDeliveryCheck() *Check {
 			if err != nil {
 				t.Fatalf("the endpoint secret is not a whsec_ secret: %v", err)
 			}
-			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, "")).Str("/data/payout_id")
+			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), "")).Str("/data/payout_id")
 			mine := func(ds []*Delivery) []*Delivery { return forObject(ds, id) }
 			ds := t.WaitDeliveries(subPath, "payout.success at the subscribed endpoint", func(ds []*Delivery) bool {
 				return len(Acknowledged(mine(ds))) >= 1
@@ -127,7 +127,7 @@ func rotateSecretCheck() *Check {
 			if rot.Str("/data/previous_secret_expires_at") == "" {
 				t.Errorf("rotate-secret must say when the previous secret expires")
 			}
-			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, "")).Str("/data/payout_id")
+			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), "")).Str("/data/payout_id")
 			ds := t.WaitDeliveries(path, "a delivery after rotation", func(ds []*Delivery) bool { return len(forObject(ds, id)) >= 1 })
 			d := forObject(ds, id)[0]
 			if n := len(webhook.Signatures(d.Header.Get(api.HeaderWebhookSignature))); n != 2 {
@@ -153,7 +153,7 @@ func rotateWithoutGraceCheck() *Check {
 			rot := t.RotateSecret(created.Str("/data/id"), map[string]any{"grace_period_seconds": 0})
 			t.RequireStatus(rot, http.StatusOK)
 			newSecret, _ := webhook.ParseSecret(rot.Str("/data/secret"))
-			id := t.CreatePayout(t.MobilePayout(t.Inputs().FailingWallet, "")).Str("/data/payout_id")
+			id := t.CreatePayout(t.MobilePayout(t.Inputs().FailingWallet(), "")).Str("/data/payout_id")
 			ds := t.WaitDeliveries(path, "a payout.failed delivery", func(ds []*Delivery) bool { return len(forObject(ds, id)) >= 1 })
 			d := forObject(ds, id)[0]
 			t.VerifyDelivery(d, newSecret)
@@ -183,7 +183,7 @@ func rotateTwiceCheck() *Check {
 			if err != nil {
 				t.Fatalf("rotate-secret must return a whsec_ secret: %v", err)
 			}
-			payout := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, "")).Str("/data/payout_id")
+			payout := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), "")).Str("/data/payout_id")
 			ds := t.WaitDeliveries(path, "a delivery after two rotations", func(ds []*Delivery) bool { return len(forObject(ds, payout)) >= 1 })
 			d := forObject(ds, payout)[0]
 			if n := len(webhook.Signatures(d.Header.Get(api.HeaderWebhookSignature))); n != 1 {
@@ -232,7 +232,7 @@ func suppliedSecretCheck() *Check {
 			if created.Str("/data/secret") != supplied {
 				t.Errorf("create must show the secret the request supplied as data.secret; it shows another")
 			}
-			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, "")).Str("/data/payout_id")
+			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), "")).Str("/data/payout_id")
 			ds := t.WaitDeliveries(path, "a delivery to the endpoint with a supplied secret", func(ds []*Delivery) bool { return len(forObject(ds, id)) >= 1 })
 			for _, d := range forObject(ds, id) {
 				t.VerifyDelivery(d, parseSupplied(t, supplied))
@@ -262,7 +262,7 @@ func rotateSuppliedSecretCheck() *Check {
 			if rot.Str("/data/secret") != supplied {
 				t.Errorf("rotate-secret must show the secret the request supplied as data.secret; it shows another")
 			}
-			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet, "")).Str("/data/payout_id")
+			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), "")).Str("/data/payout_id")
 			ds := t.WaitDeliveries(path, "a delivery after rotating to a supplied secret", func(ds []*Delivery) bool { return len(forObject(ds, id)) >= 1 })
 			d := forObject(ds, id)[0]
 			t.VerifyDelivery(d, parseSupplied(t, supplied))

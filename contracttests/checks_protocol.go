@@ -141,7 +141,7 @@ func unknownReferenceChecks() []*Check {
 		{ID: "negative.processPayout.unknown-bank", Category: CategoryNegative, Covers: []string{"processPayout"},
 			Doc: "a bank payout to a bank_id that does not exist is rejected with 400 naming /bank_id",
 			Run: func(t *T) {
-				b := t.BankPayout(t.Inputs().CreditedAccount, "")
+				b := t.BankPayout(t.Inputs().CreditedAccount(), "")
 				b["bank_id"] = "conform-no-such-bank"
 				t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b), api.CodeValidationFailed, "/bank_id")
 			}},
@@ -152,7 +152,7 @@ func unknownReferenceChecks() []*Check {
 				if rd.OtherBankID == "" {
 					t.Skip("the target lists banks of one country only")
 				}
-				b := t.BankPayout(t.Inputs().CreditedAccount, "")
+				b := t.BankPayout(t.Inputs().CreditedAccount(), "")
 				b["bank_id"] = rd.OtherBankID
 				t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b), api.CodeValidationFailed, "/bank_id")
 			}},
@@ -174,7 +174,7 @@ func notFoundChecks() []*Check {
 			Run: func(t *T) {
 				var opts []ReqOption
 				if nf.Method == http.MethodPost {
-					opts = append(opts, WithRawBody("application/json", []byte(`{"phone_number":"`+t.Inputs().ApprovingPhone+`"}`)))
+					opts = append(opts, WithRawBody("application/json", []byte(`{"phone_number":"`+t.Inputs().ApprovingPhone()+`"}`)))
 				}
 				t.ExpectError(t.Do(nf.Method, nf.URL(unknownID), nil, opts...), api.CodeNotFound)
 			}})

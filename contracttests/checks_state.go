@@ -80,7 +80,7 @@ func completeTwiceCheck() *Check {
 		Doc: errorDoc("completing a payment that is no longer pending", api.CodeInvalidState),
 		Run: func(t *T) {
 			_, hook := t.Hook()
-			ref := t.InitPayment(t.Inputs().ApprovingPhone, hook, nil).Str("/data/paymentReference")
+			ref := t.InitPayment(t.Inputs().ApprovingPhone(), hook, nil).Str("/data/paymentReference")
 			t.RequireStatus(t.CompletePayment(ref, nil), http.StatusAccepted)
 			t.ExpectError(t.CompletePayment(ref, nil), api.CodeInvalidState)
 		}}
@@ -106,7 +106,7 @@ func phoneAtCompleteCheck() *Check {
 		Run: func(t *T) {
 			_, hook := t.Hook()
 			ref := t.InitPayment("", hook, nil).Str("/data/paymentReference")
-			ex := t.CompletePayment(ref, map[string]any{"phone_number": t.Inputs().ApprovingPhone})
+			ex := t.CompletePayment(ref, map[string]any{"phone_number": t.Inputs().ApprovingPhone()})
 			t.RequireStatus(ex, http.StatusAccepted)
 			if s := ex.Str("/data/status"); s != string(api.PaymentStatusProcessing) {
 				t.Errorf("after completion the payment must be processing, got %q", s)
@@ -121,7 +121,7 @@ func pendingAfterInitCheck() *Check {
 		Doc: "an initialized payment is pending, by paymentReference and by merchant reference, and the customer is not contacted",
 		Run: func(t *T) {
 			path, hook := t.Hook()
-			init := t.InitPayment(t.Inputs().ApprovingPhone, hook, nil)
+			init := t.InitPayment(t.Inputs().ApprovingPhone(), hook, nil)
 			if s := init.Str("/data/status"); s != string(api.PaymentStatusPending) {
 				t.Errorf("a new payment must be pending, got %q", s)
 			}

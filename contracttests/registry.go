@@ -15,7 +15,16 @@ func All() ([]*Check, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load the contract: %w", err)
 	}
-	tv, err := spec.TestValues()
+	return AllFor(spec)
+}
+
+// AllFor returns every check of the suite for a document (`malipo conform --spec FILE`): the derived
+// checks follow it (one per mutation of its request schemas, per security requirement, per test
+// value), and the hand-written ones are the same for every document; at run time (with Config.Spec
+// set to the same document) they use its paths, examples and test values, and skip with the reason
+// when it lacks one. A document without x-malipo-test-values has no test-value checks.
+func AllFor(spec *openapi.Spec) ([]*Check, error) {
+	tv, err := testValuesOf(spec)
 	if err != nil {
 		return nil, fmt.Errorf("derive state checks: %w", err)
 	}

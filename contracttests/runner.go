@@ -44,6 +44,9 @@ type Config struct {
 	RequireExtensions bool
 	// Run selects checks by id; nil runs all.
 	Run *regexp.Regexp
+	// Spec is the document the run checks against (`--spec FILE`, see LoadSpec); nil means the embedded
+	// one. Pass the checks AllFor derives from the same document.
+	Spec *openapi.Spec
 }
 
 func (c *Config) defaults() {
@@ -109,6 +112,7 @@ type suite struct {
 	// errorStatuses is the spec's error table (code → HTTP status); ExpectError checks itself against it.
 	errorStatuses map[int]int
 	inputs        Inputs
+	skipped       skippedCovers // what the skipped checks cover (see document.go)
 	// evidence records every exchange and delivery for the failed checks' reports and the Observers.
 	evidence *recorder
 }
@@ -118,9 +122,12 @@ type suite struct {
 // Summary.
 func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...Reporter) (*Summary, error) {
 	cfg.defaults()
-	spec, err := openapi.Default()
-	if err != nil {
-		return nil, fmt.Errorf("load the contract: %w", err)
+	spec := cfg.Spec
+	if spec == nil {
+		var err error
+		if spec, err = openapi.Default(); err != nil {
+			return nil, fmt.Errorf("load the contract: %w", err)
+		}
 	}
 	if cfg.BaseURL == "" {
 		return nil, errors.New("no target base URL: pass --target URL")
@@ -269,6 +276,11 @@ func (s *suite) runOne(ctx context.Context, c *Check) Result {
 	case c.NeedsSecondMerchant && s.cfg.OtherMerchant == nil:
 		res.Outcome, res.SkipReason = Skipped, "needs a second merchant's keys (--other-public-key, --other-secret-key)"
 		return res
+	default:
+		if reason := s.missingCover(c); reason != "" {
+			res.Outcome, res.SkipReason = Skipped, reason
+			return res
+		}
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CheckTimeout)
 	defer cancel()
