@@ -67,9 +67,7 @@ var htmlReport = func() (r struct {
 	r.css, r.js = template.CSS(css), template.JS(js) //nolint:gosec // our own embedded files, not input
 	r.policy = "default-src 'none'; style-src " + cspHash(css) + "; script-src " + cspHash(js) +
 		"; img-src 'none'; font-src 'none'; connect-src 'none'; form-action 'none'; base-uri 'none'"
-	r.page = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
-		"lower": strings.ToLower,
-	}).ParseFS(htmlFiles, "report.html.tmpl"))
+	r.page = template.Must(template.ParseFS(htmlFiles, "report.html.tmpl"))
 	return r
 }()
 
