@@ -72,7 +72,7 @@ func TestCurlSendsTheSameRequest(t *testing.T) {
 		}
 		return out
 	}
-	withRuns := append(append([]byte(`{"a":"`), bytes.Repeat([]byte("x"), 5000)...), append([]byte("\x00\x00'\"$`"), bytes.Repeat([]byte{0}, 3000)...)...)
+	withRuns := append(append([]byte(`{"a":"`), bytes.Repeat([]byte("x"), 5<<10)...), append([]byte("\x00\x00'\"$`"), bytes.Repeat([]byte{0}, 3<<10)...)...)
 	cases := []struct {
 		name, method, uri string
 		header            http.Header

@@ -192,7 +192,7 @@ const harTime = "2006-01-02T15:04:05.000Z07:00"
 
 // harEntryOf turns one piece of evidence into a HAR entry.
 func harEntryOf(ev Evidence) harEntry {
-	ms := float64(ev.Duration.Microseconds()) / 1000
+	ms := ev.Duration.Seconds() * 1e3
 	e := harEntry{
 		StartedDateTime: ev.Started.Format(harTime),
 		Time:            ms,

@@ -385,7 +385,7 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 // than maxTextCurl (one with a large body) is left to the JSON and JUnit reports.
 const (
 	textSnippet = 160
-	maxTextCurl = 2000
+	maxTextCurl = 2 << 10 // 2 KiB
 )
 
 // compactEvidence renders one exchange in two or three lines, each starting with indent: the request
