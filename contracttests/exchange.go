@@ -162,7 +162,7 @@ func (t *T) send(r *request) *Exchange {
 	start := time.Now()
 	resp, err := s.client.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", r.method, r.path, err)
+		t.transportFailed(r.method, r.path, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	data := t.readBody(resp.Body, r)

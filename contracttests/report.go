@@ -55,7 +55,7 @@ func (r *TextReporter) Finish(s *Summary) error {
 		}
 		r.printf("%s\n", line)
 	}
-	if missing := difference(s.Coverage.WebhookTypes, s.Coverage.WebhookTypesSeen); len(missing) > 0 {
+	if missing := difference(s.Coverage.WebhookTypes, s.Coverage.WebhookTypesSeen); len(missing) > 0 && s.Aborted == "" {
 		r.printf("  webhook types never delivered: %s\n", strings.Join(missing, ", "))
 	}
 	if s.Failed > 0 {
@@ -73,6 +73,12 @@ func (r *TextReporter) Finish(s *Summary) error {
 				r.printf("    %s\n", f)
 			}
 		}
+	}
+	if s.Aborted != "" {
+		r.printf("\nRun stopped early: %s\n", s.Aborted)
+		r.printf("\n%d passed, %d failed, %d skipped, %d interrupted, %d not run in %s\n", s.Passed, s.Failed, s.Skipped,
+			s.Interrupted, s.NotRun, s.Duration.Round(time.Millisecond))
+		return r.err
 	}
 	r.printf("\n%d passed, %d failed, %d skipped in %s\n", s.Passed, s.Failed, s.Skipped, s.Duration.Round(time.Millisecond))
 	return r.err
@@ -184,10 +190,13 @@ func (r JUnitReporter) Finish(s *Summary) error {
 		case Skipped:
 			js.Skipped++
 			jc.Skipped = &junitSkipped{Message: res.SkipReason}
+		case Interrupted: // JUnit has no such state; skipped is the one that claims no verdict
+			js.Skipped++
+			jc.Skipped = &junitSkipped{Message: "interrupted: " + res.Interruption}
 		}
 		js.Cases = append(js.Cases, jc)
 	}
-	out := junitSuites{Name: "malipo conform", Tests: len(s.Results), Failures: s.Failed, Skipped: s.Skipped, Time: seconds(s.Duration)}
+	out := junitSuites{Name: "malipo conform", Tests: len(s.Results), Failures: s.Failed, Skipped: s.Skipped + s.Interrupted, Time: seconds(s.Duration)}
 	cats := make([]string, 0, len(byCat))
 	for c := range byCat {
 		cats = append(cats, string(c))
