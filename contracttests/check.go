@@ -63,11 +63,14 @@ type Check struct {
 // Outcome is the verdict of one check.
 type Outcome string
 
-// The outcomes.
+// The outcomes. Interrupted is no verdict: the check was running when the run stopped early (the
+// caller's context ended, or the target stopped answering), so what it saw says nothing about the
+// target's conformance.
 const (
-	Passed  Outcome = "pass"
-	Failed  Outcome = "fail"
-	Skipped Outcome = "skip"
+	Passed      Outcome = "pass"
+	Failed      Outcome = "fail"
+	Skipped     Outcome = "skip"
+	Interrupted Outcome = "interrupted"
 )
 
 // Failure is one piece of evidence that a check failed.
@@ -110,7 +113,9 @@ type Result struct {
 	Outcome    Outcome       `json:"outcome"`
 	Duration   time.Duration `json:"duration_ns"`
 	SkipReason string        `json:"skip_reason,omitempty"`
-	Failures   []Failure     `json:"failures,omitempty"`
+	// Interruption says why an Interrupted check was stopped.
+	Interruption string    `json:"interruption,omitempty"`
+	Failures     []Failure `json:"failures,omitempty"`
 	// Evidence is every exchange and webhook delivery of a check that did not pass, in the order they
 	// ended; a check that passed or was skipped keeps none, to keep reports small.
 	Evidence []Evidence `json:"evidence,omitempty"`
@@ -130,6 +135,8 @@ type T struct {
 	failures   []Failure
 	skipReason string
 	cleanups   []func()
+	// cut is set when a failure came after the run had stopped: the check was interrupted.
+	cut bool
 
 	// evidence is every exchange and delivery of the check, for its report if it fails.
 	evidence evidenceLog
@@ -179,10 +186,17 @@ func (t *T) Skip(reason string) {
 	runtime.Goexit()
 }
 
+// fail records a failure, unless the run has stopped (interrupted, or the target stopped answering):
+// a request cancelled or refused from then on fails because of the stop, so the check is marked
+// interrupted instead. Failures recorded before the stop stand.
 func (t *T) fail(f Failure) {
 	t.noteLastExchange(&f)
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.suite.run != nil && t.suite.run.Err() != nil {
+		t.cut = true
+		return
+	}
 	t.failures = append(t.failures, f)
 }
 
@@ -208,7 +222,7 @@ func (t *T) Eventually(what string, cond func() (done bool, state string)) {
 		}
 		select {
 		case <-t.ctx.Done():
-			t.Fatalf("cancelled while waiting for %s (%v); last seen: %s", what, t.ctx.Err(), state)
+			t.Fatalf("cancelled while waiting for %s (%v); last seen: %s", what, context.Cause(t.ctx), state)
 		case <-time.After(interval):
 		}
 		if interval < 200*time.Millisecond {
@@ -218,10 +232,15 @@ func (t *T) Eventually(what string, cond func() (done bool, state string)) {
 }
 
 // Settle waits a little, so that a check can verify that something does NOT happen (a final state
-// changes, an unsubscribed endpoint gets a delivery).
+// changes, an unsubscribed endpoint gets a delivery). A window cut short proves nothing, so the check
+// ends there: as a failure when its own time-out ended it, as interrupted when the run stopped.
 func (t *T) Settle() {
+	window := t.suite.cfg.SettleTime
+	timer := time.NewTimer(window)
+	defer timer.Stop()
 	select {
 	case <-t.ctx.Done():
-	case <-time.After(t.suite.cfg.SettleTime):
+		t.Fatalf("a %s settle window was cut short: %v", window, context.Cause(t.ctx))
+	case <-timer.C:
 	}
 }

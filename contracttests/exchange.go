@@ -257,6 +257,9 @@ func (t *T) requestEvidence(req *http.Request, r *request) Evidence {
 // transportFailure records a request that got no (whole) response as evidence with its error, and
 // ends the check with a failure pointing at it.
 func (t *T) transportFailure(ev Evidence, r *request, err error) {
+	if t.ctx.Err() == nil {
+		t.suite.confirmAlive(t.check.ID, err)
+	}
 	ev.Duration = time.Since(ev.Started)
 	ev.Error = t.suite.red().text(err.Error())
 	seq := t.record(ev)

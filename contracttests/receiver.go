@@ -1,9 +1,7 @@
 package contracttests
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -50,7 +48,12 @@ type Receiver struct {
 	srv     *http.Server
 	ln      net.Listener
 
+	// closing ends stalls when the receiver closes; inflight counts the deliveries being handled.
+	closing  chan struct{}
+	inflight sync.WaitGroup
+
 	mu         sync.Mutex
+	closed     bool
 	deliveries []*Delivery
 	behaviors  map[string]Behavior
 	attempts   map[string]int
@@ -76,21 +79,39 @@ func NewReceiver(spec *openapi.Spec, addr, publicURL string) (*Receiver, error) 
 	if publicURL == "" {
 		publicURL = "http://" + ln.Addr().String()
 	}
-	r := &Receiver{spec: spec, baseURL: strings.TrimRight(publicURL, "/"), ln: ln,
+	return newReceiver(spec, ln, publicURL), nil
+}
+
+// newReceiver serves on ln (a test gives an in-memory listener).
+func newReceiver(spec *openapi.Spec, ln net.Listener, publicURL string) *Receiver {
+	r := &Receiver{spec: spec, baseURL: strings.TrimRight(publicURL, "/"), ln: ln, closing: make(chan struct{}),
 		behaviors: map[string]Behavior{}, attempts: map[string]int{}, types: map[string]bool{}, owners: map[string]evidenceOwner{}}
 	r.srv = &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = r.srv.Serve(ln) }()
-	return r, nil
+	return r
 }
 
-// Close stops the receiver.
+// Close stops the receiver at once: it closes every connection, ends stalled deliveries unanswered,
+// and returns when their handlers have.
+//
+// It does not drain gracefully, because there is nothing left to drain: the run is over, and no check
+// reads a delivery that arrives now. A graceful http.Server.Shutdown would also wait for nothing in
+// the common case: it treats a connection that has not yet carried a request as busy for its first
+// five seconds (golang/go#22682), and the target's HTTP client leaves such connections behind (Go's
+// Transport dials a spare connection while a request waits, and pools it unused when another one
+// frees up first). With a deadline, every such connection made the run linger for the whole
+// deadline after its summary.
 func (r *Receiver) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	err := r.srv.Shutdown(ctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		return r.srv.Close()
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
 	}
+	r.closed = true
+	r.mu.Unlock()
+	err := r.srv.Close()
+	close(r.closing)
+	r.inflight.Wait()
 	return err
 }
 
@@ -145,6 +166,15 @@ func (r *Receiver) TypesSeen() map[string]bool {
 
 // ServeHTTP records one delivery attempt.
 func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	r.inflight.Add(1) // under mu, so that Close's Wait comes after it or not at all
+	r.mu.Unlock()
+	defer r.inflight.Done()
 	body, _ := io.ReadAll(io.LimitReader(req.Body, 4<<20))
 	d := &Delivery{Path: req.URL.Path, Received: time.Now(), Header: req.Header.Clone(), Body: body}
 	var env struct {
@@ -185,6 +215,9 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			r.answer(d, w, http.StatusOK)
 		case <-req.Context().Done():
 			// The sender gave up (its time-out): Answer stays 0, nothing was acknowledged.
+		case <-r.closing:
+			// The run is over: the sender gets no answer, as the delivery records.
+			panic(http.ErrAbortHandler)
 		}
 	case n <= b.StallFirst+b.FailFirst:
 		r.answer(d, w, http.StatusInternalServerError)

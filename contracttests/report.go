@@ -146,7 +146,7 @@ func (r *TextReporter) Finish(s *Summary) error {
 		}
 		r.printf("%s\n", line)
 	}
-	if missing := difference(s.Coverage.WebhookTypes, s.Coverage.WebhookTypesSeen); len(missing) > 0 {
+	if missing := difference(s.Coverage.WebhookTypes, s.Coverage.WebhookTypesSeen); len(missing) > 0 && s.Aborted == "" {
 		r.printf("  webhook types never delivered: %s\n", strings.Join(missing, ", "))
 	}
 	if s.Failed > 0 {
@@ -172,6 +172,12 @@ func (r *TextReporter) Finish(s *Summary) error {
 				}
 			}
 		}
+	}
+	if s.Aborted != "" {
+		r.printf("\nRun stopped early: %s\n", s.Aborted)
+		r.printf("\n%d passed, %d failed, %d skipped, %d interrupted, %d not run in %s\n", s.Passed, s.Failed, s.Skipped,
+			s.Interrupted, s.NotRun, s.Duration.Round(time.Millisecond))
+		return r.err
 	}
 	r.printf("\n%d passed, %d failed, %d skipped in %s\n", s.Passed, s.Failed, s.Skipped, s.Duration.Round(time.Millisecond))
 	return r.err
@@ -316,6 +322,8 @@ func (r JUnitReporter) Finish(s *Summary) error {
 			js.Failures++
 		case Skipped:
 			js.Skipped++
+		case Interrupted: // JUnit has no such state: an error claims no conformance verdict
+			js.Errors++
 		default:
 			js.Errors++
 		}

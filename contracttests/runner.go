@@ -84,22 +84,28 @@ type Reporter interface {
 	Finish(s *Summary) error
 }
 
-// Summary is the whole run: every result and the spec coverage.
+// Summary is the whole run: every result and the spec coverage. A run that stopped early (the
+// caller's context ended, or the target stopped answering) has a Summary too, so that reports can be
+// written: Aborted says why, Interrupted and NotRun count the checks that have no verdict.
 type Summary struct {
-	Target   string        `json:"target"`
-	Results  []Result      `json:"results"`
-	Passed   int           `json:"passed"`
-	Failed   int           `json:"failed"`
-	Skipped  int           `json:"skipped"`
+	Target  string   `json:"target"`
+	Results []Result `json:"results"`
+	Passed  int      `json:"passed"`
+	Failed  int      `json:"failed"`
+	Skipped int      `json:"skipped"`
+	// Interrupted counts the checks that were running when the run stopped early.
+	Interrupted int `json:"interrupted"`
+	// NotRun counts the selected checks that had not started when the run stopped early; they have
+	// no Result.
+	NotRun int `json:"not_run"`
+	// Aborted says why the run stopped before every selected check had run; empty when it did not.
+	Aborted  string        `json:"aborted,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
 	Coverage Coverage      `json:"coverage"`
 }
 
-// OK reports whether no check failed.
-func (s *Summary) OK() bool { return s.Failed == 0 }
-
-// ErrUnreachable is returned when the target cannot be reached at all.
-var ErrUnreachable = errors.New("target unreachable")
+// OK reports whether the run finished and no check failed: an aborted run proves nothing either way.
+func (s *Summary) OK() bool { return s.Failed == 0 && s.Aborted == "" }
 
 type suite struct {
 	cfg        Config
@@ -115,13 +121,37 @@ type suite struct {
 	skipped       skippedCovers // what the skipped checks cover (see document.go)
 	// evidence records every exchange and delivery for the failed checks' reports and the Observers.
 	evidence *recorder
+
+	// run is the context of the checks: it ends, with a cause, when the caller's context ends or the
+	// target stops answering (stop). A failure recorded after that is a consequence of the stop, not a
+	// verdict on the target (T.fail).
+	run  context.Context
+	stop context.CancelCauseFunc
+	// liveness serialises the probes that tell a dead target from a failed request (confirmAlive).
+	liveness sync.Mutex
 }
 
-// Run runs the selected checks against the target and reports to every reporter. It returns an error
-// only when the run could not happen (bad configuration, unreachable target); failed checks are in the
-// Summary.
+// Run runs the selected checks against the target and reports to every reporter.
+//
+// Before any check it makes sure the run can mean something: a --run filter that selects no check
+// (ErrNoChecks), a report file that cannot be written (ErrSetup), a target that does not answer
+// (ErrSetup and ErrUnreachable) or refuses a key (ErrSetup, naming the key) end it with a nil
+// Summary. A run that stops early — ctx ends (ErrInterrupted), or the target stops answering
+// mid-run (ErrUnreachable) — returns the partial Summary with the error, after every reporter's
+// Finish has had it. Failed checks are in the Summary, not the error. ExitCode maps the pair to the
+// CLI's exit status.
 func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...Reporter) (*Summary, error) {
 	cfg.defaults()
+	if cfg.BaseURL == "" {
+		return nil, fmt.Errorf("%w: no target base URL: pass --target URL", ErrSetup)
+	}
+	selected := selectChecks(checks, cfg.Run)
+	if len(selected) == 0 {
+		return nil, noChecksError(cfg.Run, len(checks))
+	}
+	if err := prepareReporters(reporters); err != nil {
+		return nil, err
+	}
 	spec := cfg.Spec
 	if spec == nil {
 		var err error
@@ -129,12 +159,9 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...Reporter
 			return nil, fmt.Errorf("load the contract: %w", err)
 		}
 	}
-	if cfg.BaseURL == "" {
-		return nil, errors.New("no target base URL: pass --target URL")
-	}
 	receiver, err := NewReceiver(spec, cfg.WebhookListen, cfg.WebhookURL)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w; choose another --webhook-listen address", ErrSetup, err)
 	}
 	defer func() { _ = receiver.Close() }()
 	s, err := newSuite(cfg, spec, receiver)
@@ -142,15 +169,17 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...Reporter
 		return nil, err
 	}
 	s.startEvidence(reporters)
-	if err := s.probe(ctx); err != nil {
+	if err := s.preflight(ctx); err != nil {
 		return nil, err
 	}
-	selected := selectChecks(checks, cfg.Run)
 	for _, r := range reporters {
 		r.Start(selected)
 	}
-	sum := s.runSelected(ctx, selected, reporters)
-	var errs []error
+	run, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	s.run, s.stop = run, stop
+	sum := s.runSelected(run, selected, reporters)
+	errs := []error{s.stoppedEarly(sum, len(selected))}
 	for _, r := range reporters {
 		errs = append(errs, r.Finish(sum))
 	}
@@ -183,7 +212,7 @@ func selectChecks(checks []*Check, run *regexp.Regexp) []*Check {
 }
 
 // runSelected runs the checks, the final ones after all others have ended, reports each result as it
-// comes, and sums the run up with its results sorted by id.
+// comes, and sums the run up with its results sorted by id. When ctx ends it starts no further check.
 func (s *suite) runSelected(ctx context.Context, selected []*Check, reporters []Reporter) *Summary {
 	start := time.Now()
 	sum := &Summary{Target: s.cfg.BaseURL}
@@ -214,6 +243,26 @@ func (s *suite) runSelected(ctx context.Context, selected []*Check, reporters []
 	return sum
 }
 
+// stoppedEarly returns nil when the run was not stopped before its checks were done; otherwise it
+// says in the Summary why and how far the run got, and returns the error Run returns: the cause
+// when the target stopped answering (it wraps ErrUnreachable), ErrInterrupted when ctx ended.
+func (s *suite) stoppedEarly(sum *Summary, selected int) error {
+	sum.NotRun = selected - len(sum.Results)
+	if s.run.Err() == nil || (sum.Interrupted == 0 && sum.NotRun == 0) {
+		return nil
+	}
+	progress := fmt.Sprintf("%d of %d checks finished, %d interrupted, %d not run",
+		sum.Passed+sum.Failed+sum.Skipped, selected, sum.Interrupted, sum.NotRun)
+	var err error
+	if cause := context.Cause(s.run); errors.Is(cause, ErrUnreachable) {
+		err = fmt.Errorf("%w (%s)", cause, progress)
+	} else {
+		err = fmt.Errorf("%w: %w (%s)", ErrInterrupted, cause, progress)
+	}
+	sum.Aborted = err.Error()
+	return err
+}
+
 // count tallies the results by outcome.
 func (s *Summary) count() {
 	for _, r := range s.Results {
@@ -224,6 +273,8 @@ func (s *Summary) count() {
 			s.Failed++
 		case Skipped:
 			s.Skipped++
+		case Interrupted:
+			s.Interrupted++
 		}
 	}
 }
@@ -231,34 +282,22 @@ func (s *Summary) count() {
 // extensionProbe is the request whose 404 means the target lacks the webhook-endpoint extension.
 var extensionProbe = api.OpListWebhookEndpoints().Method + " " + api.OpListWebhookEndpoints().Path
 
-// probe checks that the target answers at all and whether it has the webhook-endpoint extension.
-func (s *suite) probe(ctx context.Context) error {
-	req, err := http.NewRequestWithContext(ctx, api.OpListWebhookEndpoints().Method, s.cfg.BaseURL+api.OpListWebhookEndpoints().URL(), nil)
-	if err != nil {
-		return fmt.Errorf("target %q: %w", s.cfg.BaseURL, err)
-	}
-	req.Header.Set(api.HeaderPublicKey, s.cfg.Keys.Public)
-	req.Header.Set(api.HeaderSecretKey, s.cfg.Keys.Secret)
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return fmt.Errorf("%w: %s: %w; check --target and that the service is running", ErrUnreachable, s.cfg.BaseURL, err)
-	}
-	_ = resp.Body.Close()
-	s.extensions = resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusNotImplemented
-	return nil
-}
-
+// runAll runs the checks, Concurrency at a time, and starts none once ctx has ended.
 func (s *suite) runAll(ctx context.Context, checks []*Check, report func(Result)) {
 	sem := make(chan struct{}, s.cfg.Concurrency)
 	var wg sync.WaitGroup
 	for _, c := range checks {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(c *Check) {
-			defer wg.Done()
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Go(func() {
 			defer func() { <-sem }()
 			report(s.runOne(ctx, c))
-		}(c)
+		})
 	}
 	wg.Wait()
 }
@@ -304,7 +343,10 @@ func (s *suite) runOne(ctx context.Context, c *Check) Result {
 	res.Failures = t.failures
 	switch {
 	case len(t.failures) > 0:
+		// Recorded before the run stopped (T.fail): evidence against the target whatever came after.
 		res.Outcome = Failed
+	case t.cut:
+		res.Outcome, res.Interruption = Interrupted, "the run stopped while this check ran: "+context.Cause(s.run).Error()
 	case t.skipReason != "":
 		res.Outcome, res.SkipReason = Skipped, t.skipReason
 	default:

@@ -1,0 +1,181 @@
+package contracttests
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+)
+
+// The preflight tells a run that cannot judge the target from one that finds it broken. Before any
+// check, it proves that the target answers and accepts the keys; the document's 401 codes do not say
+// which key was refused (invalid_api_key covers a wrong key and a mismatched pair alike), but its
+// security requirements do: an operation that needs only the public key is asked first, then one
+// that needs both. During the run, a request that gets no answer at all makes the suite ask the
+// target again (confirmAlive): a target that no longer answers aborts the run instead of failing
+// every remaining check with "connection refused".
+
+// Operations the preflight asks, by what they need: listCountries only the public key, getPayout
+// both keys (TestPreflightOperationsNeedTheKeysItAssumes holds the document to that).
+var (
+	preflightPublicOnly = api.OpListCountries()
+	preflightBothKeys   = api.OpGetPayout()
+)
+
+// pingTimeout bounds one request of the preflight and of confirmAlive: a target that takes longer to
+// list its countries is not answering.
+const pingTimeout = 10 * time.Second
+
+// keyPair names one pair of keys in messages: which flags and variables to correct.
+type keyPair struct {
+	keys                   Keys
+	owner                  string // "" for the target's merchant, "second merchant's " for OtherMerchant
+	publicFlag, secretFlag string
+}
+
+// preflight checks that the target answers and accepts every key pair of the configuration, and
+// whether it has the webhook-endpoint extension. Its errors are ErrSetup (and ErrUnreachable when the
+// target does not answer), or ErrInterrupted when ctx ends.
+func (s *suite) preflight(ctx context.Context) error {
+	pairs := []keyPair{{keys: s.cfg.Keys, publicFlag: "--public-key (or MALIPO_PUBLIC_KEY)", secretFlag: "--secret-key (or MALIPO_SECRET_KEY)"}}
+	if s.cfg.OtherMerchant != nil {
+		pairs = append(pairs, keyPair{keys: *s.cfg.OtherMerchant, owner: "second merchant's ",
+			publicFlag: "--other-public-key", secretFlag: "--other-secret-key"})
+	}
+	for _, p := range pairs {
+		if err := s.preflightKeys(ctx, p); err != nil {
+			return err
+		}
+	}
+	status, _, err := s.get(ctx, api.OpListWebhookEndpoints(), api.OpListWebhookEndpoints().URL(), s.cfg.Keys)
+	if err != nil {
+		return s.unanswered(ctx, err)
+	}
+	s.extensions = status != http.StatusNotFound && status != http.StatusNotImplemented
+	return nil
+}
+
+// preflightKeys asks an operation that needs only the public key, then one that needs both: a 401 to
+// the first refuses the public key, a 401 to the second the secret key (or the pair).
+func (s *suite) preflightKeys(ctx context.Context, p keyPair) error {
+	op := preflightPublicOnly
+	status, answer, err := s.get(ctx, op, op.URL(), p.keys)
+	switch {
+	case err != nil:
+		return s.unanswered(ctx, err)
+	case status == http.StatusUnauthorized:
+		return fmt.Errorf("%w: the target refused the %spublic key: %s %s, which needs only the public key, answered 401%s; check %s: it must be a test public key of this target",
+			ErrSetup, p.owner, op.Method, op.Path, answer, p.publicFlag)
+	case status == http.StatusNotFound:
+		return fmt.Errorf("%w: the target answered 404 to %s %s, which every implementation has; is --target %s the API's base URL, the one its paths start from?",
+			ErrSetup, op.Method, op.Path, s.cfg.BaseURL)
+	}
+	op = preflightBothKeys
+	status, answer, err = s.get(ctx, op, op.URL(unknownID), p.keys)
+	switch {
+	case err != nil:
+		return s.unanswered(ctx, err)
+	case status == http.StatusUnauthorized:
+		return fmt.Errorf("%w: the target accepted the %spublic key but refused the secret key: %s %s, which needs both keys, answered 401%s; check %s: it must be the secret key of the same merchant as the public key",
+			ErrSetup, p.owner, op.Method, op.Path, answer, p.secretFlag)
+	}
+	return nil
+}
+
+// unanswered is the preflight's error for a request that got no answer.
+func (s *suite) unanswered(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w before any check ran: %w", ErrInterrupted, context.Cause(ctx))
+	}
+	return fmt.Errorf("%w: %w: %s: %w; check --target and that the service is running", ErrSetup, ErrUnreachable, s.cfg.BaseURL, err)
+}
+
+// get sends a GET of op to the target with the key headers op's security requirement names, and
+// returns the status and, for an error envelope, " (code N name: message)" with the keys blanked
+// out of the message.
+func (s *suite) get(ctx context.Context, op api.Operation, path string, keys Keys) (status int, answer string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, op.Method, s.cfg.BaseURL+path, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	if op.Needs(api.HeaderPublicKey) {
+		req.Header.Set(api.HeaderPublicKey, keys.Public)
+	}
+	if op.Needs(api.HeaderSecretKey) {
+		req.Header.Set(api.HeaderSecretKey, keys.Secret)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	var env struct {
+		Code    *int   `json:"code"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body, &env) == nil && env.Code != nil {
+		msg := env.Message
+		for _, k := range []string{keys.Public, keys.Secret} {
+			if k != "" {
+				msg = strings.ReplaceAll(msg, k, "[key]")
+			}
+		}
+		answer = fmt.Sprintf(" (code %d %s: %q)", *env.Code, api.ErrorCode(*env.Code), truncate(msg, 200))
+	}
+	return resp.StatusCode, answer, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// transportFailed ends the check after a request to the target got no answer (err). While the run
+// goes on, it first asks whether the target still answers at all (confirmAlive): if not, the run is
+// aborted and this check, like every other one in flight, is interrupted rather than failed.
+func (t *T) transportFailed(method, path string, err error) {
+	if t.ctx.Err() == nil {
+		t.suite.confirmAlive(t.check.ID, err)
+	}
+	t.Fatalf("%s %s: %v", method, path, err)
+}
+
+// confirmAlive asks the target for something every implementation answers, twice a moment apart;
+// when neither gets an answer the target has stopped answering, and the run stops with a cause that
+// wraps ErrUnreachable and names the check that noticed. One probe runs at a time: the checks that
+// fail together while the target goes down wait for its verdict.
+func (s *suite) confirmAlive(checkID string, cause error) {
+	s.liveness.Lock()
+	defer s.liveness.Unlock()
+	if s.run.Err() != nil {
+		return
+	}
+	var err error
+	for attempt := range 2 {
+		if attempt > 0 {
+			select {
+			case <-s.run.Done():
+				return
+			case <-time.After(250 * time.Millisecond):
+			}
+		}
+		if _, _, err = s.get(s.run, preflightPublicOnly, preflightPublicOnly.URL(), s.cfg.Keys); err == nil {
+			return
+		}
+	}
+	if s.run.Err() != nil {
+		return
+	}
+	s.stop(fmt.Errorf("%w: the target stopped answering during check %s: %w (asked again: %w); make sure it is running and reachable, then run again",
+		ErrUnreachable, checkID, cause, err))
+}

@@ -1,0 +1,350 @@
+package contracttests_test
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+)
+
+// recorder is a reporter that remembers what it was told.
+type recorder struct {
+	mu       sync.Mutex
+	started  bool
+	results  []contracttests.Result
+	finished *contracttests.Summary
+	onDone   func(n int)
+}
+
+func (r *recorder) Start([]*contracttests.Check) { r.mu.Lock(); r.started = true; r.mu.Unlock() }
+
+func (r *recorder) CheckDone(res contracttests.Result) {
+	r.mu.Lock()
+	r.results = append(r.results, res)
+	n := len(r.results)
+	r.mu.Unlock()
+	if r.onDone != nil {
+		r.onDone(n)
+	}
+}
+
+func (r *recorder) Finish(s *contracttests.Summary) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.finished = s
+	return nil
+}
+
+func embedded(t *testing.T) contracttests.Config {
+	t.Helper()
+	cfg, stop, err := contracttests.StartEmbedded()
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, stop()) })
+	return cfg
+}
+
+func allChecks(t *testing.T) []*contracttests.Check {
+	t.Helper()
+	checks, err := contracttests.All()
+	require.NoError(t, err)
+	return checks
+}
+
+// A refused key is a setup error that names the key to correct, before any check runs, and never
+// shows a key.
+func TestPreflightNamesTheRefusedKey(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		keys  func(*contracttests.Config)
+		names []string
+	}{
+		{"public", func(c *contracttests.Config) { c.Keys.Public = "pk_test_not_this_targets_key" },
+			[]string{"refused the public key", "--public-key"}},
+		{"secret", func(c *contracttests.Config) { c.Keys.Secret = "sk_test_not_this_targets_key" },
+			[]string{"accepted the public key but refused the secret key", "--secret-key"}},
+		{"other public", func(c *contracttests.Config) { c.OtherMerchant.Public = "pk_test_not_this_targets_key" },
+			[]string{"refused the second merchant's public key", "--other-public-key"}},
+		{"other secret", func(c *contracttests.Config) { c.OtherMerchant.Secret = "sk_test_not_this_targets_key" },
+			[]string{"refused the secret key", "--other-secret-key"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := embedded(t)
+			tc.keys(&cfg)
+			rec := &recorder{}
+			sum, err := contracttests.Run(context.Background(), cfg, allChecks(t), rec)
+			require.ErrorIs(t, err, contracttests.ErrSetup)
+			assert.NotErrorIs(t, err, contracttests.ErrUnreachable)
+			assert.Nil(t, sum)
+			assert.False(t, rec.started, "no check may run with a refused key")
+			for _, n := range tc.names {
+				assert.Contains(t, err.Error(), n)
+			}
+			for _, k := range []string{cfg.Keys.Public, cfg.Keys.Secret, cfg.OtherMerchant.Public, cfg.OtherMerchant.Secret} {
+				assert.NotContains(t, err.Error(), k, "a key value leaked into the error")
+			}
+			assert.Equal(t, contracttests.ExitSetup, contracttests.ExitCode(sum, err))
+		})
+	}
+}
+
+// A target that answers 404 where every implementation answers is most likely a wrong --target.
+func TestPreflightCatchesAWrongBaseURL(t *testing.T) {
+	ts := httptest.NewServer(http.NotFoundHandler())
+	defer ts.Close()
+	sum, err := contracttests.Run(context.Background(), contracttests.Config{BaseURL: ts.URL,
+		Keys: contracttests.Keys{Public: "pk", Secret: "sk"}}, allChecks(t))
+	require.ErrorIs(t, err, contracttests.ErrSetup)
+	assert.Nil(t, sum)
+	assert.Contains(t, err.Error(), "base URL")
+}
+
+// A target that stops answering mid-run aborts the run: the checks in flight are interrupted, the rest
+// do not run, none fails, and the reports are still written and say so.
+func TestTargetGoingDownAbortsTheRun(t *testing.T) {
+	cfg := embedded(t)
+	upstream, err := url.Parse(cfg.BaseURL)
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	// A proxy in front of the sandbox that dies, connections and listener, at its 60th request (the
+	// preflight makes 5): the target process going away, as far as the suite can tell.
+	var requests atomic.Int32
+	proxy := httputil.NewSingleHostReverseProxy(upstream)
+	proxy.ErrorLog = log.New(io.Discard, "", 0)
+	front := &http.Server{}
+	front.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) >= 60 {
+			go func() { _ = front.Close() }()
+			panic(http.ErrAbortHandler)
+		}
+		proxy.ServeHTTP(w, r)
+	})
+	go func() { _ = front.Serve(ln) }()
+	t.Cleanup(func() { _ = front.Close() })
+	cfg.BaseURL = "http://" + ln.Addr().String()
+
+	dir := t.TempDir()
+	junitPath, jsonPath := filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.json")
+	var text strings.Builder
+	checks := allChecks(t)
+	sum, err := contracttests.Run(context.Background(), cfg, checks, &contracttests.TextReporter{W: &text},
+		contracttests.JUnitReporter{Path: junitPath}, contracttests.JSONReporter{Path: jsonPath})
+	require.ErrorIs(t, err, contracttests.ErrUnreachable)
+	assert.NotErrorIs(t, err, contracttests.ErrInterrupted)
+	assert.Equal(t, contracttests.ExitSetup, contracttests.ExitCode(sum, err))
+	require.NotNil(t, sum, "an aborted run still has its summary")
+
+	assert.Zero(t, sum.Failed, "no check fails because the target went away: %v", failedIDs(sum))
+	assert.Positive(t, sum.Interrupted)
+	assert.Positive(t, sum.NotRun)
+	assert.Equal(t, len(checks), len(sum.Results)+sum.NotRun)
+	m := regexp.MustCompile(`stopped answering during check (\S+):`).FindStringSubmatch(sum.Aborted)
+	require.NotNil(t, m, "Aborted must name the check that noticed: %s", sum.Aborted)
+	outcomes := map[string]contracttests.Outcome{}
+	for _, r := range sum.Results {
+		outcomes[r.ID] = r.Outcome
+	}
+	assert.Equal(t, contracttests.Interrupted, outcomes[m[1]], "the check that noticed is interrupted, not failed")
+	assert.False(t, sum.OK())
+
+	assert.Contains(t, text.String(), "Run stopped early: ")
+	assert.Contains(t, text.String(), "INTERRUPTED ")
+	assert.NotContains(t, text.String(), "webhook types never delivered", "an aborted run cannot say what the target never sends")
+	var junit struct {
+		Failures int `xml:"failures,attr"`
+		Skipped  int `xml:"skipped,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Skipped *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"skipped"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	data, err := os.ReadFile(junitPath)
+	require.NoError(t, err)
+	require.NoError(t, xml.Unmarshal(data, &junit))
+	assert.Zero(t, junit.Failures)
+	interrupted := 0
+	for _, s := range junit.Suites {
+		for _, c := range s.Cases {
+			if c.Skipped != nil && strings.HasPrefix(c.Skipped.Message, "interrupted: ") {
+				interrupted++
+			}
+		}
+	}
+	assert.Equal(t, sum.Interrupted, interrupted)
+	var report contracttests.Summary
+	data, err = os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &report))
+	assert.Equal(t, sum.Aborted, report.Aborted)
+	assert.Equal(t, sum.Interrupted, report.Interrupted)
+}
+
+func failedIDs(sum *contracttests.Summary) []string {
+	var ids []string
+	for _, r := range sum.Results {
+		if r.Outcome == contracttests.Failed {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
+}
+
+// Cancelling the run's context (Ctrl-C) interrupts the checks in flight, which are not failures; a
+// failure recorded before the cancellation stands; checks not yet started do not run; reporters
+// still finish; the exit status is 130.
+func TestCancelledRunReportsInterruptedChecks(t *testing.T) {
+	cfg := embedded(t)
+	cfg.Concurrency = 3
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	started := make(chan struct{}, 3)
+	running := func() { started <- struct{}{} }
+	checks := []*contracttests.Check{
+		{ID: "a.waits", Run: func(t *contracttests.T) {
+			running()
+			t.Eventually("something that never happens", func() (bool, string) { return false, "nothing yet" })
+		}},
+		{ID: "b.requests", Run: func(t *contracttests.T) {
+			running()
+			for {
+				t.Do(api.OpListCountries().Method, api.OpListCountries().URL(), nil)
+			}
+		}},
+		{ID: "c.failed-before", Run: func(t *contracttests.T) {
+			t.Errorf("a genuine failure, before the interruption")
+			running()
+			<-t.Context().Done()
+			t.Errorf("what fails after the interruption does not count")
+		}},
+		{ID: "d.never-starts", Run: func(t *contracttests.T) { t.Errorf("must not run") }},
+	}
+	go func() {
+		for range 3 {
+			<-started
+		}
+		cancel(errors.New("interrupt signal received"))
+	}()
+	rec := &recorder{}
+	sum, err := contracttests.Run(ctx, cfg, checks, rec)
+	require.ErrorIs(t, err, contracttests.ErrInterrupted)
+	assert.Contains(t, err.Error(), "interrupt signal received")
+	assert.Equal(t, contracttests.ExitInterrupted, contracttests.ExitCode(sum, err))
+	require.NotNil(t, sum)
+	assert.Same(t, sum, rec.finished, "reporters finish with the partial summary")
+
+	got := map[string]contracttests.Result{}
+	for _, r := range sum.Results {
+		got[r.ID] = r
+	}
+	assert.Equal(t, contracttests.Interrupted, got["a.waits"].Outcome)
+	assert.Equal(t, contracttests.Interrupted, got["b.requests"].Outcome)
+	assert.Contains(t, got["a.waits"].Interruption, "interrupt signal received")
+	assert.Empty(t, got["b.requests"].Failures)
+	require.Equal(t, contracttests.Failed, got["c.failed-before"].Outcome)
+	assert.Len(t, got["c.failed-before"].Failures, 1)
+	assert.NotContains(t, got, "d.never-starts")
+	assert.Equal(t, 1, sum.NotRun)
+	assert.Equal(t, 2, sum.Interrupted)
+	assert.Equal(t, 1, sum.Failed)
+	assert.True(t, strings.HasPrefix(sum.Aborted, "run interrupted: interrupt signal received"), sum.Aborted)
+}
+
+// An unwritable report fails the run before the target is contacted.
+func TestUnwritableReportFailsBeforeTheRun(t *testing.T) {
+	var requests atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { requests.Add(1) }))
+	defer ts.Close()
+	cfg := contracttests.Config{BaseURL: ts.URL, Keys: contracttests.Keys{Public: "pk", Secret: "sk"}}
+	missing := filepath.Join(t.TempDir(), "no-such-dir", "c.xml")
+	for _, r := range []contracttests.Reporter{contracttests.JUnitReporter{Path: missing}, contracttests.JSONReporter{Path: missing}} {
+		sum, err := contracttests.Run(context.Background(), cfg, allChecks(t), r)
+		require.ErrorIs(t, err, contracttests.ErrSetup)
+		assert.Nil(t, sum)
+		assert.Contains(t, err.Error(), "mkdir -p")
+		assert.Equal(t, contracttests.ExitSetup, contracttests.ExitCode(sum, err))
+	}
+	assert.Zero(t, requests.Load(), "the target must not be contacted")
+}
+
+func TestCheckReportPath(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "existing.xml")
+	require.NoError(t, os.WriteFile(file, []byte("keep me"), 0o644))
+
+	for _, tc := range []struct{ path, says string }{
+		{filepath.Join(dir, "missing", "c.xml"), "does not exist; create it (mkdir -p "},
+		{filepath.Join(file, "c.xml"), "is not a directory"},
+		{dir, "it is a directory"},
+		{"", "empty report path"},
+	} {
+		err := contracttests.CheckReportPath(tc.path)
+		require.ErrorIs(t, err, contracttests.ErrSetup, tc.path)
+		assert.Contains(t, err.Error(), tc.says)
+	}
+
+	require.NoError(t, contracttests.CheckReportPath(file))
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Equal(t, "keep me", string(data), "checking an existing report must not change it")
+	require.NoError(t, contracttests.CheckReportPath(filepath.Join(dir, "new.xml")))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "checking a new report path leaves nothing behind")
+}
+
+// A --run filter that selects nothing is a usage error that points at --list, not a green run.
+func TestRunFilterSelectingNothing(t *testing.T) {
+	cfg := contracttests.Config{BaseURL: "http://127.0.0.1:1", Run: regexp.MustCompile(`^typo\.`)}
+	sum, err := contracttests.Run(context.Background(), cfg, allChecks(t))
+	require.ErrorIs(t, err, contracttests.ErrNoChecks)
+	require.ErrorIs(t, err, contracttests.ErrSetup)
+	assert.Nil(t, sum)
+	assert.Contains(t, err.Error(), "--list")
+	assert.Contains(t, err.Error(), `^typo\.`)
+	assert.Equal(t, contracttests.ExitSetup, contracttests.ExitCode(sum, err))
+}
+
+func TestExitCode(t *testing.T) {
+	werr := func(err error) error { return errors.Join(errors.New("write JUnit report: disk full"), err) }
+	for _, tc := range []struct {
+		name string
+		sum  *contracttests.Summary
+		err  error
+		want int
+	}{
+		{"every check passed", &contracttests.Summary{Passed: 3, Skipped: 1}, nil, 0},
+		{"a check failed", &contracttests.Summary{Passed: 3, Failed: 1}, nil, 1},
+		{"preflight refused a key", nil, errors.Join(contracttests.ErrSetup), 2},
+		{"no check selected", nil, contracttests.ErrNoChecks, 2},
+		{"target went down mid-run", &contracttests.Summary{Failed: 1, Interrupted: 2, Aborted: "x"}, contracttests.ErrUnreachable, 2},
+		{"a report could not be written", &contracttests.Summary{Failed: 1}, werr(nil), 2},
+		{"interrupted", &contracttests.Summary{Failed: 1, Interrupted: 2, Aborted: "x"}, contracttests.ErrInterrupted, 130},
+		{"interrupted and a report failed", &contracttests.Summary{Interrupted: 2, Aborted: "x"}, werr(contracttests.ErrInterrupted), 130},
+		{"interrupted before any check", nil, contracttests.ErrInterrupted, 130},
+	} {
+		assert.Equal(t, tc.want, contracttests.ExitCode(tc.sum, tc.err), tc.name)
+	}
+}
