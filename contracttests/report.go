@@ -322,8 +322,8 @@ func (r JUnitReporter) Finish(s *Summary) error {
 			js.Failures++
 		case Skipped:
 			js.Skipped++
-		case Interrupted: // JUnit has no such state: an error claims no conformance verdict
-			js.Errors++
+		case Interrupted: // JUnit has no such state; skipped is the one that claims no verdict
+			js.Skipped++
 		default:
 			js.Errors++
 		}
@@ -380,6 +380,8 @@ func junitCaseOf(res Result) junitCase {
 		jc.SystemOut = fullEvidence(res)
 	case Skipped:
 		jc.Skipped = &junitSkipped{Reason: res.SkipReason}
+	case Interrupted:
+		jc.Skipped = &junitSkipped{Reason: "interrupted: " + res.Interruption}
 	default:
 		jc.Error = &junitFailure{Message: msg, Type: string(res.Outcome), Text: text.String()}
 		jc.SystemOut = fullEvidence(res)

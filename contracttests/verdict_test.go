@@ -176,7 +176,7 @@ func TestTargetGoingDownAbortsTheRun(t *testing.T) {
 		Suites   []struct {
 			Cases []struct {
 				Skipped *struct {
-					Message string `xml:"message,attr"`
+					Reason string `xml:",chardata"`
 				} `xml:"skipped"`
 			} `xml:"testcase"`
 		} `xml:"testsuite"`
@@ -188,7 +188,7 @@ func TestTargetGoingDownAbortsTheRun(t *testing.T) {
 	interrupted := 0
 	for _, s := range junit.Suites {
 		for _, c := range s.Cases {
-			if c.Skipped != nil && strings.HasPrefix(c.Skipped.Message, "interrupted: ") {
+			if c.Skipped != nil && strings.HasPrefix(c.Skipped.Reason, "interrupted: ") {
 				interrupted++
 			}
 		}
