@@ -34,8 +34,11 @@ type Config struct {
 	// CheckTimeout bounds each check (default 60 s).
 	CheckTimeout time.Duration
 	// EventuallyTimeout bounds waits for asynchronous outcomes: settlement, deliveries (default 20 s).
+	// It also caps the settle windows.
 	EventuallyTimeout time.Duration
-	// SettleTime is how long checks wait to see that something does NOT happen (default 300 ms).
+	// SettleTime, when set, is the fixed time checks wait to see that something does NOT happen (a
+	// final state changes, a disabled endpoint gets a delivery). Zero, the default, follows the target:
+	// each window is a multiple of the slowest time-to-outcome the run has observed (see settleWindow).
 	SettleTime time.Duration
 	// WebhookStall is how long the receiver stalls to make the target time out (default 15 s); it must
 	// exceed the target's delivery time-out.
@@ -61,9 +64,6 @@ func (c *Config) defaults() {
 	}
 	if c.EventuallyTimeout <= 0 {
 		c.EventuallyTimeout = 20 * time.Second
-	}
-	if c.SettleTime <= 0 {
-		c.SettleTime = 300 * time.Millisecond
 	}
 	if c.WebhookStall <= 0 {
 		c.WebhookStall = 15 * time.Second
@@ -123,6 +123,8 @@ type suite struct {
 	stop context.CancelCauseFunc
 	// liveness serialises the probes that tell a dead target from a failed request (confirmAlive).
 	liveness sync.Mutex
+	// pace is the target's observed speed, which sizes the settle windows.
+	pace pace
 }
 
 // Run runs the selected checks against the target and reports to every reporter.
