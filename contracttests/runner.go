@@ -171,6 +171,10 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...Reporter
 	defer stop(nil)
 	s.run, s.stop = run, stop
 	sum := s.runSelected(run, selected, reporters)
+	// The run sends nothing more. Pooled connections would keep the target's graceful shutdown waiting:
+	// it counts a connection that never carried a request (Go's Transport dials spares) as busy for five
+	// seconds, which made the embedded sandbox's stop linger for its whole 2 s deadline.
+	s.client.CloseIdleConnections()
 	errs := []error{s.stoppedEarly(sum, len(selected))}
 	for _, r := range reporters {
 		errs = append(errs, r.Finish(sum))
