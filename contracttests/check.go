@@ -208,14 +208,21 @@ func (t *T) Failed() bool {
 }
 
 // Eventually polls cond every interval until it reports done, and fails the check (with cond's last
-// explanation) when the suite's eventual-consistency time-out passes first.
+// explanation) when the suite's eventual-consistency time-out passes first. How long the outcome took
+// is the target's pace, which sizes the settle windows (Settle).
 func (t *T) Eventually(what string, cond func() (done bool, state string)) {
-	deadline := time.Now().Add(t.suite.cfg.EventuallyTimeout)
+	t.suite.pace.observe(t.eventually(what, cond))
+}
+
+// eventually is Eventually without observing the pace; it returns how long cond took to be done.
+func (t *T) eventually(what string, cond func() (done bool, state string)) time.Duration {
+	start := time.Now()
+	deadline := start.Add(t.suite.cfg.EventuallyTimeout)
 	interval := 10 * time.Millisecond
 	for {
 		done, state := cond()
 		if done {
-			return
+			return time.Since(start)
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out after %s waiting for %s; last seen: %s", t.suite.cfg.EventuallyTimeout, what, state)
@@ -231,11 +238,12 @@ func (t *T) Eventually(what string, cond func() (done bool, state string)) {
 	}
 }
 
-// Settle waits a little, so that a check can verify that something does NOT happen (a final state
-// changes, an unsubscribed endpoint gets a delivery). A window cut short proves nothing, so the check
-// ends there: as a failure when its own time-out ended it, as interrupted when the run stopped.
+// Settle waits for a settle window, so that a check can verify that something does NOT happen (a
+// final state changes, an unsubscribed endpoint gets a delivery). The window follows the target
+// (settleWindow). A window cut short proves nothing, so the check ends there: as a failure when its
+// own time-out ended it, as interrupted when the run stopped.
 func (t *T) Settle() {
-	window := t.suite.cfg.SettleTime
+	window := t.suite.settleWindow()
 	timer := time.NewTimer(window)
 	defer timer.Stop()
 	select {

@@ -94,13 +94,19 @@ func (t *T) Hook(behavior ...Behavior) (path, url string) {
 // Deliveries returns what the receiver saw on path.
 func (t *T) Deliveries(path string) []*Delivery { return t.suite.receiver.Deliveries(path) }
 
-// WaitDeliveries waits until path has seen deliveries that satisfy done.
+// WaitDeliveries waits until path has seen deliveries that satisfy done. How long they took to arrive
+// is the target's pace (Settle), unless the receiver fails or stalls on path: then the wait measures
+// the target's retry schedule, which is deliberately slow.
 func (t *T) WaitDeliveries(path, what string, done func([]*Delivery) bool) []*Delivery {
 	var ds []*Delivery
-	t.Eventually(what, func() (bool, string) {
+	start := time.Now()
+	t.eventually(what, func() (bool, string) {
 		ds = t.Deliveries(path)
 		return done(ds), describeDeliveries(ds)
 	})
+	if !t.suite.receiver.provokesRetries(path) {
+		t.suite.pace.observe(arrivalLatency(ds, start))
+	}
 	return ds
 }
 

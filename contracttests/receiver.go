@@ -139,6 +139,15 @@ func (r *Receiver) SetBehavior(path string, b Behavior) {
 	r.behaviors[path] = b
 }
 
+// provokesRetries reports whether the receiver fails or stalls deliveries on path, to make the
+// target retry.
+func (r *Receiver) provokesRetries(path string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b := r.behaviors[path]
+	return b.FailFirst > 0 || b.StallFirst > 0
+}
+
 // Deliveries returns copies of the deliveries seen on path so far, oldest first.
 func (r *Receiver) Deliveries(path string) []*Delivery {
 	r.mu.Lock()

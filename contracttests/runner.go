@@ -34,8 +34,11 @@ type Config struct {
 	// CheckTimeout bounds each check (default 60 s).
 	CheckTimeout time.Duration
 	// EventuallyTimeout bounds waits for asynchronous outcomes: settlement, deliveries (default 20 s).
+	// It also caps the settle windows.
 	EventuallyTimeout time.Duration
-	// SettleTime is how long checks wait to see that something does NOT happen (default 300 ms).
+	// SettleTime, when set, is the fixed time checks wait to see that something does NOT happen (a
+	// final state changes, a disabled endpoint gets a delivery). Zero, the default, follows the target:
+	// each window is a multiple of the slowest time-to-outcome the run has observed (see settleWindow).
 	SettleTime time.Duration
 	// WebhookStall is how long the receiver stalls to make the target time out (default 15 s); it must
 	// exceed the target's delivery time-out.
@@ -64,9 +67,6 @@ func (c *Config) defaults() {
 	}
 	if c.EventuallyTimeout <= 0 {
 		c.EventuallyTimeout = 20 * time.Second
-	}
-	if c.SettleTime <= 0 {
-		c.SettleTime = 300 * time.Millisecond
 	}
 	if c.WebhookStall <= 0 {
 		c.WebhookStall = 15 * time.Second
@@ -129,6 +129,8 @@ type suite struct {
 	stop context.CancelCauseFunc
 	// liveness serialises the probes that tell a dead target from a failed request (confirmAlive).
 	liveness sync.Mutex
+	// pace is the target's observed speed, which sizes the settle windows.
+	pace pace
 }
 
 // Run runs the selected checks against the target and reports to every reporter.
@@ -179,6 +181,10 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...Reporter
 	defer stop(nil)
 	s.run, s.stop = run, stop
 	sum := s.runSelected(run, selected, reporters)
+	// The run sends nothing more. Pooled connections would keep the target's graceful shutdown waiting:
+	// it counts a connection that never carried a request (Go's Transport dials spares) as busy for five
+	// seconds, which made the embedded sandbox's stop linger for its whole 2 s deadline.
+	s.client.CloseIdleConnections()
 	errs := []error{s.stoppedEarly(sum, len(selected))}
 	for _, r := range reporters {
 		errs = append(errs, r.Finish(sum))

@@ -19,11 +19,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
@@ -347,4 +349,32 @@ func TestExitCode(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, contracttests.ExitCode(tc.sum, tc.err), tc.name)
 	}
+}
+
+// When Run returns, the suite holds no connection to the target: a pooled one, or a spare Go's
+// Transport dialled and never used, would make the target's graceful shutdown wait for it (the
+// embedded sandbox's stop lingered 2 s after the summary).
+func TestRunLeavesNoConnectionToTheTarget(t *testing.T) {
+	srv, err := sandbox.New(sandbox.WithTimings(contracttests.EmbeddedTimings.Network))
+	require.NoError(t, err)
+	var open atomic.Int32
+	ts := httptest.NewUnstartedServer(srv)
+	ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			open.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			open.Add(-1)
+		}
+	}
+	ts.Start()
+	defer ts.Close()
+	cfg := contracttests.Config{BaseURL: ts.URL, Keys: contracttests.Keys{Public: sandbox.DefaultPublicKey, Secret: sandbox.DefaultSecretKey},
+		Run: regexp.MustCompile(`^(reference|auth\.getPayout)\.`)}
+	sum, err := contracttests.Run(context.Background(), cfg, allChecks(t))
+	require.NoError(t, err)
+	require.Positive(t, sum.Passed)
+	// A hang guard, not a timing claim: the server sees each close as soon as it reads EOF.
+	assert.Eventually(t, func() bool { return open.Load() == 0 }, 10*time.Second, time.Millisecond,
+		"the suite left connections to the target open")
 }

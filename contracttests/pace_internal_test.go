@@ -1,0 +1,50 @@
+package contracttests
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+)
+
+func TestSettleWindowFollowsTheTarget(t *testing.T) {
+	s := &suite{cfg: Config{EventuallyTimeout: 2 * time.Second}}
+	assert.Equal(t, settleUnobserved, s.settleWindow(), "before anything is observed")
+	s.pace.observe(time.Millisecond)
+	assert.Equal(t, settleFloor, s.settleWindow(), "a very fast target still gets the floor")
+	s.pace.observe(100 * time.Millisecond)
+	s.pace.observe(40 * time.Millisecond)
+	assert.Equal(t, settleFactor*100*time.Millisecond, s.settleWindow(), "a multiple of the slowest outcome")
+	s.pace.observe(time.Second)
+	assert.Equal(t, 2*time.Second, s.settleWindow(), "capped by the waits' own bound")
+	s.cfg.SettleTime = 70 * time.Millisecond
+	assert.Equal(t, 70*time.Millisecond, s.settleWindow(), "an explicit SettleTime wins")
+}
+
+// A wait for deliveries the receiver provokes retries of measures the target's retry schedule, not its
+// pace; other waits for deliveries measure when the deliveries arrived.
+func TestWaitDeliveriesObservesThePace(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	r, err := NewReceiver(spec, "127.0.0.1:0", "")
+	require.NoError(t, err)
+	defer func() { _ = r.Close() }()
+	s := &suite{cfg: Config{EventuallyTimeout: 10 * time.Second}, receiver: r}
+	tt := &T{ctx: context.Background(), check: &Check{ID: "x"}, suite: s}
+	retried, _ := tt.Hook(Behavior{FailFirst: 1})
+	plain, _ := tt.Hook()
+	start := time.Now()
+	r.mu.Lock()
+	r.deliveries = append(r.deliveries, &Delivery{Path: retried, Received: start.Add(time.Hour)},
+		&Delivery{Path: plain, Received: start.Add(42 * time.Second)})
+	r.mu.Unlock()
+	tt.WaitDeliveries(retried, "a retried delivery", func(ds []*Delivery) bool { return len(ds) == 1 })
+	assert.False(t, s.pace.observed, "a retry wait is not the target's pace")
+	tt.WaitDeliveries(plain, "a delivery", func(ds []*Delivery) bool { return len(ds) == 1 })
+	assert.True(t, s.pace.observed)
+	assert.GreaterOrEqual(t, s.pace.slowest, 41*time.Second, "measured by arrival, not by the poll that saw it")
+}
