@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
@@ -152,6 +153,7 @@ type junitSuite struct {
 	Skipped  int         `xml:"skipped,attr"`
 	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
+	duration time.Duration
 }
 
 type junitCase struct {
@@ -161,12 +163,30 @@ type junitCase struct {
 	Failure   *junitFailure `xml:"failure,omitempty"`
 	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	// SystemOut holds every exchange of a failed check in full (redacted, bodies up to MaxEvidenceBody).
-	SystemOut string `xml:"system-out,omitempty"`
+	SystemOut *junitOutput `xml:"system-out,omitempty"`
 }
 
+// junitFailure's text, like system-out, is CDATA so that the exchanges read as they were when the
+// file is opened; xmlText keeps out what XML cannot hold.
 type junitFailure struct {
 	Message string `xml:"message,attr"`
-	Text    string `xml:",chardata"`
+	Text    string `xml:",cdata"`
+}
+
+type junitOutput struct {
+	Text string `xml:",cdata"`
+}
+
+// xmlText replaces what XML 1.0 cannot hold, even in CDATA (control characters, invalid UTF-8, as a
+// body may contain), with U+FFFD.
+func xmlText(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r', r >= 0x20 && r <= 0xD7FF, r >= 0xE000 && r <= 0xFFFD, r >= 0x10000 && r <= 0x10FFFF:
+			return r
+		}
+		return utf8.RuneError
+	}, s)
 }
 
 type junitSkipped struct {
@@ -184,6 +204,7 @@ func (r JUnitReporter) Finish(s *Summary) error {
 		}
 		jc := junitCase{Name: res.ID, Classname: "malipo." + string(res.Category), Time: seconds(res.Duration)}
 		js.Tests++
+		js.duration += res.Duration
 		switch res.Outcome {
 		case Failed:
 			js.Failures++
@@ -202,13 +223,18 @@ func (r JUnitReporter) Finish(s *Summary) error {
 			if len(res.Failures) > 0 {
 				msg = res.Failures[0].Message
 			}
-			jc.Failure = &junitFailure{Message: msg, Text: text.String()}
-			jc.SystemOut = fullEvidence(res)
+			jc.Failure = &junitFailure{Message: msg, Text: xmlText(text.String())}
+			if out := fullEvidence(res); out != "" {
+				jc.SystemOut = &junitOutput{Text: xmlText(out)}
+			}
 		case Skipped:
 			js.Skipped++
 			jc.Skipped = &junitSkipped{Message: res.SkipReason}
 		}
 		js.Cases = append(js.Cases, jc)
+	}
+	for _, js := range byCat {
+		js.Time = seconds(js.duration)
 	}
 	out := junitSuites{Name: "malipo conform", Tests: len(s.Results), Failures: s.Failed, Skipped: s.Skipped, Time: seconds(s.Duration)}
 	cats := make([]string, 0, len(byCat))
@@ -235,7 +261,7 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 // than maxTextCurl (one with a large body) is left to the JSON and JUnit reports.
 const (
 	textSnippet = 160
-	maxTextCurl = 2000
+	maxTextCurl = 2 << 10
 )
 
 // compactEvidence renders one exchange in two or three lines, each starting with indent: the request
