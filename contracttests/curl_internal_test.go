@@ -3,6 +3,7 @@ package contracttests
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/xml"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -72,7 +73,7 @@ func TestCurlSendsTheSameRequest(t *testing.T) {
 		}
 		return out
 	}
-	withRuns := append(append([]byte(`{"a":"`), bytes.Repeat([]byte("x"), 5<<10)...), append([]byte("\x00\x00'\"$`"), bytes.Repeat([]byte{0}, 3<<10)...)...)
+	withRuns := append(append([]byte(`{"a":"`), bytes.Repeat([]byte("x"), 4097)...), append([]byte("\x00\x00'\"$`"), bytes.Repeat([]byte{0}, 2049)...)...)
 	cases := []struct {
 		name, method, uri string
 		header            http.Header
@@ -203,4 +204,28 @@ func TestEvidenceBodiesAreCut(t *testing.T) {
 	assert.LessOrEqual(t, len(m.Body), MaxEvidenceBody)
 	assert.Greater(t, len(m.Body), MaxEvidenceBody-2)
 	assert.True(t, strings.HasSuffix(m.Body, "é"), "cut inside a character")
+}
+
+// A body holding what XML cannot (control characters, invalid UTF-8) or what ends CDATA (]]>) still
+// gives a well-formed JUnit file, with the rest of the body as it was.
+func TestJUnitHoldsAnyBody(t *testing.T) {
+	path := t.TempDir() + "/r.xml"
+	body := "a\x00b\x1b]]>c é \xff"
+	res := Result{ID: "x.y", Category: CategoryNegative, Outcome: Failed, Failures: []Failure{{Message: "m", Exchange: "GET /x → 500", Evidence: []int{0}}},
+		Evidence: []Evidence{{Kind: EvidenceRequest, Request: HTTPMessage{Method: http.MethodGet, URL: "http://h/x"},
+			Response: HTTPMessage{Status: http.StatusInternalServerError, Body: body, BodySize: len(body)}, Curl: "curl http://h/x"}}}
+	require.NoError(t, JUnitReporter{Path: path}.Finish(&Summary{Results: []Result{res}, Failed: 1}))
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var junit struct {
+		Suite struct {
+			Case struct {
+				Failure   string `xml:"failure"`
+				SystemOut string `xml:"system-out"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	require.NoError(t, xml.Unmarshal(data, &junit), "%s", data)
+	assert.Contains(t, junit.Suite.Case.SystemOut, "a\uFFFDb\uFFFD]]>c é \uFFFD")
+	assert.Contains(t, junit.Suite.Case.Failure, "replay:   curl http://h/x")
 }

@@ -59,7 +59,9 @@ type Evidence struct {
 	// Curl is a shell command that sends Request again (requests only). It reads the keys the suite
 	// was given from $MALIPO_PUBLIC_KEY and $MALIPO_SECRET_KEY (the second merchant's from
 	// $MALIPO_OTHER_PUBLIC_KEY and $MALIPO_OTHER_SECRET_KEY), sends exactly the headers the suite set
-	// and the whole body, so that pasted in a shell against the same target it gets the same status.
+	// and the whole body (a webhook secret and a merchant reference of a create made afresh by the
+	// shell), so that pasted in a shell against the same target it gets the same status, as long as
+	// what the request depends on has not changed since (see curl.go).
 	Curl string `json:"curl,omitempty"`
 }
 

@@ -263,9 +263,34 @@ func reportsShowEvidence(t *testing.T, run *evidenceRun) {
 
 	data, err := os.ReadFile(run.junitPath)
 	require.NoError(t, err)
-	junit := string(data)
-	assert.Contains(t, junit, "replay:   "+xmlEscape(ev.Curl))
-	assert.Contains(t, junit, "<system-out>=== #0 request getPayout")
+	var junit struct {
+		Suites []struct {
+			Cases []struct {
+				Name      string `xml:"name,attr"`
+				Failure   string `xml:"failure"`
+				SystemOut string `xml:"system-out"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	require.NoError(t, xml.Unmarshal(data, &junit))
+	found := 0
+	for _, suite := range junit.Suites {
+		for _, c := range suite.Cases {
+			switch c.Name {
+			case get.ID:
+				found++
+				assert.Contains(t, c.Failure, "want HTTP")
+				assert.Contains(t, c.Failure, "  replay:   "+ev.Curl+"\n")
+				assert.True(t, strings.HasPrefix(c.SystemOut, "=== #0 request getPayout"), c.SystemOut)
+				assert.Contains(t, c.SystemOut, "--- HTTP "+itoa(ev.Response.Status)+"\n")
+				assert.Contains(t, c.SystemOut, ev.Response.Body)
+			case "reference.countries":
+				found++
+				assert.Empty(t, c.SystemOut, "a passed check has no exchanges in the report")
+			}
+		}
+	}
+	assert.Equal(t, 2, found)
 	var sum contracttests.Summary
 	data, err = os.ReadFile(run.jsonPath)
 	require.NoError(t, err)
@@ -374,9 +399,3 @@ func urlBase(raw string) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-func xmlEscape(s string) string {
-	var b strings.Builder
-	_ = xml.EscapeText(&b, []byte(s))
-	return b.String()
-}

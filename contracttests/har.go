@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"sync"
+	"time"
 )
 
 // HARRecorder writes every HTTP exchange and every webhook delivery of the run, whether its check
@@ -192,7 +193,7 @@ const harTime = "2006-01-02T15:04:05.000Z07:00"
 
 // harEntryOf turns one piece of evidence into a HAR entry.
 func harEntryOf(ev Evidence) harEntry {
-	ms := ev.Duration.Seconds() * 1e3
+	ms := float64(ev.Duration) / float64(time.Millisecond)
 	e := harEntry{
 		StartedDateTime: ev.Started.Format(harTime),
 		Time:            ms,

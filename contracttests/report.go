@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
@@ -276,13 +277,31 @@ type junitCase struct {
 	Error     *junitFailure `xml:"error,omitempty"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
 	// SystemOut holds every exchange of a failed check in full (redacted, bodies up to MaxEvidenceBody).
-	SystemOut string `xml:"system-out,omitempty"`
+	SystemOut *junitOutput `xml:"system-out,omitempty"`
 }
 
+// junitFailure's text, like system-out, is CDATA so that the exchanges read as they were when the
+// file is opened; xmlText keeps out what XML cannot hold.
 type junitFailure struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
+	Text    string `xml:",cdata"`
+}
+
+type junitOutput struct {
+	Text string `xml:",cdata"`
+}
+
+// xmlText replaces what XML 1.0 cannot hold, even in CDATA (control characters, invalid UTF-8, as a
+// body may contain), with U+FFFD.
+func xmlText(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r', r >= 0x20 && r <= 0xD7FF, r >= 0xE000 && r <= 0xFFFD, r >= 0x10000 && r <= 0x10FFFF:
+			return r
+		}
+		return utf8.RuneError
+	}, s)
 }
 
 // junitSkipped holds the skip reason as text: Jenkins' schema types <skipped> as a string and allows
@@ -376,17 +395,25 @@ func junitCaseOf(res Result) junitCase {
 	switch res.Outcome {
 	case Passed:
 	case Failed:
-		jc.Failure = &junitFailure{Message: msg, Type: "conformance", Text: text.String()}
-		jc.SystemOut = fullEvidence(res)
+		jc.Failure = &junitFailure{Message: msg, Type: "conformance", Text: xmlText(text.String())}
+		jc.SystemOut = junitOutputOf(res)
 	case Skipped:
 		jc.Skipped = &junitSkipped{Reason: res.SkipReason}
 	case Interrupted:
 		jc.Skipped = &junitSkipped{Reason: "interrupted: " + res.Interruption}
 	default:
-		jc.Error = &junitFailure{Message: msg, Type: string(res.Outcome), Text: text.String()}
-		jc.SystemOut = fullEvidence(res)
+		jc.Error = &junitFailure{Message: msg, Type: string(res.Outcome), Text: xmlText(text.String())}
+		jc.SystemOut = junitOutputOf(res)
 	}
 	return jc
+}
+
+// junitOutputOf is a failed check's <system-out>: its exchanges in full, or nothing.
+func junitOutputOf(res Result) *junitOutput {
+	if out := fullEvidence(res); out != "" {
+		return &junitOutput{Text: xmlText(out)}
+	}
+	return nil
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
