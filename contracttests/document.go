@@ -208,3 +208,22 @@ func (t *T) needOperations(ops ...api.Operation) {
 		t.documentOperation(op)
 	}
 }
+
+// ChecksFor is what `malipo conform --spec FILE` runs: the document loaded from path and the checks
+// derived from it, for Config.Spec and Run; with an empty path, the embedded document's checks and a
+// nil document (the default).
+func ChecksFor(path string) ([]*Check, *openapi.Spec, error) {
+	if path == "" {
+		checks, err := All()
+		return checks, nil, err
+	}
+	spec, err := LoadSpec(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	checks, err := AllFor(spec)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return checks, spec, nil
+}

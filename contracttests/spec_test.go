@@ -235,7 +235,7 @@ func TestDerivedChecksFollowANewRequiredField(t *testing.T) {
 	}
 }
 
-// LoadSpec names the file and says what to pass instead when it cannot be read or loaded.
+// LoadSpec and ChecksFor name the file and say what to pass instead when it cannot be read or loaded.
 func TestLoadSpec(t *testing.T) {
 	dir := t.TempDir()
 	_, err := contracttests.LoadSpec(filepath.Join(dir, "missing.yaml"))
@@ -248,9 +248,30 @@ func TestLoadSpec(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), bad+" is not a usable OpenAPI 3.1 document")
 
+	// ChecksFor, what the CLI calls: the file's document and its checks, or the default ones.
 	good := filepath.Join(dir, "good.yaml")
 	require.NoError(t, os.WriteFile(good, openapi.YAML(), 0o600))
-	spec, err := contracttests.LoadSpec(good)
+	checks, spec, err := contracttests.ChecksFor(good)
 	require.NoError(t, err)
+	require.NotNil(t, spec)
 	assert.Len(t, spec.Operations(), len(api.Operations()))
+	def, err := contracttests.All()
+	require.NoError(t, err)
+	assert.Len(t, checks, len(def))
+	checks, spec, err = contracttests.ChecksFor("")
+	require.NoError(t, err)
+	assert.Nil(t, spec)
+	assert.Len(t, checks, len(def))
+	_, _, err = contracttests.ChecksFor(bad)
+	assert.ErrorContains(t, err, bad)
+
+	broken := filepath.Join(dir, "broken-test-values.yaml")
+	d, err := docedit.Parse(openapi.YAML())
+	require.NoError(t, err)
+	require.NoError(t, d.Set("/x-malipo-test-values/payments", "7"))
+	data, err := d.Bytes()
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(broken, data, 0o600))
+	_, _, err = contracttests.ChecksFor(broken)
+	assert.ErrorContains(t, err, "x-malipo-test-values")
 }

@@ -15,8 +15,10 @@ package specdiff
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/pb33f/libopenapi"
 	"github.com/pb33f/libopenapi/datamodel"
@@ -120,15 +122,18 @@ func (r *Report) BreakingFor(a Audience) []Change {
 // modelled as OpenAPI 3 (`malipo spec diff` exits 2 on it).
 var ErrUnreadable = errors.New("unreadable input")
 
+// readHint says what to pass when a document cannot be read.
+const readHint = "pass the paths of two OpenAPI 3 documents (YAML or JSON); `malipo spec > old.yaml` writes the embedded one"
+
 // DiffFiles reads the two documents and compares them (see Diff).
 func DiffFiles(oldPath, newPath string) (*Report, error) {
 	old, err := os.ReadFile(oldPath) //nolint:gosec // the paths are the user's own choice of documents
 	if err != nil {
-		return nil, fmt.Errorf("%w: OLD: %w", ErrUnreadable, err)
+		return nil, fmt.Errorf("%w: OLD: %w; %s", ErrUnreadable, err, readHint)
 	}
 	updated, err := os.ReadFile(newPath) //nolint:gosec // as above
 	if err != nil {
-		return nil, fmt.Errorf("%w: NEW: %w", ErrUnreadable, err)
+		return nil, fmt.Errorf("%w: NEW: %w; %s", ErrUnreadable, err, readHint)
 	}
 	r, err := Diff(old, updated)
 	if err != nil {
@@ -215,4 +220,21 @@ func ExitCode(r *Report, err error) int {
 		return 1
 	}
 	return 0
+}
+
+// Run is `malipo spec diff OLD NEW --format FORMAT`: it compares the two files, writes the report to
+// w, and returns the exit code (0 nothing breaks, 1 a change breaks someone, 2 the command could not
+// do its job) with, for 2, the error to show.
+func Run(w io.Writer, oldPath, newPath, format string) (int, error) {
+	if !slices.Contains(Formats, format) {
+		return 2, fmt.Errorf("--format %q: use one of %s", format, strings.Join(Formats, ", "))
+	}
+	r, err := DiffFiles(oldPath, newPath)
+	if err != nil {
+		return ExitCode(r, err), err
+	}
+	if err := r.Write(w, format); err != nil {
+		return 2, fmt.Errorf("write the report: %w", err)
+	}
+	return ExitCode(r, nil), nil
 }

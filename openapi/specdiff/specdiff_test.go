@@ -147,7 +147,37 @@ func TestUnreadableInputs(t *testing.T) {
 	_, err := specdiff.DiffFiles(good, filepath.Join(dir, "missing.yaml"))
 	require.ErrorIs(t, err, specdiff.ErrUnreadable)
 	assert.Contains(t, err.Error(), "NEW: open ")
+	assert.Contains(t, err.Error(), "`malipo spec > old.yaml` writes the embedded one")
 	r, err := specdiff.DiffFiles(good, good)
 	require.NoError(t, err)
 	assert.Empty(t, r.Changes)
+}
+
+// Run is the command: the report on the writer and the exit code.
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	oldDoc, newDoc := edited(t, func(d *docedit.Doc) error { return d.Remove("/paths/" + docedit.Escape(api.OpGetPayout().Path)) })
+	oldPath, newPath := filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml")
+	require.NoError(t, os.WriteFile(oldPath, oldDoc, 0o600))
+	require.NoError(t, os.WriteFile(newPath, newDoc, 0o600))
+
+	var out strings.Builder
+	code, err := specdiff.Run(&out, oldPath, newPath, "markdown")
+	require.NoError(t, err)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out.String(), "#### Breaks API clients (1)")
+
+	out.Reset()
+	code, err = specdiff.Run(&out, oldPath, oldPath, "json")
+	require.NoError(t, err)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out.String(), `"breaking": false`)
+
+	code, err = specdiff.Run(&out, oldPath, filepath.Join(dir, "missing.yaml"), "text")
+	assert.Equal(t, 2, code)
+	require.ErrorIs(t, err, specdiff.ErrUnreadable)
+
+	code, err = specdiff.Run(&out, oldPath, newPath, "html")
+	assert.Equal(t, 2, code)
+	assert.ErrorContains(t, err, `--format "html": use one of text, markdown, json`)
 }
