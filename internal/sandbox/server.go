@@ -68,7 +68,7 @@ func (s *Server) handle(r *http.Request, w http.ResponseWriter, opID *string) *r
 	if op == nil {
 		if len(allowed) > 0 {
 			resp := s.fail(api.CodeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; use %s.", r.Method, r.URL.Path, strings.Join(allowed, " or ")), nil, nil)
-			resp.header.Set("Allow", strings.Join(allowed, ", "))
+			resp.set("Allow", strings.Join(allowed, ", "))
 			return resp
 		}
 		return s.notFound(fmt.Sprintf("No operation exists at %s %s; check the path against the API reference (malipo spec).", r.Method, r.URL.Path))
