@@ -22,6 +22,7 @@ func (s *Server) processPayout(req *request) *response {
 	if len(problems) > 0 {
 		return s.invalid(problems...)
 	}
+	s.shareReferenceStrings(&in)
 	m := req.m
 	now := s.now()
 	p := &Payout{Payout: in}
@@ -39,6 +40,25 @@ func (s *Server) processPayout(req *request) *response {
 	m.mu.Unlock()
 	// Encoded outside m.mu, which every request of the merchant needs.
 	return s.success(http.StatusCreated, "Payout is processing", created)
+}
+
+// shareReferenceStrings replaces the ids a payout names from the reference data (country, bank, kind
+// of transfer) with the reference data's own strings, equal in value. A sandbox keeps every payout,
+// and a million of them holding a million decoded copies of "ctry_zm" is memory and garbage
+// collector work for nothing.
+func (s *Server) shareReferenceStrings(p *api.Payout) {
+	if c, ok := s.refdata.byID[p.CountryID]; ok {
+		p.CountryID = c.ID
+	}
+	if b, ok := s.refdata.banksByID[p.BankID]; ok {
+		p.BankID = b.ID
+	}
+	switch p.TransferTo {
+	case api.TransferToBank:
+		p.TransferTo = api.TransferToBank
+	case api.TransferToMobileNumber:
+		p.TransferTo = api.TransferToMobileNumber
+	}
 }
 
 // decodePayout decodes the body as the request kind its transfer_to names (the document's
