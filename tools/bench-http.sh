@@ -24,8 +24,11 @@
 # machine disturbs less than throughput.
 #
 # Settings (environment): BENCH_DURATION (10s), BENCH_REPEAT (3), BENCH_PRELOAD (1000000),
-# BENCH_PRELOAD_CHUNK (30s), BENCH_CONNECTIONS (16), BENCH_THREADS (2). Everything is written to
-# BIN_DIR/bench-http/ (results.txt has one line per run, summary.txt the medians).
+# BENCH_PRELOAD_CHUNK (30s), BENCH_CONNECTIONS (16), BENCH_THREADS (2); BENCH_IDEMPOTENCY=0 creates
+# payouts without an Idempotency-Key (the sandbox then keeps no response to replay, about half of
+# what a payout costs it in memory); BENCH_MALIPO runs another malipo binary as the sandbox (an older
+# build, to compare). Everything is written to BIN_DIR/bench-http/ (results.txt has one line per run,
+# summary.txt the medians).
 set -euo pipefail
 
 bin=$(cd "${1:?usage: tools/bench-http.sh BIN_DIR}" && pwd)
@@ -87,8 +90,9 @@ wait_url() {
 
 # start_sandbox NAME: a malipo sandbox; sets pid[NAME] and url[NAME].
 declare -A pid url
+malipo=${BENCH_MALIPO:-$bin/malipo}
 start_sandbox() {
-  "$bin/malipo" sandbox --addr 127.0.0.1:0 --public-key "$BENCH_PUBLIC_KEY" --secret-key "$BENCH_SECRET_KEY" \
+  "$malipo" sandbox --addr 127.0.0.1:0 --public-key "$BENCH_PUBLIC_KEY" --secret-key "$BENCH_SECRET_KEY" \
     --payout-delay 100ms >"$out/$1.out" 2>"$out/$1.log" &
   pid[$1]=$!
   pids+=("${pid[$1]}")
@@ -124,7 +128,8 @@ run_wrk() {
   echo "$last" >>"$results"
 }
 
-echo "bench-http: wrk -t$threads -c$conns -d$duration, $repeat rounds; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "bench-http: wrk -t$threads -c$conns -d$duration, $repeat rounds, Idempotency-Key ${BENCH_IDEMPOTENCY:-1}; sandbox $malipo;" \
+  "$(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 "$bin/bench-bare" -addr 127.0.0.1:0 >"$out/bare.out" 2>&1 &
 pid[bare]=$!
