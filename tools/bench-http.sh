@@ -136,16 +136,30 @@ pid[bare]=$!
 pids+=("${pid[bare]}")
 url[bare]=$(wait_url "$out/bare.out" "${pid[bare]}")
 
-prism_port=$((20000 + $$ % 10000))
-"$prism" mock -h 127.0.0.1 -p "$prism_port" "$spec" >"$out/prism.log" 2>&1 &
-pid[prism]=$!
-pids+=("${pid[prism]}")
-for _ in $(seq 1 600); do
-  grep -q "Prism is listening" "$out/prism.log" && break
-  kill -0 "${pid[prism]}" 2>/dev/null || { cat "$out/prism.log" >&2; exit 2; }
-  sleep 0.1
-done
-url[prism]="http://127.0.0.1:$prism_port"
+# start_prism: Prism's mock on a port of its own. Prism is restarted (and warmed up again) when it is
+# found gone before a run; the summary says how often that happened.
+prism_port=$((20000 + $$ % 10000)) prism_restarts=0
+start_prism() {
+  "$prism" mock -h 127.0.0.1 -p "$prism_port" "$spec" >>"$out/prism.log" 2>&1 &
+  pid[prism]=$!
+  pids+=("${pid[prism]}")
+  for _ in $(seq 1 600); do
+    [ "$(grep -c "Prism is listening" "$out/prism.log")" -gt "$prism_restarts" ] && break
+    kill -0 "${pid[prism]}" 2>/dev/null || { cat "$out/prism.log" >&2; exit 2; }
+    sleep 0.1
+  done
+  url[prism]="http://127.0.0.1:$prism_port"
+}
+ensure_prism() {
+  kill -0 "${pid[prism]}" 2>/dev/null && return
+  prism_restarts=$((prism_restarts + 1))
+  echo "bench-http: Prism (pid ${pid[prism]}) is gone; restarting it" | tee -a "$results"
+  start_prism
+  run_wrk prism create 5s warmup
+  run_wrk prism read 5s warmup
+}
+: >"$out/prism.log"
+start_prism
 
 echo "--- preload: $preload payouts over HTTP in $chunk chunks"
 start_sandbox sandbox-1M
@@ -167,6 +181,7 @@ for rep in $(seq 1 "$repeat"); do
   start_sandbox sandbox
   for op in create read; do
     for t in sandbox sandbox-1M bare prism; do
+      [ "$t" != prism ] || ensure_prism
       run_wrk "$t" "$op"
       echo "$last"
       sleep 0.5 # a sandbox's last payouts settle before the next run
@@ -212,3 +227,4 @@ awk '
     printf "reads:  sandbox / prism              %6.2fx\n", rps["sandbox read"] / rps["prism read"]
   }' "$results" | tee "$out/summary.txt"
 grep '^sandbox-1M memory' "$results" | tee -a "$out/summary.txt"
+grep '^bench-http: Prism' "$results" | tee -a "$out/summary.txt" || true
