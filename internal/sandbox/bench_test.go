@@ -6,8 +6,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -130,4 +134,130 @@ func BenchmarkWebhookLatency(b *testing.B) {
 	}
 	b.ReportMetric(pct(0.50), "p50-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
+}
+
+// BenchmarkPayoutCreateHistory measures payout creation over loopback HTTP (16 concurrent clients,
+// keep-alive, a new Idempotency-Key and reference per request) on a fresh sandbox and on one that
+// already holds a million payouts, each settled with its event, so the two can be compared: the
+// sandbox's cost must not grow with its history. The preloaded sandbox is built once per test binary
+// (it takes a while), through the idempotency layer and the handler, without HTTP and validation.
+// Reports req/s, the p99 latency and the heap the history holds.
+func BenchmarkPayoutCreateHistory(b *testing.B) {
+	for _, history := range []int{0, 1_000_000} {
+		b.Run(fmt.Sprintf("history=%d", history), func(b *testing.B) {
+			srv := historySandbox(b, history)
+			ts := httptest.NewServer(srv)
+			defer ts.Close()
+			tr := &http.Transport{MaxIdleConns: 64, MaxIdleConnsPerHost: 64}
+			defer tr.CloseIdleConnections()
+			hc := &http.Client{Transport: tr}
+			url := ts.URL + api.OpProcessPayout().URL()
+			account := creditedAccount(b)
+			run := newID("")
+			var seq atomic.Int64
+			var latMu sync.Mutex
+			var lat []time.Duration
+			b.SetParallelism(8) // 16 clients on 2 cores, as make bench-http's wrk
+			b.ResetTimer()
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				var mine []time.Duration
+				for pb.Next() {
+					ref := fmt.Sprintf("h%s-%d", run, seq.Add(1))
+					body := fmt.Sprintf(`{"amount":2500,"countryId":"ctry_zm","transfer_to":"bank","bank_id":"bank_zm_zanaco","account_number":%q,"reference":%q}`, account, ref)
+					req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+					req.Header.Set("public-key", DefaultPublicKey)
+					req.Header.Set("secret-key", DefaultSecretKey)
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set(api.HeaderIdempotencyKey, ref)
+					t0 := time.Now()
+					resp, err := hc.Do(req)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					_ = resp.Body.Close()
+					mine = append(mine, time.Since(t0))
+					if resp.StatusCode != http.StatusCreated {
+						b.Errorf("status %d", resp.StatusCode)
+						return
+					}
+				}
+				latMu.Lock()
+				lat = append(lat, mine...)
+				latMu.Unlock()
+			})
+			elapsed := time.Since(start)
+			b.StopTimer()
+			slices.Sort(lat)
+			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
+			if len(lat) > 0 {
+				b.ReportMetric(float64(lat[len(lat)*99/100])/float64(time.Millisecond), "p99-ms")
+			}
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MB")
+		})
+	}
+}
+
+var (
+	historyMu        sync.Mutex
+	historySandboxes = map[int]*Server{}
+)
+
+// historySandbox returns a sandbox holding history settled payouts (and as many events), shared by
+// the runs of a benchmark in this test binary. A fresh one (history 0) is new on every call.
+func historySandbox(b *testing.B, history int) *Server {
+	b.Helper()
+	historyMu.Lock()
+	defer historyMu.Unlock()
+	if srv := historySandboxes[history]; srv != nil {
+		return srv
+	}
+	srv, err := New(WithTimings(Timings{PayoutDelay: time.Millisecond}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if history == 0 {
+		b.Cleanup(func() { _ = srv.Close() })
+		return srv
+	}
+	op, _, _ := srv.spec.Route(http.MethodPost, api.OpProcessPayout().URL())
+	m := srv.merchants[0]
+	account := creditedAccount(b)
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < history; i += workers {
+				ref := fmt.Sprint("pre-", i)
+				body := []byte(fmt.Sprintf(`{"amount":2500,"countryId":"ctry_zm","transfer_to":"bank","bank_id":"bank_zm_zanaco","account_number":%q,"reference":%q}`, account, ref))
+				value, err := parseBody(body)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				r := httptest.NewRequest(http.MethodPost, api.OpProcessPayout().URL(), nil)
+				r.Header.Set(api.HeaderIdempotencyKey, ref)
+				if resp := srv.idempotent(&request{r: r, op: op, m: m, body: body, value: value}, handlers[op.ID]); resp.status != http.StatusCreated {
+					b.Errorf("preload: %d %s", resp.status, resp.body)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for !srv.Idle() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if evs := srv.Events(""); len(evs) == 0 || evs[len(evs)-1].Seq != uint64(history) {
+		b.Fatalf("preload: %d payouts should have emitted as many events", history)
+	}
+	runtime.GC()
+	historySandboxes[history] = srv
+	return srv
 }

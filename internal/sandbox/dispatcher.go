@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,13 +83,7 @@ type dispatcher struct {
 	queues map[string]*queue
 	closed bool
 	wg     sync.WaitGroup
-
-	attemptsMu sync.Mutex
-	attempts   []Attempt
 }
-
-// maxAttemptLog bounds the attempts kept for inspection in a long-running sandbox.
-const maxAttemptLog = 10000
 
 func newDispatcher(s *Server) *dispatcher {
 	client := s.cfg.httpClient
@@ -230,12 +223,7 @@ func (d *dispatcher) attempt(del *delivery, target string, out *Outgoing) (att A
 }
 
 func (d *dispatcher) record(att Attempt) {
-	d.attemptsMu.Lock()
-	if len(d.attempts) >= maxAttemptLog {
-		d.attempts = slices.Delete(d.attempts, 0, len(d.attempts)-maxAttemptLog+1)
-	}
-	d.attempts = append(d.attempts, att)
-	d.attemptsMu.Unlock()
+	d.s.events.addAttempt(att)
 
 	attrs := []slog.Attr{
 		slog.String("event_id", att.EventID), slog.String("type", att.EventType), slog.String("url", redactURL(att.URL)),
@@ -290,11 +278,7 @@ func (d *dispatcher) pending() int {
 }
 
 // Attempts returns every webhook delivery attempt so far (the most recent 10000), oldest first.
-func (s *Server) Attempts() []Attempt {
-	s.disp.attemptsMu.Lock()
-	defer s.disp.attemptsMu.Unlock()
-	return append([]Attempt(nil), s.disp.attempts...)
-}
+func (s *Server) Attempts() []Attempt { return s.events.attemptsOf("") }
 
 // PendingDeliveries counts the webhook deliveries queued or in flight, so that tests can wait until
 // the dispatcher is idle.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
@@ -15,20 +16,38 @@ import (
 type FieldError = api.FieldError
 
 // response is a complete HTTP response built by a handler. Handlers return it instead of writing, so
-// that the idempotency layer can store and replay it byte for byte.
+// that the idempotency layer can store and replay it byte for byte. A response is never changed once
+// a handler has returned it (a replay is a copy, see replay): the idempotency layer keeps the very
+// response it served, body and all, for IdempotencyTTL.
 type response struct {
 	status int
-	header http.Header
+	json   bool        // Content-Type: application/json, as nearly every response has
+	header http.Header // further headers; nil when there are none, which a stored response rarely has
 	body   []byte
 }
 
-func (r *response) clone() *response {
-	return &response{status: r.status, header: r.header.Clone(), body: bytes.Clone(r.body)}
+// set adds a header to a response that is not yet returned.
+func (r *response) set(key, value string) {
+	if r.header == nil {
+		r.header = http.Header{}
+	}
+	r.header.Set(key, value)
+}
+
+// replay is a stored response as sent again: its own header with Idempotent-Replayed, the same body.
+func (r *response) replay() *response {
+	out := &response{status: r.status, json: r.json, header: r.header.Clone(), body: r.body}
+	out.set(api.HeaderIdempotentReplayed, "true")
+	return out
 }
 
 func (r *response) write(w http.ResponseWriter) {
+	h := w.Header()
+	if r.json {
+		h["Content-Type"] = []string{"application/json"}
+	}
 	for k, v := range r.header {
-		w.Header()[k] = append([]string(nil), v...)
+		h[k] = append([]string(nil), v...)
 	}
 	w.WriteHeader(r.status)
 	if len(r.body) > 0 {
@@ -36,31 +55,53 @@ func (r *response) write(w http.ResponseWriter) {
 	}
 }
 
-// marshal encodes v as compact JSON without HTML escaping, so that URLs in objects read as sent.
+// encoder is a reusable buffer with a JSON encoder writing into it.
+type encoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+var encoders = sync.Pool{New: func() any {
+	e := &encoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}}
+
+// marshal encodes v as compact JSON without HTML escaping, so that URLs in objects read as sent. The
+// result is a slice of its own, exactly as long as the JSON: stored responses and event bodies live
+// for a day or longer, and a buffer grown by doubling would keep up to twice their size alive.
 func marshal(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	e := encoders.Get().(*encoder)
+	defer func() {
+		if e.buf.Cap() <= 64<<10 { // a rare large list is not worth keeping a large buffer for
+			encoders.Put(e)
+		}
+	}()
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
 		// Only our own types are encoded; a failure is a bug, reported as a 500 envelope by the caller.
 		return nil
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return bytes.Clone(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
 }
 
 func jsonResponse(status int, body []byte) *response {
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	return &response{status: status, header: h, body: body}
+	return &response{status: status, json: true, body: body}
 }
 
 // success wraps data in the success envelope.
 func (s *Server) success(status int, message string, data any) *response {
-	body := marshal(api.Envelope[any]{Status: api.SuccessStatusSuccess, Code: 0, Message: message, Data: data})
+	body := successBody(message, data)
 	if body == nil {
 		return s.internalError("encode the response")
 	}
 	return jsonResponse(status, body)
+}
+
+// successBody encodes data in the success envelope; nil when it cannot be encoded.
+func successBody(message string, data any) []byte {
+	return marshal(api.Envelope[any]{Status: api.SuccessStatusSuccess, Code: 0, Message: message, Data: data})
 }
 
 // fail builds the error envelope for code; the HTTP status is the one the spec's table fixes.

@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
-	"slices"
 	"time"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
@@ -12,6 +10,9 @@ import (
 // Event is one webhook event the sandbox emitted: one per status change of a payment or payout.
 // Tests and the contract suite read them through Events to compare what was sent with what arrived.
 type Event struct {
+	// Seq numbers the sandbox's events from 1 in the order they were emitted, across merchants: the
+	// cursor of a listing.
+	Seq uint64
 	// ID is the event id, also the webhook-id header of every delivery attempt.
 	ID string
 	// Type is `<object>.<new status>`, e.g. payout.failed.
@@ -22,14 +23,12 @@ type Event struct {
 	PreviousStatus string
 	// MerchantPublicKey names the merchant the object belongs to.
 	MerchantPublicKey string
-	// Emitted is when the status changed, with full precision (the body's created_at has seconds).
+	// Emitted is when the status changed, with full precision (the body's created_at has seconds). It
+	// never decreases along Seq.
 	Emitted time.Time
 	// Body is the JSON envelope exactly as delivered.
 	Body []byte
 }
-
-// maxEventLog bounds the events kept for inspection in a long-running sandbox.
-const maxEventLog = 10000
 
 // emitPayment reports a payment's status change as the document's PaymentEvent.
 func (s *Server) emitPayment(m *merchant, p *Payment, previous api.PaymentStatus) {
@@ -58,17 +57,12 @@ func deliverableURL(url string, seeded bool) string {
 // emit records a status change and queues its deliveries: to the object's own webhook_url (signed
 // with the merchant's secret key) and to every endpoint of the merchant subscribed to the type and
 // enabled (signed with the endpoint's secrets). The caller holds m.mu, which orders the events of
-// one object.
+// one object; what happens here under it is O(1) in the sandbox's history (eventstore.go).
 func (s *Server) emit(m *merchant, eventType api.EventType, objectID, objectURL, previous string, event func(id string, at time.Time) any) {
 	ev := Event{ID: newID(prefixEvent), Type: string(eventType), ObjectID: objectID, PreviousStatus: previous,
 		MerchantPublicKey: m.publicKey, Emitted: time.Now()}
 	ev.Body = marshal(event(ev.ID, s.now()))
-	s.eventsMu.Lock()
-	if len(s.events) >= maxEventLog {
-		s.events = slices.Delete(s.events, 0, len(s.events)-maxEventLog+1)
-	}
-	s.events = append(s.events, ev)
-	s.eventsMu.Unlock()
+	ev = s.events.add(ev)
 
 	if objectURL != "" {
 		s.disp.enqueue(&delivery{event: ev, merchant: m, url: objectURL})
@@ -100,17 +94,9 @@ func (s *Server) target(d *delivery) (url string, secrets []webhook.Secret, ok b
 	return e.URL, e.validSecrets(s.cfg.clock()), true
 }
 
-// Events returns the events emitted so far for the merchant with publicKey (all merchants when it is
-// empty), oldest first.
+// Events returns the events kept (the most recent 10000) for the merchant with publicKey (all
+// merchants when it is empty), oldest first.
 func (s *Server) Events(publicKey string) []Event {
-	s.eventsMu.Lock()
-	defer s.eventsMu.Unlock()
-	var out []Event
-	for _, ev := range s.events {
-		if publicKey == "" || ev.MerchantPublicKey == publicKey {
-			ev.Body = bytes.Clone(ev.Body)
-			out = append(out, ev)
-		}
-	}
-	return out
+	page, _ := s.events.list(eventQuery{Merchant: publicKey})
+	return cloneBodies(page)
 }

@@ -11,9 +11,25 @@ import (
 type idemEntry struct {
 	fingerprint [sha256.Size]byte
 	done        chan struct{} // closed when the first request has finished
-	resp        *response     // the stored first response; nil while it runs
-	expires     time.Time
+	stored      bool          // resp holds the first response; false while it runs
+	// resp is held in the entry rather than pointed to: a sandbox keeps a day of keys, and a million
+	// of them are a million heap objects fewer for the garbage collector to visit.
+	resp    response
+	expires time.Time
 }
+
+// idemStored is a key whose first response is stored, in m.idemExpiry. Every stored response lives
+// IdempotencyTTL from when it was stored, so the order of storing is the order of expiry: forgetting
+// expired keys takes them from the front, O(1) each, instead of walking every key a merchant ever
+// sent under the lock all its requests need.
+type idemStored struct {
+	key string
+	e   *idemEntry
+}
+
+// idemSweepBatch bounds how many expired keys one request forgets, so that no request pays for a
+// whole day of expiries at once; every request that stores a key sweeps, so they keep up.
+const idemSweepBatch = 64
 
 // idempotentWait bounds how long a retry waits for the first request with its key before it is told
 // 409/4001 instead.
@@ -54,17 +70,15 @@ func (s *Server) claimKey(req *request, scoped string, fp [sha256.Size]byte) (*i
 		case cur == nil:
 			e := &idemEntry{fingerprint: fp, done: make(chan struct{})}
 			m.idempotency[scoped] = e
-			m.sweepIdempotency(time.Now())
 			m.mu.Unlock()
 			return e, nil
 		case cur.fingerprint != fp:
 			m.mu.Unlock()
 			return nil, s.fail(api.CodeIdempotencyKeyReused, "This Idempotency-Key was already used with a different request body. Use a new key for a new request, or resend the original body.",
 				[]FieldError{{Field: "header.idempotency-key", Reason: "already used with a different body"}}, nil)
-		case cur.resp != nil:
-			resp := cur.resp.clone()
+		case cur.stored:
+			resp := cur.resp.replay()
 			m.mu.Unlock()
-			resp.header.Set(api.HeaderIdempotentReplayed, "true")
 			return nil, resp
 		}
 		done := cur.done
@@ -84,7 +98,7 @@ func (s *Server) claimKey(req *request, scoped string, fp [sha256.Size]byte) (*i
 // (then the key is free again). The caller holds m.mu.
 func (m *merchant) liveEntry(scoped string, now time.Time) *idemEntry {
 	cur := m.idempotency[scoped]
-	if cur != nil && cur.resp != nil && now.After(cur.expires) {
+	if cur != nil && cur.stored && now.After(cur.expires) {
 		delete(m.idempotency, scoped)
 		return nil
 	}
@@ -92,17 +106,22 @@ func (m *merchant) liveEntry(scoped string, now time.Time) *idemEntry {
 }
 
 // storeFirstResponse keeps the first response of a key for replays and wakes the requests waiting
-// for it. A 5xx is not kept: the key is freed, so that a retry runs again.
+// for it. A 5xx is not kept: the key is freed, so that a retry runs again. The body is kept, not a
+// copy: nothing changes a response once its handler returned it.
 func (m *merchant) storeFirstResponse(scoped string, e *idemEntry, resp *response) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	now := time.Now() // under m.mu: the queue's order is exactly the order of expiry
 	if resp.status >= 500 {
 		delete(m.idempotency, scoped)
 	} else {
-		e.resp = resp.clone()
-		e.expires = time.Now().Add(IdempotencyTTL)
+		e.resp, e.stored = *resp, true
+		e.expires = now.Add(IdempotencyTTL)
+		m.idemExpiry = append(m.idemExpiry, idemStored{scoped, e})
 	}
 	close(e.done)
+	e.done = nil // waiters hold their own copy; a stored entry is never waited on again
+	m.sweepIdempotency(now)
 }
 
 func (s *Server) inUse() *response {
@@ -110,17 +129,28 @@ func (s *Server) inUse() *response {
 		[]FieldError{{Field: "header.idempotency-key", Reason: "first request still running"}}, nil)
 }
 
-// sweepIdempotency forgets expired keys now and then, so that a long-running sandbox does not grow
-// without bound. The caller holds m.mu.
+// sweepIdempotency forgets keys whose stored response has expired, oldest first and at most
+// idemSweepBatch of them, so that a long-running sandbox does not grow without bound and no request
+// waits for a long sweep. The caller holds m.mu.
 func (m *merchant) sweepIdempotency(now time.Time) {
-	m.idemInserts++
-	if m.idemInserts%1024 != 0 {
-		return
-	}
-	for k, e := range m.idempotency {
-		if e.resp != nil && now.After(e.expires) {
-			delete(m.idempotency, k)
+	n := 0
+	for ; n < idemSweepBatch && m.idemHead < len(m.idemExpiry); n++ {
+		st := m.idemExpiry[m.idemHead]
+		if !now.After(st.e.expires) {
+			break
 		}
+		if m.idempotency[st.key] == st.e { // not already replaced by a new first request
+			delete(m.idempotency, st.key)
+		}
+		m.idemExpiry[m.idemHead] = idemStored{}
+		m.idemHead++
+	}
+	// Cut the forgotten prefix off once it is half the queue: O(1) amortized per key, and the queue's
+	// memory follows the keys still live.
+	if m.idemHead >= 32 && 2*m.idemHead >= len(m.idemExpiry) {
+		k := copy(m.idemExpiry, m.idemExpiry[m.idemHead:])
+		clear(m.idemExpiry[k:])
+		m.idemExpiry, m.idemHead = m.idemExpiry[:k], 0
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -101,4 +102,51 @@ func TestIdempotencyConcurrent(t *testing.T) {
 	assert.Len(t, ids, 1, "one payout id in all responses")
 	assert.Equal(t, n-1, replayed)
 	assert.Len(t, e.srv.Payouts("pk_test_concurrent"), 1, "exactly one payout was created")
+}
+
+// TestIdempotencySweep forgets stored keys in the order they expire, a bounded number per sweep,
+// never a key that a new first request has taken over, and keeps its queue as short as the live keys.
+func TestIdempotencySweep(t *testing.T) {
+	m, err := newMerchant(DefaultPublicKey, DefaultSecretKey)
+	require.NoError(t, err)
+	resp := jsonResponse(http.StatusCreated, []byte(`{}`))
+	const n = 3 * idemSweepBatch
+	for i := range n {
+		key := fmt.Sprint("k", i)
+		e := &idemEntry{done: make(chan struct{})}
+		m.idempotency[key] = e
+		m.storeFirstResponse(key, e, resp) // sweeps too, but nothing has expired yet
+	}
+	require.Len(t, m.idempotency, n, "nothing has expired yet")
+	has := func(i int) bool { _, ok := m.idempotency[fmt.Sprint("k", i)]; return ok }
+	first := m.idempotency["k0"]
+	assert.Nil(t, first.done, "a stored entry lets go of its channel")
+
+	// Only the first half has expired at mid.
+	mid := m.idempotency[fmt.Sprint("k", n/2-1)].expires.Add(time.Nanosecond)
+	// k0 is taken over by a new first request after expiring; its old queue entry must not delete it.
+	replacement := &idemEntry{done: make(chan struct{})}
+	m.idempotency["k0"] = replacement
+	m.sweepIdempotency(mid)
+	assert.Len(t, m.idempotency, n-idemSweepBatch+1, "one sweep forgets at most idemSweepBatch keys; k0's new entry stays")
+	assert.Same(t, replacement, m.idempotency["k0"])
+	assert.False(t, has(1), "the oldest go first")
+	assert.False(t, has(idemSweepBatch-1))
+	assert.True(t, has(idemSweepBatch))
+
+	for range 3 {
+		m.sweepIdempotency(mid)
+	}
+	assert.Len(t, m.idempotency, n/2+1, "the keys that expired by mid are forgotten, no others")
+	assert.False(t, has(n/2-1))
+	assert.True(t, has(n/2))
+
+	end := m.idemExpiry[len(m.idemExpiry)-1].e.expires.Add(time.Nanosecond)
+	for range 3 {
+		m.sweepIdempotency(end)
+	}
+	assert.Len(t, m.idempotency, 1, "every stored key expired")
+	assert.Same(t, replacement, m.idempotency["k0"])
+	assert.Empty(t, m.idemExpiry[m.idemHead:])
+	assert.LessOrEqual(t, len(m.idemExpiry), 64, "the queue is cut back, not kept for the merchant's whole history")
 }

@@ -38,15 +38,17 @@ func (s *Server) initializePayment(req *request) *response {
 		CreatedAt: now, UpdatedAt: now,
 	}}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if p.Reference == "" {
 		p.Reference = m.generateReference()
 	}
 	if holder, ok := s.rules.ClaimReference(m.references, p.Reference, p.PaymentReference); !ok {
+		m.mu.Unlock()
 		return s.duplicateReference(p.Reference, holder)
 	}
 	m.payments[p.PaymentReference] = p
-	return s.success(http.StatusCreated, "Payment initialized", *p)
+	created := *p
+	m.mu.Unlock()
+	return s.success(http.StatusCreated, "Payment initialized", created) // encoded outside m.mu
 }
 
 // generateReference returns a merchant reference no object of m holds. The caller holds m.mu.
@@ -72,23 +74,29 @@ func (s *Server) completePayment(req *request) *response {
 	if fail := s.decode(req.value, &in); fail != nil {
 		return fail
 	}
-	ref := req.params["payment_reference"]
-	m := req.m
+	sent, fail := s.sendPrompt(req.m, req.params["payment_reference"], in.PhoneNumber)
+	if fail != nil {
+		return fail
+	}
+	return s.success(http.StatusAccepted, "Push prompt sent", sent) // encoded outside m.mu
+}
+
+// sendPrompt moves a pending payment to processing, under m.mu, and returns it as it then is.
+func (s *Server) sendPrompt(m *merchant, ref, phone string) (Payment, *response) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	p, ok := m.payments[ref]
 	if !ok {
-		return s.notFound(fmt.Sprintf("No payment %s exists for this merchant; use the paymentReference returned by initialize-payment.", ref))
+		return Payment{}, s.notFound(fmt.Sprintf("No payment %s exists for this merchant; use the paymentReference returned by initialize-payment.", ref))
 	}
 	if p.Status != api.PaymentStatusPending {
-		return s.fail(api.CodeInvalidState, fmt.Sprintf("Payment %s is %s; only a pending payment can be completed.", p.PaymentReference, p.Status), nil, nil)
+		return Payment{}, s.fail(api.CodeInvalidState, fmt.Sprintf("Payment %s is %s; only a pending payment can be completed.", p.PaymentReference, p.Status), nil, nil)
 	}
-	phone := in.PhoneNumber
 	if phone == "" {
 		phone = p.PhoneNumber
 	}
 	if phone == "" {
-		return s.invalid(FieldError{Field: "/phone_number", Reason: "required: the payment has no phone number from initialization, so send the customer's number here"})
+		return Payment{}, s.invalid(FieldError{Field: "/phone_number", Reason: "required: the payment has no phone number from initialization, so send the customer's number here"})
 	}
 	prev := p.Status
 	p.PhoneNumber = phone
@@ -96,7 +104,7 @@ func (s *Server) completePayment(req *request) *response {
 	p.UpdatedAt = s.now()
 	s.emitPayment(m, p, prev)
 	s.after(s.cfg.timings.PromptDelay, func() { s.settlePayment(m, p) })
-	return s.success(http.StatusAccepted, "Push prompt sent", *p)
+	return *p, nil
 }
 
 // settlePayment applies the simulated customer's answer to a processing payment.

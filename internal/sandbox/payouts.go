@@ -22,20 +22,43 @@ func (s *Server) processPayout(req *request) *response {
 	if len(problems) > 0 {
 		return s.invalid(problems...)
 	}
+	s.shareReferenceStrings(&in)
 	m := req.m
 	now := s.now()
 	p := &Payout{Payout: in}
 	p.PayoutID, p.Currency, p.Status, p.CreatedAt, p.UpdatedAt = newID(prefixPayout), country.CurrencyCode, api.PayoutStatusProcessing, now, now
+	created := *p // what the response shows: the settlement may change p as soon as m.mu is released
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if p.Reference != "" {
 		if holder, ok := s.rules.ClaimReference(m.references, p.Reference, p.PayoutID); !ok {
+			m.mu.Unlock()
 			return s.duplicateReference(p.Reference, holder)
 		}
 	}
 	m.payouts[p.PayoutID] = p
 	s.after(s.cfg.timings.PayoutDelay, func() { s.settlePayout(m, p) })
-	return s.success(http.StatusCreated, "Payout is processing", *p)
+	m.mu.Unlock()
+	// Encoded outside m.mu, which every request of the merchant needs.
+	return s.success(http.StatusCreated, "Payout is processing", created)
+}
+
+// shareReferenceStrings replaces the ids a payout names from the reference data (country, bank, kind
+// of transfer) with the reference data's own strings, equal in value. A sandbox keeps every payout,
+// and a million of them holding a million decoded copies of "ctry_zm" is memory and garbage
+// collector work for nothing.
+func (s *Server) shareReferenceStrings(p *api.Payout) {
+	if c, ok := s.refdata.byID[p.CountryID]; ok {
+		p.CountryID = c.ID
+	}
+	if b, ok := s.refdata.banksByID[p.BankID]; ok {
+		p.BankID = b.ID
+	}
+	switch p.TransferTo {
+	case api.TransferToBank:
+		p.TransferTo = api.TransferToBank
+	case api.TransferToMobileNumber:
+		p.TransferTo = api.TransferToMobileNumber
+	}
 }
 
 // decodePayout decodes the body as the request kind its transfer_to names (the document's
@@ -82,10 +105,14 @@ func (s *Server) getPayout(req *request) *response {
 	id := req.params["payout_id"]
 	m := req.m
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	p, ok := m.payouts[id]
+	var out Payout
+	if ok {
+		out = *p
+	}
+	m.mu.Unlock()
 	if !ok {
 		return s.notFound(fmt.Sprintf("No payout %s exists for this merchant.", id))
 	}
-	return s.success(http.StatusOK, "Payout retrieved", *p)
+	return s.success(http.StatusOK, "Payout retrieved", out)
 }

@@ -62,8 +62,7 @@ type Server struct {
 	running  int // timer callbacks (simulated status changes) that fired and have not returned
 	closed   bool
 
-	eventsMu sync.Mutex
-	events   []Event // most recent last, bounded by maxEventLog
+	events *eventStore // emitted events and their delivery attempts
 }
 
 // New builds a sandbox. Without options it has one merchant with DefaultPublicKey and
@@ -102,6 +101,7 @@ func New(opts ...Option) (*Server, error) {
 		refdata:  newRefData(),
 		log:      cfg.logger,
 		timers:   map[*time.Timer]struct{}{},
+		events:   newEventStore(maxEventLog, maxAttemptLog),
 	}
 	seen := map[string]bool{}
 	for _, k := range cfg.merchants {

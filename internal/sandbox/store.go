@@ -68,7 +68,8 @@ type merchant struct {
 	endpoints     map[string]*endpoint
 	endpointOrder []string // ids, oldest first
 	idempotency   map[string]*idemEntry
-	idemInserts   int
+	idemExpiry    []idemStored // keys with a stored response, in order of expiry; [:idemHead] forgotten
+	idemHead      int
 }
 
 func newMerchant(publicKey, secretKey string) (*merchant, error) {

@@ -134,7 +134,7 @@ func (s *Server) deleteWebhookEndpoint(req *request) *response {
 			break
 		}
 	}
-	return &response{status: http.StatusNoContent, header: http.Header{}}
+	return &response{status: http.StatusNoContent}
 }
 
 // endpointSecret is the secret a create or rotate-secret asks for: the one the body supplies, used
