@@ -26,6 +26,8 @@ type conformFlags struct {
 	run                          *regexp.Regexp
 	list                         bool
 	junit, jsonOut               string
+	html, record, spec           string
+	quiet                        bool
 	requireExt                   bool
 	concurrency                  int
 	wait, stall                  time.Duration
@@ -79,7 +81,14 @@ func (f *conformFlags) declare(cmd *cobra.Command) {
 	fs.IntVar(&f.concurrency, "concurrency", f.concurrency, "checks run at once")
 	fs.Var(durationValue{&f.wait}, "wait", "how long to wait for asynchronous outcomes (settlement, webhooks)")
 	fs.Var(durationValue{&f.stall}, "webhook-stall", "how long the receiver stalls to test the target's delivery time-out")
+	fs.StringVar(&f.html, "html", "", "write a self-contained HTML report (failures with their exchanges and curl commands, coverage matrix) to this `file`")
+	fs.StringVar(&f.record, "record", "", "record every HTTP exchange and webhook delivery of the run as HAR 1.2 to this `file` (key values redacted)")
+	fs.StringVar(&f.spec, "spec", "", "run the suite from this OpenAPI `file` instead of the embedded document: derived checks follow it, checks that need something it lacks are skipped with the reason")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "print only failures and the summary (no line per passed or skipped check)")
 	_ = cmd.MarkFlagFilename("junit", "xml")
+	_ = cmd.MarkFlagFilename("html", "html")
+	_ = cmd.MarkFlagFilename("record", "har")
+	_ = cmd.MarkFlagFilename("spec", "yaml", "yml", "json")
 	_ = cmd.MarkFlagFilename("json", "json")
 	_ = cmd.RegisterFlagCompletionFunc("run", completeCheckIDs)
 }
@@ -105,8 +114,11 @@ func (f *conformFlags) keysFromEnv(fs *pflag.FlagSet) {
 // runConform runs the contract suite against --target, or against an embedded sandbox when no target
 // is given, and returns the exit code (conformExitCode) or a usage error.
 func runConform(ctx context.Context, cmd *cobra.Command, f *conformFlags, stdout, stderr io.Writer) (int, error) {
-	checks, err := contracttests.All()
+	checks, spec, err := contracttests.ChecksFor(f.spec)
 	if err != nil {
+		if f.spec != "" {
+			return exitUsage, usageErrorf(cmd, "--spec: %v", err)
+		}
 		fmt.Fprintf(stderr, "malipo conform: %v\n", err)
 		return exitFail, nil
 	}
@@ -126,12 +138,12 @@ func runConform(ctx context.Context, cmd *cobra.Command, f *conformFlags, stdout
 		return exitFail, nil
 	}
 	defer stop()
-	cfg.Run = f.run
+	cfg.Run, cfg.Spec = f.run, spec
 	sum, err := contracttests.Run(ctx, cfg, checks, conformReporters(f, stdout)...)
 	if err != nil {
 		fmt.Fprintf(stderr, "malipo conform: %v\n", err)
 	}
-	return conformExitCode(ctx, sum, err), nil
+	return conformExitCode(sum, err), nil
 }
 
 // completeCheckIDs completes --run with the ids of the checks.
@@ -180,7 +192,13 @@ func conformTarget(f *conformFlags, stdout, stderr io.Writer) (cfg contracttests
 
 // conformReporters returns the text report on stdout and the file reports the flags ask for.
 func conformReporters(f *conformFlags, stdout io.Writer) []contracttests.Reporter {
-	reporters := []contracttests.Reporter{&contracttests.TextReporter{W: stdout}}
+	reporters := []contracttests.Reporter{&contracttests.TextReporter{W: stdout, Quiet: f.quiet}}
+	if f.html != "" {
+		reporters = append(reporters, contracttests.HTMLReporter{Path: f.html})
+	}
+	if f.record != "" {
+		reporters = append(reporters, &contracttests.HARRecorder{Path: f.record})
+	}
 	if f.junit != "" {
 		reporters = append(reporters, contracttests.JUnitReporter{Path: f.junit})
 	}
@@ -194,16 +212,8 @@ func conformReporters(f *conformFlags, stdout io.Writer) []contracttests.Reporte
 // own mapping can replace it. No summary means the run could not happen (usage, setup or connection);
 // an error with a summary means a report could not be written; a failed check is a failure; a run
 // whose context ended (SIGINT) was interrupted, whatever it had found so far.
-func conformExitCode(ctx context.Context, sum *contracttests.Summary, err error) int {
-	switch {
-	case ctx.Err() != nil:
-		return exitInterrupted
-	case sum == nil:
-		return exitUsage
-	case err != nil, !sum.OK():
-		return exitFail
-	}
-	return exitOK
+func conformExitCode(sum *contracttests.Summary, err error) int {
+	return contracttests.ExitCode(sum, err)
 }
 
 func listChecks(w io.Writer, checks []*contracttests.Check, filter *regexp.Regexp) {

@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/specdiff"
 )
 
 // specCommand is `malipo spec`.
@@ -28,6 +30,41 @@ what it declares.`,
 		},
 	}
 	cmd.Flags().BoolVar(&check, "check", false, "load and index the contract and report OK (or what is wrong) instead of printing it")
+	cmd.AddCommand(c.specDiffCommand())
+	return cmd
+}
+
+// specDiffCommand is `malipo spec diff OLD NEW`.
+func (c *cli) specDiffCommand() *cobra.Command {
+	format := "text"
+	cmd := &cobra.Command{
+		Use:   "diff OLD NEW",
+		Short: "list the changes between two versions of the document, and whom each breaking one breaks",
+		Long: `Compares two versions of an OpenAPI document and lists every change, with whom each breaking one
+breaks: API clients (requests they send, responses they parse), webhook receivers (payloads, event
+types, signature headers), conformance (x-malipo-test-values). ` + "`malipo spec > old.yaml`" + ` writes the
+embedded document.
+
+Exit codes: 0 nothing breaks, 1 a change breaks someone, 2 an input cannot be read or the usage is wrong.`,
+		Example: `  malipo spec > old.yaml && malipo spec diff old.yaml openapi/malipo.yaml
+  malipo spec diff --format markdown main.yaml pr.yaml > comment.md`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usageErrorf(cmd, "want two documents, OLD and NEW; got %d argument(s)", len(args))
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			code, err := specdiff.Run(c.stdout, args[0], args[1], format)
+			if err != nil {
+				fmt.Fprintf(c.stderr, "malipo spec diff: %v\n", err)
+			}
+			c.code = code
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", format, "report format: "+strings.Join(specdiff.Formats, ", "))
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(specdiff.Formats, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
