@@ -102,7 +102,8 @@ Exit codes: 0 success, 1 failure (a check failed), 2 usage or setup error, 130 i
 }
 
 // usageTemplate is cobra's usage text, shorter: one usage line, the commands, the flags.
-const usageTemplate = `Usage: {{if .HasAvailableSubCommands}}{{.CommandPath}} <command> [flags]{{else}}{{.UseLine}}{{end}}
+const usageTemplate = `Usage: {{if and .Runnable .HasAvailableSubCommands .HasParent}}{{.UseLine}}
+       {{.CommandPath}} <command> [flags]{{else if .HasAvailableSubCommands}}{{.CommandPath}} <command> [flags]{{else}}{{.UseLine}}{{end}}
 {{- if .HasAvailableSubCommands}}
 
 Commands:{{range .Commands}}{{if (or .IsAvailableCommand (eq .Name "help"))}}
