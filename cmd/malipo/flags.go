@@ -193,7 +193,7 @@ func flagError(cmd *cobra.Command, err error) error {
 		return usageErrorf(cmd, "--%s needs a value: --%s %s", f.Name, f.Name, kind)
 	case errors.As(err, &invalid):
 		f := invalid.GetFlag()
-		cause := errors.Unwrap(err)
+		cause := invalid.Unwrap()
 		var num *strconv.NumError
 		if errors.As(cause, &num) {
 			switch f.Value.Type() {

@@ -265,9 +265,25 @@ func forget(ctx context.Context, mv module.Version) {
 		return nil
 	})
 	_ = os.RemoveAll(extracted)
-	downloads, _ := filepath.Glob(filepath.Join(cache, "cache", "download", filepath.FromSlash(escaped), "@v", escapedVer+".*"))
+	dir := filepath.Join(cache, "cache", "download", filepath.FromSlash(escaped), "@v")
+	downloads, _ := filepath.Glob(filepath.Join(dir, escapedVer+".*"))
 	for _, p := range downloads {
 		_ = os.Remove(p)
+	}
+	// The go command also lists the versions it downloaded; keep the others.
+	list := filepath.Join(dir, "list")
+	if data, err := os.ReadFile(list); err == nil {
+		var keep []string
+		for _, v := range strings.Fields(string(data)) {
+			if v != mv.Version {
+				keep = append(keep, v)
+			}
+		}
+		if len(keep) == 0 {
+			_ = os.Remove(list)
+		} else {
+			_ = os.WriteFile(list, []byte(strings.Join(keep, "\n")+"\n"), 0o644)
+		}
 	}
 }
 
