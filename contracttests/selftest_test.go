@@ -148,14 +148,15 @@ func failedChecks(fault faults.Fault, checks []*contracttests.Check) (failed []s
 	}
 	// Ten faulty runs side by side keep both cores busy, and a delivery attempt can then outlast the
 	// embedded 300 ms time-out for no fault of the sandbox's; with the no-webhook-retry fault such an
-	// attempt is never retried, and a state check outside that fault's rule would fail. A 2 s time-out
-	// (and a receiver stall past it) keeps every verdict about the fault alone.
-	faulty = append(faulty, sandbox.WithWebhookTimeout(2*time.Second))
+	// attempt is never retried, and a state check outside that fault's rule would fail. A 1 s time-out
+	// (and a receiver stall past it, whose retry still lands well inside the 3 s wait below) keeps every
+	// verdict about the fault alone.
+	faulty = append(faulty, sandbox.WithWebhookTimeout(time.Second))
 	cfg, stop, err := contracttests.StartEmbeddedWith(faulty...)
 	if err != nil {
 		return nil, err
 	}
-	cfg.WebhookStall = 3 * time.Second
+	cfg.WebhookStall = 1500 * time.Millisecond
 	defer func() { err = errors.Join(err, stop()) }()
 	// The embedded timings are milliseconds: a check still waiting after 3 s has caught the fault.
 	cfg.EventuallyTimeout = 3 * time.Second
