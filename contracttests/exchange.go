@@ -255,7 +255,9 @@ func (t *T) requestEvidence(req *http.Request, r *request) Evidence {
 }
 
 // transportFailure records a request that got no (whole) response as evidence with its error, and
-// ends the check with a failure pointing at it.
+// ends the check with a failure pointing at it. While the run goes on, it first asks whether the target
+// still answers at all (confirmAlive): if not, the run is aborted, and this check, like every other one
+// in flight, is interrupted rather than failed (T.fail records nothing once the run has stopped).
 func (t *T) transportFailure(ev Evidence, r *request, err error) {
 	if t.ctx.Err() == nil {
 		t.suite.confirmAlive(t.check.ID, err)

@@ -140,16 +140,6 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// transportFailed ends the check after a request to the target got no answer (err). While the run
-// goes on, it first asks whether the target still answers at all (confirmAlive): if not, the run is
-// aborted and this check, like every other one in flight, is interrupted rather than failed.
-func (t *T) transportFailed(method, path string, err error) {
-	if t.ctx.Err() == nil {
-		t.suite.confirmAlive(t.check.ID, err)
-	}
-	t.Fatalf("%s %s: %v", method, path, err)
-}
-
 // confirmAlive asks the target for something every implementation answers, twice a moment apart;
 // when neither gets an answer the target has stopped answering, and the run stops with a cause that
 // wraps ErrUnreachable and names the check that noticed. One probe runs at a time: the checks that
