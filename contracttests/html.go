@@ -94,6 +94,11 @@ type htmlPage struct {
 	Skipped   int
 	// Other counts checks that neither passed, failed nor were skipped (a check the run could not end).
 	Other int
+	// Aborted says why the run stopped before every check had run (Summary.Aborted); Interrupted and
+	// NotRun count the checks it left without a verdict. A stopped run with no failure is not
+	// "not conformant": the page says there is no verdict, as the exit code (2) does.
+	Aborted             string
+	Interrupted, NotRun int
 
 	// Failures are the checks that failed (or ended otherwise), in id order.
 	Failures   []htmlResult
@@ -182,7 +187,8 @@ func newHTMLPage(s *Summary, now time.Time) htmlPage {
 	p := htmlPage{CSS: htmlReport.css, JS: htmlReport.js, Policy: htmlReport.policy,
 		Target: s.Target, OK: s.OK(), Generated: now.UTC().Format(time.RFC3339),
 		Duration: s.Duration.Round(time.Millisecond).String(), Total: len(s.Results),
-		Passed: s.Passed, Failed: s.Failed, Skipped: s.Skipped}
+		Passed: s.Passed, Failed: s.Failed, Skipped: s.Skipped,
+		Aborted: s.Aborted, Interrupted: s.Interrupted, NotRun: s.NotRun}
 	byCat := map[Category]*htmlCategory{}
 	var cats []Category
 	for _, res := range s.Results {

@@ -254,3 +254,26 @@ func TestHTMLReportEscapesWhatTheTargetSent(t *testing.T) {
 	assert.Regexp(t, `<td class="cell not-seen" data-code="200" data-state="not-seen"`, page)
 	assert.Regexp(t, `<td class="cell seen" data-code="401" data-state="seen"`, page)
 }
+
+// A run that stopped early (the target went away) has no verdict unless a check had already failed:
+// the page says so and why, as the text report and the exit code (2) do, rather than "Not conformant".
+func TestHTMLReportOfARunThatStoppedEarly(t *testing.T) {
+	why := "the target stopped answering after check state.payout.bank.paid: connection refused"
+	for _, tc := range []struct {
+		failed  int
+		verdict string
+	}{
+		{0, "No verdict: the run stopped early"},
+		{1, "Not conformant"},
+	} {
+		sum := &contracttests.Summary{Target: "http://127.0.0.1:1", Passed: 3, Failed: tc.failed, Interrupted: 2, NotRun: 40, Aborted: why}
+		path := filepath.Join(t.TempDir(), "report.html")
+		require.NoError(t, contracttests.HTMLReporter{Path: path}.Finish(sum))
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		page := string(data)
+		assert.Contains(t, page, `<p class="verdict" id="verdict">`+tc.verdict+`</p>`)
+		assert.Contains(t, page, `<p class="aborted" id="aborted">Run stopped early: `+why+`</p>`)
+		assert.Regexp(t, `; 2 interrupted, 40 not run</dd>`, page)
+	}
+}

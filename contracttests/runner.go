@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
-	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // Config says what to check and how.
@@ -114,6 +113,9 @@ type suite struct {
 	receiver   *Receiver
 	coverage   *coverageRecorder
 	extensions bool
+	// extensionProbe is the request (method and path, in the run's document) whose 404 meant the
+	// target lacks the webhook-endpoint extension.
+	extensionProbe string
 	ref        refCache
 	// errorStatuses is the spec's error table (code → HTTP status); ExpectError checks itself against it.
 	errorStatuses map[int]int
@@ -285,9 +287,6 @@ func (s *Summary) count() {
 	}
 }
 
-// extensionProbe is the request whose 404 means the target lacks the webhook-endpoint extension.
-var extensionProbe = api.OpListWebhookEndpoints().Method + " " + api.OpListWebhookEndpoints().Path
-
 // runAll runs the checks, Concurrency at a time, and starts none once ctx has ended.
 func (s *suite) runAll(ctx context.Context, checks []*Check, report func(Result)) {
 	sem := make(chan struct{}, s.cfg.Concurrency)
@@ -310,22 +309,23 @@ func (s *suite) runAll(ctx context.Context, checks []*Check, report func(Result)
 
 func (s *suite) runOne(ctx context.Context, c *Check) Result {
 	res := Result{Check: c, ID: c.ID, Category: c.Category}
+	// What the document lacks comes first: a check of an operation the document does not have is
+	// skipped for that reason, whatever the target answered to the extension probe.
+	if reason := s.missingCover(c); reason != "" {
+		res.Outcome, res.SkipReason = Skipped, reason
+		return res
+	}
 	switch {
 	case c.Extension && !s.extensions && !s.cfg.RequireExtensions:
-		res.Outcome, res.SkipReason = Skipped, "the target does not implement the webhook-endpoint extension ("+extensionProbe+" answered 404)"
+		res.Outcome, res.SkipReason = Skipped, "the target does not implement the webhook-endpoint extension ("+s.extensionProbe+" answered 404)"
 		return res
 	case c.Extension && !s.extensions:
 		res.Outcome = Failed
-		res.Failures = []Failure{{Message: "the webhook-endpoint extension is required (--require-extensions) but " + extensionProbe + " answered 404"}}
+		res.Failures = []Failure{{Message: "the webhook-endpoint extension is required (--require-extensions) but " + s.extensionProbe + " answered 404"}}
 		return res
 	case c.NeedsSecondMerchant && s.cfg.OtherMerchant == nil:
 		res.Outcome, res.SkipReason = Skipped, "needs a second merchant's keys (--other-public-key, --other-secret-key)"
 		return res
-	default:
-		if reason := s.missingCover(c); reason != "" {
-			res.Outcome, res.SkipReason = Skipped, reason
-			return res
-		}
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CheckTimeout)
 	defer cancel()

@@ -3,6 +3,9 @@ package contracttests_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"regexp"
 	"slices"
@@ -151,7 +154,7 @@ func failedChecks(fault faults.Fault, checks []*contracttests.Check) (failed []s
 	// attempt is never retried, and a state check outside that fault's rule would fail. A 1 s time-out
 	// (and a receiver stall past it, whose retry still lands well inside the 3 s wait below) keeps every
 	// verdict about the fault alone.
-	faulty = append(faulty, sandbox.WithWebhookTimeout(time.Second))
+	faulty = append(faulty, sandbox.WithWebhookTimeout(time.Second), sandbox.WithHTTPClient(loopbackOnlyClient()))
 	cfg, stop, err := contracttests.StartEmbeddedWith(faulty...)
 	if err != nil {
 		return nil, err
@@ -170,6 +173,28 @@ func failedChecks(fault faults.Fault, checks []*contracttests.Check) (failed []s
 		}
 	}
 	return failed, nil
+}
+
+// loopbackOnlyClient is the faulty sandboxes' webhook client: it delivers to loopback addresses only
+// and refuses any other host at once, without a DNS lookup. A fault that lets unusable webhook URLs
+// in (accept-invalid-input) has the sandbox deliver to hosts such as merchant.example.org; tests talk
+// only to loopback, and a lookup that hangs until the delivery time-out would hold a delivery slot per
+// attempt, delaying the deliveries of unrelated checks past their wait (seen: state checks failing
+// "no delivery" under that fault alone).
+func loopbackOnlyClient() *http.Client {
+	dialer := &net.Dialer{}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, err
+		}
+		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+			return nil, fmt.Errorf("the self-test delivers to loopback only, not to %s", host)
+		}
+		return dialer.DialContext(ctx, network, addr)
+	}
+	return &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
 func firstMatch(checks []*contracttests.Check, re *regexp.Regexp) string {

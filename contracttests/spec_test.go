@@ -130,6 +130,29 @@ func TestHandWrittenChecksFollowAMovedPath(t *testing.T) {
 	}
 }
 
+// The extension probe follows the run's document too: a document that moves the webhook-endpoint
+// paths probes the moved path, so a target serving the old paths has the extension's checks skipped,
+// naming the probe it answered 404 to, and a target serving the moved document has them run and pass.
+func TestTheExtensionProbeFollowsAMovedPath(t *testing.T) {
+	const moved = "/v2/webhook-endpoints"
+	spec := variant(t, func(d *docedit.Doc) error {
+		return d.Rename(pathPointer(api.OpListWebhookEndpoints()), moved)
+	})
+	const crud = `^extensions\.webhook-endpoints\.crud$`
+	old := runWith(t, spec, crud)["extensions.webhook-endpoints.crud"]
+	assert.Equal(t, contracttests.Skipped, old.Outcome)
+	assert.Equal(t, "the target does not implement the webhook-endpoint extension (GET "+moved+" answered 404)", old.SkipReason)
+
+	same := runWith(t, spec, crud, sandbox.WithSpec(spec))["extensions.webhook-endpoints.crud"]
+	assert.Equal(t, contracttests.Passed, same.Outcome, "%v", same.Failures)
+
+	// A document without the extension skips its checks for that reason, not for a 404.
+	none := variant(t, func(d *docedit.Doc) error { return d.Remove(pathPointer(api.OpListWebhookEndpoints())) })
+	gone := runWith(t, none, crud)["extensions.webhook-endpoints.crud"]
+	assert.Equal(t, contracttests.Skipped, gone.Outcome)
+	assert.Regexp(t, `^the document has no operation \w+WebhookEndpoints?, which this check needs$`, gone.SkipReason)
+}
+
 // A document that lacks an operation, a kind of test value, a request example and a webhook type:
 // the whole suite runs against the embedded sandbox, and the checks that need what is missing are
 // skipped saying what, with no failure (and so no panic, which would be one).

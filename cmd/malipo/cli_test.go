@@ -152,6 +152,7 @@ func TestUsageErrorsAreOneLineAndAHint(t *testing.T) {
 		{[]string{"conform", "--taget", "http://127.0.0.1:1"}, "malipo conform: unknown flag --taget; did you mean --target?", conformHint},
 		{[]string{"sandbox", "--payout-delay", "5"}, "malipo sandbox: --payout-delay 5: a duration needs a unit, e.g. 5s or 500ms", sandboxHint},
 		{[]string{"conform", "--wait=30"}, "malipo conform: --wait 30: a duration needs a unit, e.g. 30s or 500ms", conformHint},
+		{[]string{"conform", "--settle", "-1s"}, "malipo conform: --settle -1s: a time to wait cannot be negative; give 0 to follow the target", conformHint},
 		{[]string{"conform", "--webhook-stall", "soon"}, "malipo conform: --webhook-stall soon: not a duration; write it like 500ms, 5s or 2m", conformHint},
 		{[]string{"sandbox", "--webhook-retry-schedule", "1s,5"}, `malipo sandbox: --webhook-retry-schedule 1s,5: "5" needs a unit, e.g. 5s or 500ms`, sandboxHint},
 		{[]string{"conform", "--target", "127.0.0.1:8080"}, "malipo conform: --target 127.0.0.1:8080: no scheme; did you mean http://127.0.0.1:8080?", conformHint},

@@ -30,7 +30,7 @@ type conformFlags struct {
 	quiet                        bool
 	requireExt                   bool
 	concurrency                  int
-	wait, stall                  time.Duration
+	wait, stall, settle          time.Duration
 }
 
 // conformCommand is `malipo conform`.
@@ -81,6 +81,7 @@ func (f *conformFlags) declare(cmd *cobra.Command) {
 	fs.IntVar(&f.concurrency, "concurrency", f.concurrency, "checks run at once")
 	fs.Var(durationValue{&f.wait}, "wait", "how long to wait for asynchronous outcomes (settlement, webhooks)")
 	fs.Var(durationValue{&f.stall}, "webhook-stall", "how long the receiver stalls to test the target's delivery time-out")
+	fs.Var(durationValue{&f.settle}, "settle", "fixed time to wait when checking that something does NOT happen (no second webhook, no state change); 0 follows the target: 3x its slowest observed outcome")
 	fs.StringVar(&f.html, "html", "", "write a self-contained HTML report (failures with their exchanges and curl commands, coverage matrix) to this `file`")
 	fs.StringVar(&f.record, "record", "", "record every HTTP exchange and webhook delivery of the run as HAR 1.2 to this `file` (key values redacted)")
 	fs.StringVar(&f.spec, "spec", "", "run the suite from this OpenAPI `file` instead of the embedded document: derived checks follow it, checks that need something it lacks are skipped with the reason")
@@ -128,6 +129,9 @@ func runConform(ctx context.Context, cmd *cobra.Command, f *conformFlags, stdout
 	}
 	if (f.otherPublic == "") != (f.otherSecret == "") {
 		return exitUsage, usageErrorf(cmd, "give both --other-public-key and --other-secret-key (or MALIPO_OTHER_PUBLIC_KEY and MALIPO_OTHER_SECRET_KEY), or neither")
+	}
+	if f.settle < 0 {
+		return exitUsage, usageErrorf(cmd, "--settle %s: a time to wait cannot be negative; give 0 to follow the target", f.settle)
 	}
 	if f.target != "" && (f.publicKey == "" || f.secretKey == "") {
 		return exitUsage, usageErrorf(cmd, "--target needs --public-key and --secret-key (or MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY)")
@@ -187,6 +191,7 @@ func conformTarget(f *conformFlags, stdout, stderr io.Writer) (cfg contracttests
 	}
 	cfg.WebhookListen, cfg.WebhookURL = f.listen, f.hookURL
 	cfg.RequireExtensions, cfg.Concurrency = f.requireExt, f.concurrency
+	cfg.SettleTime = f.settle
 	return cfg, stop, nil
 }
 

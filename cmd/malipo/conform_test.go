@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
+	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -146,5 +148,27 @@ func TestConformUsageErrors(t *testing.T) {
 			assert.Equal(t, exitUsage, run(context.Background(), c.args, &out, &errOut))
 			assert.Contains(t, errOut.String(), c.want)
 		})
+	}
+}
+
+// --settle reaches the run's configuration, against a target and against the embedded sandbox; without it
+// the settle windows follow the target (zero).
+func TestConformSettleFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{[]string{"--target", "http://127.0.0.1:1", "--settle", "750ms"}, 750 * time.Millisecond},
+		{[]string{"--settle=2s"}, 2 * time.Second},
+		{[]string{"--target", "http://127.0.0.1:1"}, 0},
+	} {
+		cmd := &cobra.Command{Use: "conform"}
+		f := &conformFlags{}
+		f.declare(cmd)
+		require.NoError(t, cmd.ParseFlags(tc.args))
+		cfg, stop, err := conformTarget(f, io.Discard, io.Discard)
+		require.NoError(t, err)
+		stop()
+		assert.Equal(t, tc.want, cfg.SettleTime, "%v", tc.args)
 	}
 }
