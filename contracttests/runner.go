@@ -116,7 +116,7 @@ type suite struct {
 	// extensionProbe is the request (method and path, in the run's document) whose 404 meant the
 	// target lacks the webhook-endpoint extension.
 	extensionProbe string
-	ref        refCache
+	ref            refCache
 	// errorStatuses is the spec's error table (code → HTTP status); ExpectError checks itself against it.
 	errorStatuses map[int]int
 	inputs        Inputs
