@@ -20,6 +20,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -62,6 +63,9 @@ type Operation struct {
 	Path string
 	// Webhook is true for entries of the document's top-level `webhooks`.
 	Webhook bool
+	// SandboxOnly is true for operations of a tag marked x-malipo-sandbox-only (the sandbox's
+	// controls): a production implementation does not have them, so nothing checks that it does.
+	SandboxOnly bool
 	// KeyHeaders lists, for each alternative security requirement, the key headers it needs
 	// (`[["public-key","secret-key"]]`). Empty means no authentication.
 	KeyHeaders [][]string
@@ -235,6 +239,19 @@ func (s *Spec) index() error {
 	return nil
 }
 
+// taggedWith reports whether one of op's tags is marked with the extension key set to true.
+func (s *Spec) taggedWith(op *v3.Operation, key string) bool {
+	for _, tag := range s.model.Tags {
+		if tag == nil || tag.Extensions == nil || !slices.Contains(op.Tags, tag.Name) {
+			continue
+		}
+		if node, ok := tag.Extensions.Get(key); ok && node != nil && node.Value == "true" {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *Spec) add(path, method string, op *v3.Operation, item *v3.PathItem, webhook bool, location string) error {
 	if op.OperationId == "" {
 		return fmt.Errorf("%s %s has no operationId: every operation needs one", method, path)
@@ -242,7 +259,8 @@ func (s *Spec) add(path, method string, op *v3.Operation, item *v3.PathItem, web
 	if _, dup := s.byID[op.OperationId]; dup {
 		return fmt.Errorf("operationId %q is used twice", op.OperationId)
 	}
-	o := &Operation{ID: op.OperationId, Method: method, Path: path, Webhook: webhook, Op: op, pathItem: item, location: location}
+	o := &Operation{ID: op.OperationId, Method: method, Path: path, Webhook: webhook, Op: op, pathItem: item, location: location,
+		SandboxOnly: s.taggedWith(op, "x-malipo-sandbox-only")}
 	reqs := s.model.Security
 	if op.Security != nil {
 		reqs = op.Security

@@ -80,6 +80,12 @@ func TestEveryDesignOperationIsDocumented(t *testing.T) {
 	}
 	var got []string
 	for _, op := range s.Operations() {
+		if op.SandboxOnly {
+			// The sandbox's controls: documented in the same file, under their own tag, and not part
+			// of the v1 API an implementation offers.
+			assert.True(t, strings.HasPrefix(op.Path, "/v1/sandbox/"), "%s: a sandbox control lives under /v1/sandbox/, not %s", op.ID, op.Path)
+			continue
+		}
 		got = append(got, op.ID)
 	}
 	assert.ElementsMatch(t, ids, got, "the document has operations the v1 API does not have, or lacks some")

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -199,6 +200,13 @@ func (d *dispatcher) attempt(del *delivery, target string, out *Outgoing) (att A
 		URL: target, EndpointID: del.endpointID, Number: out.Number, EventEmitted: del.event.Emitted, Started: time.Now()}
 	defer func() { att.Duration = time.Since(att.Started) }()
 
+	if f, failing := del.merchant.failingDelivery(target, att.Started); failing {
+		// A sandbox control (controls.go): the attempt fails as if the receiver had answered, and
+		// nothing is sent.
+		att.StatusCode = int(f.StatusCode)
+		att.Error = fmt.Sprintf("not sent: the sandbox fails deliveries to this URL until %s (delivery failure %s)", f.ExpiresAt.Format(time.RFC3339), f.ID)
+		return att
+	}
 	body := out.Body
 	ctx, cancel := context.WithTimeout(d.ctx, d.s.cfg.webhookTimeout)
 	defer cancel()

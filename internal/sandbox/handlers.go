@@ -27,6 +27,12 @@ var handlers = map[string]handlerFunc{
 	api.OpUpdateWebhookEndpoint().ID:       (*Server).updateWebhookEndpoint,
 	api.OpDeleteWebhookEndpoint().ID:       (*Server).deleteWebhookEndpoint,
 	api.OpRotateWebhookEndpointSecret().ID: (*Server).rotateWebhookEndpointSecret,
+	// Sandbox controls (controls.go): no production implementation has these.
+	api.OpSettleSandboxPayment().ID:         (*Server).settleSandboxPayment,
+	api.OpSettleSandboxPayout().ID:          (*Server).settleSandboxPayout,
+	api.OpCreateSandboxDeliveryFailure().ID: (*Server).createSandboxDeliveryFailure,
+	api.OpListSandboxDeliveryFailures().ID:  (*Server).listSandboxDeliveryFailures,
+	api.OpDeleteSandboxDeliveryFailure().ID: (*Server).deleteSandboxDeliveryFailure,
 }
 
 // hasBody reports whether the operation declares a request body, i.e. whether the sandbox reads one.

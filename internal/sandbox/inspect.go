@@ -1,5 +1,7 @@
 package sandbox
 
+import "github.com/malipo/terraform-provider-malipo/openapi/api"
+
 // In-process inspection of the store. Tests of this package, the contract suite and the Terraform
 // provider's CheckDestroy read the sandbox's state through these, never through its unexported maps.
 // Every method returns a copy, so callers cannot change the sandbox behind its locks.
@@ -72,4 +74,20 @@ func (s *Server) WebhookEndpoint(publicKey, id string) (WebhookEndpoint, bool) {
 		return WebhookEndpoint{}, false
 	}
 	return e.copyPublic(), true
+}
+
+// DeliveryFailures returns the delivery failures (a sandbox control) in force for the merchant with
+// publicKey, oldest first.
+func (s *Server) DeliveryFailures(publicKey string) []api.SandboxDeliveryFailure {
+	m := s.merchantOf(publicKey)
+	if m == nil {
+		return nil
+	}
+	m.failuresMu.Lock()
+	defer m.failuresMu.Unlock()
+	var out []api.SandboxDeliveryFailure
+	for _, f := range m.activeFailures(s.cfg.clock()) {
+		out = append(out, f.SandboxDeliveryFailure)
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
@@ -53,6 +54,12 @@ var seedSources = []seedSource{
 	{example: "PayoutFailed", path: "data", kind: "payout"},
 	// we_2b7c9d1e4f6a8b30, with the secret the create example shows.
 	{example: "WebhookEndpointWithSecret", path: "data", kind: "endpoint"},
+	// Sandbox controls: pay_6c1e9a7b3d5f2e80 (order-2077) and po_3ddaf89f9f963ecc (inv-93) start
+	// processing, for the settle examples to settle; df_4c2e8a6b1d3f5e70 is in force for as long as its
+	// example says (two minutes from the start) against the documentation's URL, for the delete example.
+	{example: "SandboxSettledPayment", path: "data", kind: "payment", status: string(api.PaymentStatusProcessing)},
+	{example: "SandboxSettledPayout", path: "data", kind: "payout", status: string(api.PayoutStatusProcessing)},
+	{example: "SandboxDeliveryFailureDown", path: "data", kind: "deliveryFailure"},
 }
 
 // WithSeedData turns the seed data on (the default) or off. Off gives the default merchant an empty
@@ -126,6 +133,17 @@ func (s *Server) seedOne(m *merchant, src seedSource, raw json.RawMessage) error
 		}
 		m.endpoints[e.ID] = &endpoint{WebhookEndpoint: e.WebhookEndpoint, secret: secret, seeded: true}
 		m.endpointOrder = append(m.endpointOrder, e.ID)
+	case "deliveryFailure":
+		var f deliveryFailure
+		if err := json.Unmarshal(raw, &f.SandboxDeliveryFailure); err != nil {
+			return err
+		}
+		now := s.cfg.clock().UTC()
+		f.until = now.Add(f.ExpiresAt.Sub(f.CreatedAt))
+		f.CreatedAt, f.ExpiresAt = now.Truncate(time.Second), f.until.Truncate(time.Second)
+		m.failuresMu.Lock()
+		m.failures = append(m.failures, &f)
+		m.failuresMu.Unlock()
 	default:
 		return fmt.Errorf("unknown seed kind %q", src.kind)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/stretchr/testify/assert"
@@ -47,6 +48,19 @@ func TestSeedObjectsAreTheirExamples(t *testing.T) {
 			require.True(t, ok, src.example)
 			got = ep
 			delete(want, "secret")
+		case "deliveryFailure":
+			// In force from the sandbox's start for as long as the example's: its times are the
+			// example's moved to now.
+			i := slices.IndexFunc(e.srv.DeliveryFailures(DefaultPublicKey), func(f api.SandboxDeliveryFailure) bool { return f.ID == want["id"] })
+			require.GreaterOrEqual(t, i, 0, src.example)
+			f := e.srv.DeliveryFailures(DefaultPublicKey)[i]
+			created, _ := time.Parse(time.RFC3339, want["created_at"].(string))
+			expires, _ := time.Parse(time.RFC3339, want["expires_at"].(string))
+			assert.InDelta(t, expires.Sub(created).Seconds(), f.ExpiresAt.Sub(f.CreatedAt).Seconds(), 1, src.example)
+			want["created_at"], want["expires_at"] = f.CreatedAt.Format(time.RFC3339), f.ExpiresAt.Format(time.RFC3339)
+			got = f
+		default:
+			t.Fatalf("seed kind %q is not compared with its example", src.kind)
 		}
 		var gotMap map[string]any
 		data, err := json.Marshal(got)
@@ -271,7 +285,7 @@ func nodeJSON(t *testing.T, node interface{ Decode(any) error }) json.RawMessage
 // Seeds belong to the default merchant only.
 func TestOnlyTheDefaultMerchantIsSeeded(t *testing.T) {
 	e := newEnv(t, WithSeedData(true))
-	assert.Len(t, e.srv.Payouts(DefaultPublicKey), 2)
+	assert.Len(t, e.srv.Payouts(DefaultPublicKey), seededPayouts())
 	assert.Empty(t, e.srv.Payouts(otherPublicKey))
 	other := e.client.as(otherPublicKey, otherSecretKey)
 	assert.Equal(t, http.StatusNotFound, other.do(http.MethodGet, api.OpGetTransactionStatus().URL("order-1042"), nil).status)
@@ -337,7 +351,9 @@ func TestWithSeedDataOff(t *testing.T) {
 	on, err := New()
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = on.Close() })
-	assert.Len(t, on.Payouts(DefaultPublicKey), 2, "New seeds by default")
+	assert.Len(t, on.Payouts(DefaultPublicKey), seededPayouts(), "New seeds by default")
+	assert.NotEmpty(t, on.DeliveryFailures(DefaultPublicKey), "New seeds by default")
+	assert.Empty(t, srv.DeliveryFailures(DefaultPublicKey))
 }
 
 // TestSchemaRequestExamplesCreateInAFreshSandbox: the examples of the request schemas are pasted as
@@ -368,4 +384,15 @@ func TestSchemaRequestExamplesCreateInAFreshSandbox(t *testing.T) {
 	for prefix := range paths {
 		assert.Positive(t, tried[prefix], "every request schema has an example: none under %s", prefix)
 	}
+}
+
+// seededPayouts counts the payouts the seed data has.
+func seededPayouts() int {
+	n := 0
+	for _, src := range seedSources {
+		if src.kind == "payout" {
+			n++
+		}
+	}
+	return n
 }

@@ -70,6 +70,11 @@ type merchant struct {
 	idempotency   map[string]*idemEntry
 	idemExpiry    []idemStored // keys with a stored response, in order of expiry; [:idemHead] forgotten
 	idemHead      int
+
+	// failuresMu guards failures apart from mu: the dispatcher reads them on every attempt, and a
+	// delivery must not wait for the merchant's requests (nor they for it).
+	failuresMu sync.Mutex
+	failures   []*deliveryFailure // sandbox control: deliveries to these URLs fail until they expire
 }
 
 func newMerchant(publicKey, secretKey string) (*merchant, error) {

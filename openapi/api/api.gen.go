@@ -121,9 +121,49 @@ func OpRotateWebhookEndpointSecret() Operation {
 		responses: []string{"200", "400", "401", "404", "409", "413", "415", "429", "500"}}
 }
 
+// OpSettleSandboxPayment returns `POST /v1/sandbox/payments/{payment_reference}/settle`: Sandbox only: settle a payment now. Each call returns a new value, so no caller can change the
+// table for others.
+func OpSettleSandboxPayment() Operation {
+	return Operation{ID: "settleSandboxPayment", Method: "POST", Path: "/v1/sandbox/payments/{payment_reference}/settle", Summary: "Sandbox only: settle a payment now", Extension: false,
+		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
+		responses: []string{"200", "400", "401", "404", "413", "415", "422", "429", "500"}}
+}
+
+// OpSettleSandboxPayout returns `POST /v1/sandbox/payouts/{payout_id}/settle`: Sandbox only: settle a payout now. Each call returns a new value, so no caller can change the
+// table for others.
+func OpSettleSandboxPayout() Operation {
+	return Operation{ID: "settleSandboxPayout", Method: "POST", Path: "/v1/sandbox/payouts/{payout_id}/settle", Summary: "Sandbox only: settle a payout now", Extension: false,
+		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
+		responses: []string{"200", "400", "401", "404", "413", "415", "422", "429", "500"}}
+}
+
+// OpCreateSandboxDeliveryFailure returns `POST /v1/sandbox/delivery-failures`: Sandbox only: make deliveries to a URL fail for a while. Each call returns a new value, so no caller can change the
+// table for others.
+func OpCreateSandboxDeliveryFailure() Operation {
+	return Operation{ID: "createSandboxDeliveryFailure", Method: "POST", Path: "/v1/sandbox/delivery-failures", Summary: "Sandbox only: make deliveries to a URL fail for a while", Extension: false,
+		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
+		responses: []string{"201", "400", "401", "413", "415", "429", "500"}}
+}
+
+// OpListSandboxDeliveryFailures returns `GET /v1/sandbox/delivery-failures`: Sandbox only: list the delivery failures in force. Each call returns a new value, so no caller can change the
+// table for others.
+func OpListSandboxDeliveryFailures() Operation {
+	return Operation{ID: "listSandboxDeliveryFailures", Method: "GET", Path: "/v1/sandbox/delivery-failures", Summary: "Sandbox only: list the delivery failures in force", Extension: false,
+		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
+		responses: []string{"200", "401", "429", "500"}}
+}
+
+// OpDeleteSandboxDeliveryFailure returns `DELETE /v1/sandbox/delivery-failures/{id}`: Sandbox only: end a delivery failure now. Each call returns a new value, so no caller can change the
+// table for others.
+func OpDeleteSandboxDeliveryFailure() Operation {
+	return Operation{ID: "deleteSandboxDeliveryFailure", Method: "DELETE", Path: "/v1/sandbox/delivery-failures/{id}", Summary: "Sandbox only: end a delivery failure now", Extension: false,
+		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
+		responses: []string{"204", "401", "404", "429", "500"}}
+}
+
 // Operations returns every operation of the document, in document order.
 func Operations() []Operation {
-	return []Operation{OpInitializePayment(), OpCompletePayment(), OpGetTransactionStatus(), OpProcessPayout(), OpGetPayout(), OpListCountries(), OpListBanks(), OpCreateWebhookEndpoint(), OpListWebhookEndpoints(), OpGetWebhookEndpoint(), OpUpdateWebhookEndpoint(), OpDeleteWebhookEndpoint(), OpRotateWebhookEndpointSecret()}
+	return []Operation{OpInitializePayment(), OpCompletePayment(), OpGetTransactionStatus(), OpProcessPayout(), OpGetPayout(), OpListCountries(), OpListBanks(), OpCreateWebhookEndpoint(), OpListWebhookEndpoints(), OpGetWebhookEndpoint(), OpUpdateWebhookEndpoint(), OpDeleteWebhookEndpoint(), OpRotateWebhookEndpointSecret(), OpSettleSandboxPayment(), OpSettleSandboxPayout(), OpCreateSandboxDeliveryFailure(), OpListSandboxDeliveryFailures(), OpDeleteSandboxDeliveryFailure()}
 }
 
 // Error codes: the document's ErrorCode table.
@@ -615,6 +655,51 @@ type WebhookEndpointSecretResponse = Envelope[WebhookEndpointWithSecret]
 //
 // Envelope around the merchant's webhook endpoints.
 type WebhookEndpointListResponse = Envelope[[]WebhookEndpoint]
+
+// SandboxSettleRequest is the document's SandboxSettleRequest object.
+//
+// How a sandbox control settles a payment or payout. `failure_reason` is required with `failed` and
+// refused with `success`.
+type SandboxSettleRequest struct {
+	// The final status to settle with.
+	Status        PaymentStatus `json:"status"`
+	FailureReason FailureReason `json:"failure_reason,omitempty"`
+}
+
+// SandboxDeliveryFailureRequest is the document's SandboxDeliveryFailureRequest object.
+//
+// A URL whose webhook deliveries fail for a while (sandbox control).
+type SandboxDeliveryFailureRequest struct {
+	// The receiver URL, exactly as deliveries use it (an object's `webhook_url` or an endpoint's `url`).
+	URL string `json:"url"`
+	// The HTTP status each attempt fails with, as if the receiver had answered it.
+	StatusCode *int64 `json:"status_code,omitempty"`
+	// How long the failure lasts.
+	DurationSeconds *int64 `json:"duration_seconds,omitempty"`
+}
+
+// SandboxDeliveryFailure is the document's SandboxDeliveryFailure object.
+//
+// Deliveries to `url` fail with `status_code` until `expires_at` (sandbox control).
+type SandboxDeliveryFailure struct {
+	ID string `json:"id"`
+	// The receiver URL whose deliveries fail.
+	URL string `json:"url"`
+	// The status each attempt fails with.
+	StatusCode int64     `json:"status_code"`
+	CreatedAt  time.Time `json:"created_at"`
+	ExpiresAt  time.Time `json:"expires_at"`
+}
+
+// SandboxDeliveryFailureResponse is the document's SandboxDeliveryFailureResponse object.
+//
+// Envelope around a delivery failure (sandbox control).
+type SandboxDeliveryFailureResponse = Envelope[SandboxDeliveryFailure]
+
+// SandboxDeliveryFailureListResponse is the document's SandboxDeliveryFailureListResponse object.
+//
+// Envelope around the merchant's delivery failures in force (sandbox control).
+type SandboxDeliveryFailureListResponse = Envelope[[]SandboxDeliveryFailure]
 
 // FieldError is the document's FieldError object.
 //
