@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 func spec(t testing.TB) *openapi.Spec {
@@ -574,4 +575,22 @@ func TestRoute(t *testing.T) {
 	op, _, allowed = s.Route(http.MethodGet, "/v1/payment/payouts/")
 	assert.Nil(t, op, "an empty path parameter matches nothing")
 	assert.Empty(t, allowed)
+}
+
+// The scenario header and its values, which package api writes down because the document gives them in
+// prose only, are the ones the "Sandbox controls" tag describes.
+func TestScenarioHeaderIsDocumented(t *testing.T) {
+	s := spec(t)
+	var desc string
+	for _, tag := range s.Model().Tags {
+		if tag.Name == "Sandbox controls" {
+			desc = tag.Description
+		}
+	}
+	require.NotEmpty(t, desc, "the document has a Sandbox controls tag with a description")
+	assert.Contains(t, desc, "`"+api.HeaderSandboxScenario+"`")
+	for _, sc := range api.SandboxScenarios() {
+		assert.Contains(t, desc, "| `"+string(sc)+"`", "scenario %s is a row of the tag's table", sc)
+	}
+	assert.Equal(t, len(api.SandboxScenarios()), strings.Count(desc, "\n| `"), "every row of the table is a scenario package api knows")
 }

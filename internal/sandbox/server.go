@@ -92,6 +92,31 @@ func (s *Server) handle(r *http.Request, w http.ResponseWriter, opID *string) *r
 	if fail != nil {
 		return fail
 	}
+	sc, bad := parseScenario(r.Header)
+	if bad != nil {
+		if !documents(op, http.StatusBadRequest) {
+			// An operation that documents no 400 (a list without parameters) must not answer one:
+			// it answers normally and says why the scenario was not played.
+			w.Header().Set(scenarioWarningHeader, bad.Reason)
+			s.log.Warn("scenario header ignored", "operation", op.ID, "reason", bad.Reason)
+			return s.operate(w, r, op, m, params, h)
+		}
+		return s.invalid(*bad)
+	}
+	switch sc.kind {
+	case api.ScenarioRateLimited, api.ScenarioInternalError:
+		return sc.answer(s)
+	case api.ScenarioSlow, api.ScenarioDropAfterWrite:
+		resp := s.operate(w, r, op, m, params, h)
+		sc.after(r)
+		return resp
+	}
+	return s.operate(w, r, op, m, params, h)
+}
+
+// operate reads, validates and carries out an authenticated request of op, behind the idempotency
+// layer for POSTs.
+func (s *Server) operate(w http.ResponseWriter, r *http.Request, op *openapi.Operation, m *merchant, params map[string]string, h handlerFunc) *response {
 	req := &request{r: r, op: op, m: m, params: params}
 	if hasBody(op) {
 		body, value, fail := s.readBody(w, r, op)
