@@ -38,6 +38,10 @@ const (
 	CategoryWebhooks Category = "webhooks"
 	// CategoryExtensions covers the webhook-endpoint extension (/v1/webhooks).
 	CategoryExtensions Category = "extensions"
+	// CategoryScenarios covers the documented 429 and 500 answers, which a target produces on demand
+	// only through the sandbox's scenario header (api.HeaderSandboxScenario); skipped on targets that
+	// do not play it.
+	CategoryScenarios Category = "scenarios"
 )
 
 // Check is one conformance check: a stable id, what it covers, and the function that runs it.

@@ -47,7 +47,7 @@ type bodyTarget struct {
 // per operation, or one per discriminator value of a oneOf body.
 func bodyTargets(spec *openapi.Spec) ([]bodyTarget, error) {
 	var out []bodyTarget
-	for _, op := range spec.Operations() {
+	for _, op := range apiOperations(spec) {
 		sch, err := requestBodySchema(op, "")
 		if err != nil {
 			continue // no JSON request body: nothing to mutate
@@ -328,7 +328,7 @@ func breaksPattern(pattern string) (string, bool) {
 // operations that need the secret key, also no secret key, a wrong one, and the two keys swapped.
 func derivedAuthChecks(spec *openapi.Spec) []*Check {
 	var checks []*Check
-	for _, op := range spec.Operations() {
+	for _, op := range apiOperations(spec) {
 		if len(op.KeyHeaders) == 0 {
 			continue
 		}

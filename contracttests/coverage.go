@@ -50,7 +50,7 @@ func (c *coverageRecorder) summary(types map[string]bool) Coverage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var cov Coverage
-	for _, op := range c.spec.Operations() {
+	for _, op := range apiOperations(c.spec) {
 		oc := OperationCoverage{Operation: op.ID, Documented: op.Responses}
 		seen := c.seen[op.ID]
 		for _, code := range op.Responses {

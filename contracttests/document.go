@@ -227,3 +227,16 @@ func ChecksFor(path string) ([]*Check, *openapi.Spec, error) {
 	}
 	return checks, spec, nil
 }
+
+// apiOperations returns the document's operations of the API: without the sandbox's controls (tag
+// x-malipo-sandbox-only), which no production implementation has and the suite does not derive checks
+// or coverage from.
+func apiOperations(spec *openapi.Spec) []*openapi.Operation {
+	var out []*openapi.Operation
+	for _, op := range spec.Operations() {
+		if !op.SandboxOnly {
+			out = append(out, op)
+		}
+	}
+	return out
+}

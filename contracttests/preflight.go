@@ -52,17 +52,33 @@ func (s *suite) preflight(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := s.probeScenarios(ctx); err != nil {
+		return err
+	}
 	probe, ok := s.inRunDocument(api.OpListWebhookEndpoints())
 	if !ok {
 		// The document has no webhook-endpoint extension: its checks are skipped for that reason.
 		return nil
 	}
 	s.extensionProbe = probe.Method + " " + probe.Path
-	status, _, err := s.get(ctx, probe, probe.URL(), s.cfg.Keys)
+	status, _, err := s.get(ctx, probe, probe.URL(), s.cfg.Keys, nil)
 	if err != nil {
 		return s.unanswered(ctx, err)
 	}
 	s.extensions = status != http.StatusNotFound && status != http.StatusNotImplemented
+	return nil
+}
+
+// probeScenarios asks whether the target plays the sandbox's error scenarios (api.HeaderSandboxScenario):
+// a target that answers the internal_error scenario with 500 does, and the scenario checks run; any
+// other answer (a production implementation ignores the header) skips them.
+func (s *suite) probeScenarios(ctx context.Context) error {
+	op, _ := s.inRunDocument(preflightPublicOnly)
+	status, _, err := s.get(ctx, op, op.URL(), s.cfg.Keys, http.Header{api.HeaderSandboxScenario: {string(api.ScenarioInternalError)}})
+	if err != nil {
+		return s.unanswered(ctx, err)
+	}
+	s.scenarios = status == http.StatusInternalServerError
 	return nil
 }
 
@@ -82,7 +98,7 @@ func (s *suite) inRunDocument(op api.Operation) (api.Operation, bool) {
 // the first refuses the public key, a 401 to the second the secret key (or the pair).
 func (s *suite) preflightKeys(ctx context.Context, p keyPair) error {
 	op, _ := s.inRunDocument(preflightPublicOnly)
-	status, answer, err := s.get(ctx, op, op.URL(), p.keys)
+	status, answer, err := s.get(ctx, op, op.URL(), p.keys, nil)
 	switch {
 	case err != nil:
 		return s.unanswered(ctx, err)
@@ -94,7 +110,7 @@ func (s *suite) preflightKeys(ctx context.Context, p keyPair) error {
 			ErrSetup, op.Method, op.Path, s.cfg.BaseURL)
 	}
 	op, _ = s.inRunDocument(preflightBothKeys)
-	status, answer, err = s.get(ctx, op, op.URL(unknownID), p.keys)
+	status, answer, err = s.get(ctx, op, op.URL(unknownID), p.keys, nil)
 	switch {
 	case err != nil:
 		return s.unanswered(ctx, err)
@@ -116,12 +132,15 @@ func (s *suite) unanswered(ctx context.Context, err error) error {
 // get sends a GET of op to the target with the key headers op's security requirement names, and
 // returns the status and, for an error envelope, " (code N name: message)" with the keys blanked
 // out of the message.
-func (s *suite) get(ctx context.Context, op api.Operation, path string, keys Keys) (status int, answer string, err error) {
+func (s *suite) get(ctx context.Context, op api.Operation, path string, keys Keys, header http.Header) (status int, answer string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, op.Method, s.cfg.BaseURL+path, nil)
 	if err != nil {
 		return 0, "", err
+	}
+	for name, values := range header {
+		req.Header[name] = values
 	}
 	if op.Needs(api.HeaderPublicKey) {
 		req.Header.Set(api.HeaderPublicKey, keys.Public)
@@ -177,7 +196,7 @@ func (s *suite) confirmAlive(checkID string, cause error) {
 			case <-time.After(250 * time.Millisecond):
 			}
 		}
-		if _, _, err = s.get(s.run, preflightPublicOnly, preflightPublicOnly.URL(), s.cfg.Keys); err == nil {
+		if _, _, err = s.get(s.run, preflightPublicOnly, preflightPublicOnly.URL(), s.cfg.Keys, nil); err == nil {
 			return
 		}
 	}

@@ -116,6 +116,8 @@ type suite struct {
 	// extensionProbe is the request (method and path, in the run's document) whose 404 meant the
 	// target lacks the webhook-endpoint extension.
 	extensionProbe string
+	// scenarios is true when the target plays the sandbox's scenario header (probeScenarios).
+	scenarios bool
 	ref            refCache
 	// errorStatuses is the spec's error table (code → HTTP status); ExpectError checks itself against it.
 	errorStatuses map[int]int

@@ -52,6 +52,7 @@ const (
 	WebhookURLNotParsed          Fault = "webhook-url-not-parsed"
 	SuppliedSecretIgnored        Fault = "supplied-secret-ignored"
 	WeakSecretAccepted           Fault = "weak-secret-accepted"
+	RateLimitWithoutRetryAfter   Fault = "rate-limit-without-retry-after"
 )
 
 // Info describes a fault for `malipo sandbox --fault list` and for reports.
@@ -90,6 +91,7 @@ var descriptions = map[Fault]string{
 	WebhookURLNotParsed:          "webhook URLs are only matched against the pattern, not parsed: http://[x and http://:80/ are stored",
 	SuppliedSecretIgnored:        "a secret supplied on create or rotate-secret is shown in the response, but deliveries are signed with another the merchant was never given",
 	WeakSecretAccepted:           "a supplied secret that is too short, too long or not whsec_ and padded base64 is accepted and shown as the endpoint's secret",
+	RateLimitWithoutRetryAfter:   "429 answers (the rate_limited scenario) do not say when to retry: no Retry-After",
 }
 
 // All lists every fault with its description, sorted by name.
@@ -150,6 +152,7 @@ var builders = map[Fault]func() sandbox.Option{
 	IdempotencyIgnored:         middleware(idempotencyIgnored),
 	IdempotencyConflictIgnored: middleware(idempotencyConflictIgnored),
 	ReplayHeaderMissing:        middleware(replayHeaderMissing),
+	RateLimitWithoutRetryAfter: middleware(rateLimitWithoutRetryAfter),
 	LoseFirstCreateResponse:    middleware(loseFirstCreateResponse),
 	CrossMerchantVisible:       middleware(crossMerchantVisible),
 	CompleteNotPendingAccepted: middleware(completeNotPendingAccepted),

@@ -243,6 +243,11 @@ var breaks = map[faults.Fault]func(t *testing.T, f *faulty){
 		assert.Empty(t, r.header.Get(api.HeaderIdempotentReplayed))
 		assert.Len(t, f.srv.Payouts(sandbox.DefaultPublicKey), 1, "still a replay")
 	},
+	faults.RateLimitWithoutRetryAfter: func(t *testing.T, f *faulty) {
+		r := f.do(http.MethodGet, api.OpListCountries().URL(), nil, header(api.HeaderSandboxScenario, string(api.ScenarioRateLimited)))
+		assert.Equal(t, http.StatusTooManyRequests, r.status)
+		assert.Empty(t, r.header.Get("Retry-After"))
+	},
 	faults.SecretInEndpointRead: func(t *testing.T, f *faulty) {
 		ep := f.createEndpoint(map[string]any{"url": "https://x.example/h", "events": []string{string(api.EventTypePayoutSuccess)}})
 		assert.Equal(t, ep["secret"], f.do(http.MethodGet, api.OpGetWebhookEndpoint().URL(ep["id"].(string)), nil).data(t)["secret"])

@@ -141,6 +141,15 @@ func replayHeaderMissing() middlewareFunc {
 	return onResponse(func(_ *http.Request, c *captured) { c.header.Del(api.HeaderIdempotentReplayed) })
 }
 
+// rateLimitWithoutRetryAfter sends 429 without Retry-After, leaving a client to guess when to retry.
+func rateLimitWithoutRetryAfter() middlewareFunc {
+	return onResponse(func(_ *http.Request, c *captured) {
+		if c.status == http.StatusTooManyRequests {
+			c.header.Del("Retry-After")
+		}
+	})
+}
+
 // loseFirstCreateResponse drops the connection instead of sending the first successful response of
 // a POST with an Idempotency-Key: the object exists, and the client must retry with the key to learn
 // about it.

@@ -1,0 +1,53 @@
+package contracttests
+
+import (
+	"strconv"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+)
+
+// scenarioChecks: every operation documents 429 (with Retry-After) and 500, and a client's retry path
+// depends on both answers being what the document says; but no implementation produces them on demand,
+// except through the sandbox's scenario header. On a target that plays it (probeScenarios), each
+// operation answers each scenario as documented: the status and code of the error table, the error
+// envelope (validated against the document like every answer), and for 429 a Retry-After in seconds.
+// Elsewhere the checks are skipped: the header is a sandbox control, not part of the API.
+func scenarioChecks(spec *openapi.Spec) []*Check {
+	var checks []*Check
+	for _, op := range apiOperations(spec) {
+		if len(op.KeyHeaders) == 0 {
+			continue
+		}
+		req := authRequestFor(spec, op)
+		ext := isExtensionIn(spec, op)
+		for _, sc := range []struct {
+			name     string
+			scenario api.SandboxScenario
+			code     api.ErrorCode
+		}{
+			{"rate-limited", api.ScenarioRateLimited, api.CodeRateLimited},
+			{"internal-error", api.ScenarioInternalError, api.CodeInternalError},
+		} {
+			checks = append(checks, &Check{
+				ID: "scenarios." + op.ID + "." + sc.name, Category: CategoryScenarios, Covers: []string{op.ID}, Extension: ext,
+				Doc: op.ID + " answers the " + string(sc.scenario) + " scenario with " + strconv.Itoa(sc.code.HTTPStatus()) + " (code " + strconv.Itoa(int(sc.code)) + ") as documented",
+				Run: func(t *T) {
+					if !t.suite.scenarios {
+						t.Skip("the target does not play the sandbox's error scenarios (" + api.HeaderSandboxScenario + "); a production implementation need not")
+					}
+					path, body := req.build(t)
+					ex := t.Do(op.Method, path, body, WithHeader(api.HeaderSandboxScenario, string(sc.scenario)), inDocumentTerms())
+					if !t.ExpectError(ex, sc.code) || sc.scenario != api.ScenarioRateLimited {
+						return
+					}
+					retry := ex.Header.Get("Retry-After")
+					if secs, err := strconv.Atoi(retry); err != nil || secs < 0 {
+						t.Errorf("429 must say when to retry: Retry-After %q is not a whole number of seconds", retry)
+					}
+				},
+			})
+		}
+	}
+	return checks
+}
