@@ -41,7 +41,7 @@ func scenarioChecks(spec *openapi.Spec) []*Check {
 					if !t.ExpectError(ex, sc.code) || sc.scenario != api.ScenarioRateLimited {
 						return
 					}
-					retry := ex.Header.Get("Retry-After")
+					retry := ex.Header.Get(api.HeaderRetryAfter)
 					if secs, err := strconv.Atoi(retry); err != nil || secs < 0 {
 						t.Errorf("429 must say when to retry: Retry-After %q is not a whole number of seconds", retry)
 					}

@@ -246,7 +246,7 @@ var breaks = map[faults.Fault]func(t *testing.T, f *faulty){
 	faults.RateLimitWithoutRetryAfter: func(t *testing.T, f *faulty) {
 		r := f.do(http.MethodGet, api.OpListCountries().URL(), nil, header(api.HeaderSandboxScenario, string(api.ScenarioRateLimited)))
 		assert.Equal(t, http.StatusTooManyRequests, r.status)
-		assert.Empty(t, r.header.Get("Retry-After"))
+		assert.Empty(t, r.header.Get(api.HeaderRetryAfter))
 	},
 	faults.SecretInEndpointRead: func(t *testing.T, f *faulty) {
 		ep := f.createEndpoint(map[string]any{"url": "https://x.example/h", "events": []string{string(api.EventTypePayoutSuccess)}})

@@ -145,7 +145,7 @@ func replayHeaderMissing() middlewareFunc {
 func rateLimitWithoutRetryAfter() middlewareFunc {
 	return onResponse(func(_ *http.Request, c *captured) {
 		if c.status == http.StatusTooManyRequests {
-			c.header.Del("Retry-After")
+			c.header.Del(api.HeaderRetryAfter)
 		}
 	})
 }

@@ -90,7 +90,7 @@ func parseScenario(h http.Header) (scenario, *FieldError) {
 func (sc scenario) answer(s *Server) *response {
 	if sc.kind == api.ScenarioRateLimited {
 		resp := s.fail(api.CodeRateLimited, fmt.Sprintf("Too many requests (sandbox scenario %s); retry after %d second.", sc.kind, rateLimitRetryAfter), nil, nil)
-		resp.set("Retry-After", strconv.Itoa(rateLimitRetryAfter))
+		resp.set(api.HeaderRetryAfter, strconv.Itoa(rateLimitRetryAfter))
 		return resp
 	}
 	return s.fail(api.CodeInternalError, fmt.Sprintf("An internal error occurred (sandbox scenario %s); nothing was done: retry with the same Idempotency-Key.", sc.kind), nil, nil)

@@ -289,6 +289,8 @@ const (
 	endpointWithSecret = `{"id":"we_2b7c9d1e4f6a8b30","url":"https://merchant.example.org/hooks/payouts",
 		"events":["payout.success","payout.failed"],"enabled":true,"secret":"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
 		"created_at":"2026-11-21T10:15:00Z","updated_at":"2026-11-21T10:15:00Z"}`
+	deliveryFailure = `{"id":"df_4c2e8a6b1d3f5e70","url":"https://merchant.example.org/hooks/malipo","status_code":503,
+		"created_at":"2026-11-21T10:20:00Z","expires_at":"2026-11-21T10:22:00Z"}`
 	endpointRotated = `{"id":"we_2b7c9d1e4f6a8b30","url":"https://merchant.example.org/hooks/payouts",
 		"events":["payout.success"],"enabled":true,"secret":"whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
 		"previous_secret_expires_at":"2026-11-21T11:15:00Z",

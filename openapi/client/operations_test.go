@@ -234,6 +234,48 @@ func TestOperationsHappyPath(t *testing.T) {
 			},
 			check: func(t *testing.T, got any) { assert.NotEmpty(t, got.(*WebhookEndpointWithSecret).Secret) },
 		},
+		{
+			name: "settle a payout now (sandbox)", opID: "settleSandboxPayout", path: api.OpSettleSandboxPayout().URL("po_9a8b7c6d5e4f3a20"),
+			status: 200, response: success("Payout settled", payoutFailed),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.SettleSandboxPayout(ctx, "po_9a8b7c6d5e4f3a20", SandboxSettleRequest{Status: api.PaymentStatusFailed, FailureReason: api.FailureReasonAccountNotFound}, o...)
+			},
+			wantBody: `{"status":"failed","failure_reason":"account_not_found"}`,
+			check:    func(t *testing.T, got any) { assert.Equal(t, api.FailureReasonAccountNotFound, got.(*Payout).FailureReason) },
+		},
+		{
+			name: "settle a payment now (sandbox)", opID: "settleSandboxPayment", path: api.OpSettleSandboxPayment().URL("pay_8f3a2c1d9b7e4a60"),
+			status: 200, response: success("Payment settled", paymentProcessing),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.SettleSandboxPayment(ctx, "pay_8f3a2c1d9b7e4a60", SandboxSettleRequest{Status: api.PaymentStatusSuccess}, o...)
+			},
+			wantBody: `{"status":"success"}`,
+			check:    func(t *testing.T, got any) { assert.Equal(t, "pay_8f3a2c1d9b7e4a60", got.(*Payment).PaymentReference) },
+		},
+		{
+			name: "make deliveries to a URL fail (sandbox)", opID: "createSandboxDeliveryFailure", path: api.OpCreateSandboxDeliveryFailure().URL(),
+			status: 201, response: success("Deliveries to the URL fail until expires_at", deliveryFailure),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.CreateSandboxDeliveryFailure(ctx, SandboxDeliveryFailureRequest{URL: "https://merchant.example.org/hooks/malipo", DurationSeconds: ptr(int64(120))}, o...)
+			},
+			wantBody: `{"url":"https://merchant.example.org/hooks/malipo","duration_seconds":120}`,
+			check:    func(t *testing.T, got any) { assert.Equal(t, int64(503), got.(*SandboxDeliveryFailure).StatusCode) },
+		},
+		{
+			name: "list delivery failures (sandbox)", opID: "listSandboxDeliveryFailures", path: api.OpListSandboxDeliveryFailures().URL(),
+			status: 200, response: success("Delivery failures retrieved", "["+deliveryFailure+"]"),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.ListSandboxDeliveryFailures(ctx, o...)
+			},
+			check: func(t *testing.T, got any) { assert.Len(t, got.([]SandboxDeliveryFailure), 1) },
+		},
+		{
+			name: "end a delivery failure (sandbox)", opID: "deleteSandboxDeliveryFailure", path: api.OpDeleteSandboxDeliveryFailure().URL("df_4c2e8a6b1d3f5e70"), status: 204,
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return nil, c.DeleteSandboxDeliveryFailure(ctx, "df_4c2e8a6b1d3f5e70", o...)
+			},
+			check: func(*testing.T, any) {},
+		},
 	}
 
 	covered := map[string]bool{}

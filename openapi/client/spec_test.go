@@ -212,6 +212,12 @@ var models = map[string]reflect.Type{
 	"FieldError":                    reflect.TypeFor[FieldError](),
 	"ErrorData":                     reflect.TypeFor[api.ErrorData](),
 	"Error":                         reflect.TypeFor[api.Error](),
+	// Sandbox controls.
+	"SandboxSettleRequest":               reflect.TypeFor[SandboxSettleRequest](),
+	"SandboxDeliveryFailureRequest":      reflect.TypeFor[SandboxDeliveryFailureRequest](),
+	"SandboxDeliveryFailure":             reflect.TypeFor[SandboxDeliveryFailure](),
+	"SandboxDeliveryFailureResponse":     reflect.TypeFor[api.SandboxDeliveryFailureResponse](),
+	"SandboxDeliveryFailureListResponse": reflect.TypeFor[api.SandboxDeliveryFailureListResponse](),
 }
 
 // TestEndpointKeepsEveryField checks that WebhookEndpointWithSecret.Endpoint copies every field a
@@ -391,27 +397,35 @@ func jsonFields(typ reflect.Type) map[string]reflect.Type {
 func TestSpecExamplesDecodeIntoModels(t *testing.T) {
 	spec := loadSpec(t)
 	requestOf := map[string]reflect.Type{
-		"initializePayment":           models["PaymentInitRequest"],
-		"completePayment":             models["PaymentCompleteRequest"],
-		"processPayout":               reflect.TypeFor[PayoutRequest](),
-		"createWebhookEndpoint":       models["WebhookEndpointCreateRequest"],
-		"updateWebhookEndpoint":       models["WebhookEndpointUpdateRequest"],
-		"rotateWebhookEndpointSecret": models["RotateSecretRequest"],
+		"initializePayment":            models["PaymentInitRequest"],
+		"completePayment":              models["PaymentCompleteRequest"],
+		"processPayout":                reflect.TypeFor[PayoutRequest](),
+		"createWebhookEndpoint":        models["WebhookEndpointCreateRequest"],
+		"updateWebhookEndpoint":        models["WebhookEndpointUpdateRequest"],
+		"rotateWebhookEndpointSecret":  models["RotateSecretRequest"],
+		"settleSandboxPayment":         models["SandboxSettleRequest"],
+		"settleSandboxPayout":          models["SandboxSettleRequest"],
+		"createSandboxDeliveryFailure": models["SandboxDeliveryFailureRequest"],
 	}
 	successOf := map[string]reflect.Type{
-		"initializePayment":           models["PaymentResponse"],
-		"completePayment":             models["PaymentResponse"],
-		"getTransactionStatus":        models["TransactionResponse"],
-		"processPayout":               models["PayoutResponse"],
-		"getPayout":                   models["PayoutResponse"],
-		"listCountries":               models["CountryListResponse"],
-		"listBanks":                   models["BankListResponse"],
-		"createWebhookEndpoint":       models["WebhookEndpointSecretResponse"],
-		"listWebhookEndpoints":        models["WebhookEndpointListResponse"],
-		"getWebhookEndpoint":          models["WebhookEndpointResponse"],
-		"updateWebhookEndpoint":       models["WebhookEndpointResponse"],
-		"deleteWebhookEndpoint":       nil, // 204, no body
-		"rotateWebhookEndpointSecret": models["WebhookEndpointSecretResponse"],
+		"initializePayment":            models["PaymentResponse"],
+		"completePayment":              models["PaymentResponse"],
+		"getTransactionStatus":         models["TransactionResponse"],
+		"processPayout":                models["PayoutResponse"],
+		"getPayout":                    models["PayoutResponse"],
+		"listCountries":                models["CountryListResponse"],
+		"listBanks":                    models["BankListResponse"],
+		"createWebhookEndpoint":        models["WebhookEndpointSecretResponse"],
+		"listWebhookEndpoints":         models["WebhookEndpointListResponse"],
+		"getWebhookEndpoint":           models["WebhookEndpointResponse"],
+		"updateWebhookEndpoint":        models["WebhookEndpointResponse"],
+		"deleteWebhookEndpoint":        nil, // 204, no body
+		"rotateWebhookEndpointSecret":  models["WebhookEndpointSecretResponse"],
+		"settleSandboxPayment":         models["PaymentResponse"],
+		"settleSandboxPayout":          models["PayoutResponse"],
+		"createSandboxDeliveryFailure": models["SandboxDeliveryFailureResponse"],
+		"listSandboxDeliveryFailures":  models["SandboxDeliveryFailureListResponse"],
+		"deleteSandboxDeliveryFailure": nil, // 204, no body
 	}
 	walked := 0
 	check := func(where string, typ reflect.Type, example []byte) {
