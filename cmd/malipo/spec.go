@@ -102,8 +102,14 @@ func runSpec(check bool, stdout, stderr io.Writer) int {
 		}
 		return exitFail
 	}
-	fmt.Fprintf(stdout, "OK: %s %s, %d operations, %d webhook event types, %d test values\n",
-		spec.Model().Info.Title, spec.Model().Info.Version, len(spec.Operations()), len(spec.EventTypes()),
+	controls := 0
+	for _, op := range spec.Operations() {
+		if op.SandboxOnly {
+			controls++
+		}
+	}
+	fmt.Fprintf(stdout, "OK: %s %s, %d operations (and %d sandbox controls), %d webhook event types, %d test values\n",
+		spec.Model().Info.Title, spec.Model().Info.Version, len(spec.Operations())-controls, controls, len(spec.EventTypes()),
 		len(tv.Payments)+len(tv.Payouts.MobileNumber)+len(tv.Payouts.Bank))
 	return exitOK
 }
