@@ -77,10 +77,14 @@ func TestReceiverRejectsWhatDoesNotVerify(t *testing.T) {
 		mutate func(r *http.Request)
 		want   string
 	}{
-		"no signature":      {func(r *http.Request) { r.Header.Del(HeaderSignature) }, "missing header"},
-		"no timestamp":      {func(r *http.Request) { r.Header.Del(HeaderTimestamp) }, "missing header"},
-		"unknown version":   {func(r *http.Request) { r.Header.Set(HeaderSignature, strings.Replace(r.Header.Get(HeaderSignature), "v1,", "v2,", 1)) }, "no matching signature"},
-		"other secret":      {func(r *http.Request) { SetHeaders(r.Header, "evt_2", time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC), []byte(`{}`), other) }, "no matching signature"},
+		"no signature": {func(r *http.Request) { r.Header.Del(HeaderSignature) }, "missing header"},
+		"no timestamp": {func(r *http.Request) { r.Header.Del(HeaderTimestamp) }, "missing header"},
+		"unknown version": {func(r *http.Request) {
+			r.Header.Set(HeaderSignature, strings.Replace(r.Header.Get(HeaderSignature), "v1,", "v2,", 1))
+		}, "no matching signature"},
+		"other secret": {func(r *http.Request) {
+			SetHeaders(r.Header, "evt_2", time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC), []byte(`{}`), other)
+		}, "no matching signature"},
 		"old timestamp":     {func(r *http.Request) { r.Header.Set(HeaderTimestamp, "1") }, "timestamp too old"},
 		"garbage timestamp": {func(r *http.Request) { r.Header.Set(HeaderTimestamp, "soon") }, "invalid timestamp"},
 	}
