@@ -205,6 +205,14 @@ func singleQuoted(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// CurlCommand returns a shell command that sends a request exactly as it was sent (see the comment at
+// the top of this file), for other graders that report with this package's reporters: `malipo webhooks
+// test` uses it for the deliveries it signed, whose headers it carries as sent. No key is known to it;
+// a whsec_ value in the request is made afresh by the shell, as in the suite's own commands.
+func CurlCommand(method, url string, header http.Header, body []byte) string {
+	return redactor{}.curl(method, url, header, body, nil)
+}
+
 // curl returns the command that sends the request again (see the comment at the top of this file).
 // header is what the suite set on the request; body is nil for a request without one; fresh lists the
 // merchant references in the body that the command makes afresh.
