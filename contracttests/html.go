@@ -91,12 +91,12 @@ type htmlPage struct {
 	HasCoverage bool
 	Target      string
 	OK          bool
-	Generated string
-	Duration  string
-	Total     int
-	Passed    int
-	Failed    int
-	Skipped   int
+	Generated   string
+	Duration    string
+	Total       int
+	Passed      int
+	Failed      int
+	Skipped     int
 	// Other counts checks that neither passed, failed nor were skipped (a check the run could not end).
 	Other int
 	// Aborted says why the run stopped before every check had run (Summary.Aborted); Interrupted and

@@ -92,12 +92,12 @@ type Summary struct {
 	Tool string `json:"tool,omitempty"`
 	// ReplayNote says, above the failures of the HTML report, how the curl commands replay the
 	// exchanges; empty means the suite's (they read the keys from the environment).
-	ReplayNote string `json:"replay_note,omitempty"`
-	Target     string `json:"target"`
-	Results []Result `json:"results"`
-	Passed  int      `json:"passed"`
-	Failed  int      `json:"failed"`
-	Skipped int      `json:"skipped"`
+	ReplayNote string   `json:"replay_note,omitempty"`
+	Target     string   `json:"target"`
+	Results    []Result `json:"results"`
+	Passed     int      `json:"passed"`
+	Failed     int      `json:"failed"`
+	Skipped    int      `json:"skipped"`
 	// Interrupted counts the checks that were running when the run stopped early.
 	Interrupted int `json:"interrupted"`
 	// NotRun counts the selected checks that had not started when the run stopped early; they have
