@@ -49,7 +49,7 @@ type webhooksTestFlags struct {
 }
 
 func (c *cli) webhooksTestCommand() *cobra.Command {
-	f := &webhooksTestFlags{burst: receivertests.DefaultBurst}
+	f := &webhooksTestFlags{burst: receivertests.DefaultBurst, timeout: api.WebhookDeliveryTimeout}
 	cmd := &cobra.Command{
 		Use:   "test --url URL [--secret whsec_… | --secret-key sk_…] [flags]",
 		Short: "send a receiver signed, forged, stale and duplicate deliveries and grade its answers",
@@ -91,7 +91,7 @@ answer), 130 interrupted.`, api.WebhookDeliveryTimeout, webhookSecretEnv),
 	fs.StringVar(&f.secretKey, "secret-key", "", "the merchant secret `key` that signs deliveries to a payment's or payout's webhook_url")
 	fs.StringSliceVar(&f.eventTypes, "event-types", nil, "comma-separated event `types` to send (default every type the contract declares)")
 	fs.IntVar(&f.burst, "burst", f.burst, "deliveries the burst check sends at once")
-	fs.Var(durationValue{&f.timeout}, "timeout", "how long the receiver has to answer each delivery (default the contract's, "+api.WebhookDeliveryTimeout.String()+")")
+	fs.Var(durationValue{&f.timeout}, "timeout", "how long the receiver has to answer each delivery (the default is the contract's "+openapi.DeliveryTimeoutExtension+")")
 	fs.Var(regexpValue{&f.run}, "run", "only run checks whose id matches this regular expression")
 	fs.BoolVar(&f.list, "list", false, "list the checks and exit")
 	fs.StringVar(&f.junit, "junit", "", "write a JUnit XML report to this `file`")
@@ -150,7 +150,7 @@ func runWebhooksTest(ctx context.Context, cmd *cobra.Command, f *webhooksTestFla
 	if f.burst < 1 {
 		return exitUsage, usageErrorf(cmd, "--burst %d: send at least one delivery", f.burst)
 	}
-	if cmd.Flags().Changed("timeout") && f.timeout <= 0 {
+	if f.timeout <= 0 {
 		return exitUsage, usageErrorf(cmd, "--timeout %s: give a positive time, e.g. 10s", f.timeout)
 	}
 	if len(f.eventTypes) > 0 {

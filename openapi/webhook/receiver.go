@@ -32,7 +32,7 @@ type Receiver struct {
 	Verifier Verifier
 	// Store remembers handled webhook-ids. It must be shared by every instance of the receiver that
 	// serves one endpoint (a database table with a unique key, Redis): a MemoryStore only dedupes
-	// what this process handled.
+	// what this process handled. Nil turns deduplication off.
 	Store Store
 	// MaxBodyBytes bounds a delivery's body; zero or less means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
