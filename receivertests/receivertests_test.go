@@ -137,38 +137,49 @@ func TestEachFlawedReceiverFailsItsChecks(t *testing.T) {
 // library, and what it calls forged, tampered or stale does not: the grader cannot share a blind spot
 // with our own verifier.
 func TestOfficialLibraryAgreesWithTheGrader(t *testing.T) {
-	secret := testSecret(t)
-	official, err := standardwebhooks.NewWebhook(secret.Reveal())
-	require.NoError(t, err)
-	type seen struct {
-		header http.Header
-		body   []byte
+	endpoint := testSecret(t)
+	const merchantKey = "sk_test_official_library"
+	for name, c := range map[string]struct {
+		secret   webhook.Secret
+		official string // the secret as the official libraries take it
+	}{
+		"endpoint whsec_ secret": {endpoint, endpoint.Reveal()},
+		"merchant secret key":    {mustParse(t, merchantKey), webhook.MerchantSigningSecret(merchantKey)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			official, err := standardwebhooks.NewWebhook(c.official)
+			require.NoError(t, err)
+			type seen struct {
+				header http.Header
+				body   []byte
+			}
+			got := make(chan seen, 200)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPost {
+					b, _ := io.ReadAll(r.Body)
+					got <- seen{r.Header.Clone(), b}
+				}
+				// Acknowledge everything, so that every check sends all it would.
+				w.WriteHeader(http.StatusNoContent)
+			}))
+			defer srv.Close()
+			_, err = receivertests.Run(context.Background(), receivertests.Config{URL: srv.URL, Secret: c.secret, Timeout: 5 * time.Second, Burst: 3})
+			require.NoError(t, err)
+			close(got)
+			verified, refused := 0, 0
+			for d := range got {
+				if official.Verify(d.body, d.header) == nil {
+					verified++
+				} else {
+					refused++
+				}
+			}
+			// Correctly signed: one per type, the dual signature, the redelivery (twice), the burst, the
+			// unknown field and the unknown type. Refused: the eight rejects.
+			assert.Equal(t, len(acceptsEveryType(t))+1+2+3+1+1, verified)
+			assert.Equal(t, 8, refused)
+		})
 	}
-	got := make(chan seen, 200)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost {
-			b, _ := io.ReadAll(r.Body)
-			got <- seen{r.Header.Clone(), b}
-		}
-		// Acknowledge everything, so that every check sends all it would.
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	defer srv.Close()
-	_, err = receivertests.Run(context.Background(), receivertests.Config{URL: srv.URL, Secret: secret, Timeout: 5 * time.Second, Burst: 3})
-	require.NoError(t, err)
-	close(got)
-	verified, refused := 0, 0
-	for d := range got {
-		if official.Verify(d.body, d.header) == nil {
-			verified++
-		} else {
-			refused++
-		}
-	}
-	// Correctly signed: one per type, the dual signature, the redelivery (twice), the burst, the
-	// unknown field and the unknown type. Refused: the eight rejects.
-	assert.Equal(t, len(acceptsEveryType(t))+1+2+3+1+1, verified)
-	assert.Equal(t, 8, refused)
 }
 
 // A receiver that does not answer is a setup error (exit 2) naming the URL, before any check.
