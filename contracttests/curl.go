@@ -183,7 +183,8 @@ func (r words) headerWord(name, value string) string {
 // apiHeaderName spells a header the API names as the document does (`public-key`, not Go's
 // canonical `Public-Key`), so that the command reads like the README's; HTTP does not mind either.
 func apiHeaderName(name string) string {
-	for _, h := range []string{api.HeaderPublicKey, api.HeaderSecretKey, api.HeaderIdempotencyKey} {
+	for _, h := range []string{api.HeaderPublicKey, api.HeaderSecretKey, api.HeaderIdempotencyKey,
+		api.HeaderWebhookID, api.HeaderWebhookTimestamp, api.HeaderWebhookSignature} {
 		if strings.EqualFold(name, h) {
 			return h
 		}
@@ -203,6 +204,14 @@ func singleQuoted(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// CurlCommand returns a shell command that sends a request exactly as it was sent (see the comment at
+// the top of this file), for other graders that report with this package's reporters: `malipo webhooks
+// test` uses it for the deliveries it signed, whose headers it carries as sent. No key is known to it;
+// a whsec_ value in the request is made afresh by the shell, as in the suite's own commands.
+func CurlCommand(method, url string, header http.Header, body []byte) string {
+	return redactor{}.curl(method, url, header, body, nil)
 }
 
 // curl returns the command that sends the request again (see the comment at the top of this file).

@@ -21,6 +21,9 @@ const (
 	// EvidenceWebhook is a webhook delivery the target sent to the suite's receiver, with the
 	// receiver's answer.
 	EvidenceWebhook = "webhook"
+	// EvidenceDelivery is a webhook delivery a grader sent to a merchant's receiver (`malipo webhooks
+	// test`), with the receiver's answer.
+	EvidenceDelivery = "delivery"
 )
 
 // MaxEvidenceBody is how much of each body (request, response or delivery) reports keep: 64 KiB. A

@@ -84,14 +84,19 @@ type htmlPage struct {
 	JS     template.JS
 	Policy string
 
-	Target    string
-	OK        bool
-	Generated string
-	Duration  string
-	Total     int
-	Passed    int
-	Failed    int
-	Skipped   int
+	// Tool names the run (Summary.ToolName); ReplayNote says how its curl commands replay.
+	Tool, ReplayNote string
+	// HasCoverage is false for a grader that covers no operation (Summary.HasCoverage): the page
+	// then has no coverage section.
+	HasCoverage bool
+	Target      string
+	OK          bool
+	Generated   string
+	Duration    string
+	Total       int
+	Passed      int
+	Failed      int
+	Skipped     int
 	// Other counts checks that neither passed, failed nor were skipped (a check the run could not end).
 	Other int
 	// Aborted says why the run stopped before every check had run (Summary.Aborted); Interrupted and
@@ -188,7 +193,11 @@ func newHTMLPage(s *Summary, now time.Time) htmlPage {
 		Target: s.Target, OK: s.OK(), Generated: now.UTC().Format(time.RFC3339),
 		Duration: s.Duration.Round(time.Millisecond).String(), Total: len(s.Results),
 		Passed: s.Passed, Failed: s.Failed, Skipped: s.Skipped,
-		Aborted: s.Aborted, Interrupted: s.Interrupted, NotRun: s.NotRun}
+		Aborted: s.Aborted, Interrupted: s.Interrupted, NotRun: s.NotRun,
+		Tool: s.ToolName(), ReplayNote: s.ReplayNote, HasCoverage: s.HasCoverage()}
+	if p.ReplayNote == "" {
+		p.ReplayNote = "Each curl command sends the request again; it reads the keys from $MALIPO_PUBLIC_KEY and $MALIPO_SECRET_KEY."
+	}
 	byCat := map[Category]*htmlCategory{}
 	var cats []Category
 	for _, res := range s.Results {

@@ -27,6 +27,8 @@ import (
 // all: redrawn lines would be noise in a log.
 type TextReporter struct {
 	W io.Writer
+	// Command names the run in the first line; empty means DefaultTool.
+	Command string
 	// Quiet prints the failures (as they happen, then with their evidence at the end) and the summary
 	// only: no line per passed or skipped check and no per-operation coverage, so that a CI log of a
 	// passing run is a few lines instead of one per check.
@@ -73,7 +75,11 @@ func (r *TextReporter) Start(checks []*Check) {
 	for _, c := range checks {
 		r.width = max(r.width, len(c.ID))
 	}
-	r.printf("malipo conform: running %d checks\n", len(checks))
+	command := r.Command
+	if command == "" {
+		command = DefaultTool
+	}
+	r.printf("%s: running %d checks\n", command, len(checks))
 }
 
 // CheckDone prints the check's line (in quiet mode only one that neither passed nor was skipped), and on a terminal redraws the
@@ -135,6 +141,22 @@ func (r *TextReporter) Finish(s *Summary) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.clearProgress()
+	if s.HasCoverage() {
+		r.coverage(s)
+	}
+	r.failures(s)
+	if s.Aborted != "" {
+		r.printf("\nRun stopped early: %s\n", s.Aborted)
+		r.printf("\n%d passed, %d failed, %d skipped, %d interrupted, %d not run in %s\n", s.Passed, s.Failed, s.Skipped,
+			s.Interrupted, s.NotRun, s.Duration.Round(time.Millisecond))
+		return r.err
+	}
+	r.printf("\n%d passed, %d failed, %d skipped in %s\n", s.Passed, s.Failed, s.Skipped, s.Duration.Round(time.Millisecond))
+	return r.err
+}
+
+// coverage prints the coverage of the document: status codes per operation, webhook types.
+func (r *TextReporter) coverage(s *Summary) {
 	r.printf("\nCoverage: %d of %d documented status codes seen; webhook types seen: %d of %d\n",
 		s.Coverage.StatusCodesSeen, s.Coverage.StatusCodesDefined, len(s.Coverage.WebhookTypesSeen), len(s.Coverage.WebhookTypes))
 	for _, oc := range s.Coverage.Operations {
@@ -150,6 +172,10 @@ func (r *TextReporter) Finish(s *Summary) error {
 	if missing := difference(s.Coverage.WebhookTypes, s.Coverage.WebhookTypesSeen); len(missing) > 0 && s.Aborted == "" {
 		r.printf("  webhook types never delivered: %s\n", strings.Join(missing, ", "))
 	}
+}
+
+// failures prints every failure with the exchanges it is about.
+func (r *TextReporter) failures(s *Summary) {
 	if s.Failed > 0 {
 		r.printf("\nFailures:\n")
 		for _, res := range s.Results {
@@ -174,14 +200,6 @@ func (r *TextReporter) Finish(s *Summary) error {
 			}
 		}
 	}
-	if s.Aborted != "" {
-		r.printf("\nRun stopped early: %s\n", s.Aborted)
-		r.printf("\n%d passed, %d failed, %d skipped, %d interrupted, %d not run in %s\n", s.Passed, s.Failed, s.Skipped,
-			s.Interrupted, s.NotRun, s.Duration.Round(time.Millisecond))
-		return r.err
-	}
-	r.printf("\n%d passed, %d failed, %d skipped in %s\n", s.Passed, s.Failed, s.Skipped, s.Duration.Round(time.Millisecond))
-	return r.err
 }
 
 func difference(all, some []string) []string {
@@ -322,7 +340,7 @@ func (r JUnitReporter) Finish(s *Summary) error {
 	}
 	// The run started Duration before it was summed up; every suite ran in that window.
 	started := time.Now().Add(-s.Duration).UTC().Format(junitTimestamp)
-	out := junitSuites{Name: "malipo conform", Time: seconds(s.Duration)}
+	out := junitSuites{Name: s.ToolName(), Time: seconds(s.Duration)}
 	byCat := map[Category]*junitSuite{}
 	for _, res := range s.Results {
 		js := byCat[res.Category]
@@ -440,6 +458,22 @@ func compactEvidence(ev Evidence, indent string) string {
 			line("answered", "nothing: "+ev.Error)
 		} else {
 			line("answered", fmt.Sprintf("%d", ev.Response.Status))
+		}
+		return b.String()
+	}
+	if ev.Kind == EvidenceDelivery {
+		what := ev.Operation
+		if id := ev.Request.Header.Get("Webhook-Id"); id != "" {
+			what += ", webhook-id " + id
+		}
+		line("delivery", strings.TrimSpace(fmt.Sprintf("%s %s  %s  %s", ev.Request.Method, ev.Request.URL, what, bodySnippet(ev.Request))))
+		if ev.Error != "" {
+			line("answered", "nothing: "+ev.Error)
+		} else {
+			line("answered", strings.TrimSpace(fmt.Sprintf("%d  %s", ev.Response.Status, bodySnippet(ev.Response))))
+		}
+		if ev.Curl != "" && len(ev.Curl) <= maxTextCurl {
+			line("replay", ev.Curl)
 		}
 		return b.String()
 	}

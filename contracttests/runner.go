@@ -87,11 +87,17 @@ type Reporter interface {
 // caller's context ended, or the target stopped answering) has a Summary too, so that reports can be
 // written: Aborted says why, Interrupted and NotRun count the checks that have no verdict.
 type Summary struct {
-	Target  string   `json:"target"`
-	Results []Result `json:"results"`
-	Passed  int      `json:"passed"`
-	Failed  int      `json:"failed"`
-	Skipped int      `json:"skipped"`
+	// Tool names the run in the reports' titles; empty means "malipo conform". Another grader that
+	// reports through these reporters (`malipo webhooks test`) sets its own.
+	Tool string `json:"tool,omitempty"`
+	// ReplayNote says, above the failures of the HTML report, how the curl commands replay the
+	// exchanges; empty means the suite's (they read the keys from the environment).
+	ReplayNote string   `json:"replay_note,omitempty"`
+	Target     string   `json:"target"`
+	Results    []Result `json:"results"`
+	Passed     int      `json:"passed"`
+	Failed     int      `json:"failed"`
+	Skipped    int      `json:"skipped"`
 	// Interrupted counts the checks that were running when the run stopped early.
 	Interrupted int `json:"interrupted"`
 	// NotRun counts the selected checks that had not started when the run stopped early; they have
@@ -101,6 +107,23 @@ type Summary struct {
 	Aborted  string        `json:"aborted,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
 	Coverage Coverage      `json:"coverage"`
+}
+
+// DefaultTool is the name of the runs of this package, in the reports' titles (Summary.Tool).
+const DefaultTool = "malipo conform"
+
+// ToolName returns Tool, or DefaultTool when it is empty.
+func (s *Summary) ToolName() string {
+	if s.Tool == "" {
+		return DefaultTool
+	}
+	return s.Tool
+}
+
+// HasCoverage reports whether the run has coverage to show: a run of this suite has; another
+// grader's (one that sends no API request) has none, and the reports leave the section out.
+func (s *Summary) HasCoverage() bool {
+	return s.Coverage.StatusCodesDefined > 0 || len(s.Coverage.WebhookTypes) > 0 || len(s.Coverage.Operations) > 0
 }
 
 // OK reports whether the run finished and no check failed: an aborted run proves nothing either way.

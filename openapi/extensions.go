@@ -3,6 +3,7 @@ package openapi
 import (
 	"fmt"
 	"strconv"
+	"time"
 )
 
 // Outcome is the final state a test value produces.
@@ -91,4 +92,37 @@ func (s *Spec) ErrorStatuses() (map[int]int, error) {
 		out[code] = v
 	}
 	return out, nil
+}
+
+// DeliveryTimeoutExtension is the extension, on the tag of the document's webhooks (Events), that says
+// how long a receiver has to acknowledge a delivery.
+const DeliveryTimeoutExtension = "x-malipo-delivery-timeout-seconds"
+
+// WebhookDeliveryTimeout returns how long a merchant's receiver has to answer a webhook delivery with a
+// 2xx: the `x-malipo-delivery-timeout-seconds` of the tag the document's webhooks carry. The sender
+// gives up on an attempt after it (the sandbox's default delivery time-out) and `malipo webhooks test`
+// grades receivers by it, so the number is written once, in the document.
+func (s *Spec) WebhookDeliveryTimeout() (time.Duration, error) {
+	tags := map[string]bool{}
+	for _, t := range s.EventTypes() {
+		op, _ := s.Webhook(t)
+		for _, tag := range op.Op.Tags {
+			tags[tag] = true
+		}
+	}
+	for _, tag := range s.model.Tags {
+		if !tags[tag.Name] || tag.Extensions == nil {
+			continue
+		}
+		node, ok := tag.Extensions.Get(DeliveryTimeoutExtension)
+		if !ok || node == nil {
+			continue
+		}
+		var seconds int
+		if err := node.Decode(&seconds); err != nil || seconds <= 0 {
+			return 0, fmt.Errorf("tag %s: %s must be a positive whole number of seconds, got %q", tag.Name, DeliveryTimeoutExtension, node.Value)
+		}
+		return time.Duration(seconds) * time.Second, nil
+	}
+	return 0, fmt.Errorf("no tag of the document's webhooks has %s; add it to the tag the webhooks carry (Events)", DeliveryTimeoutExtension)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -87,7 +88,7 @@ Exit codes: 0 success, 1 failure (a check failed), 2 usage or setup error, 130 i
 	root.SetUsageTemplate(usageTemplate)
 	root.SetFlagErrorFunc(flagError)
 	root.Flags().BoolVarP(&c.showVersion, "version", "v", false, "print the version of malipo, of Go and of the contract it embeds")
-	root.AddCommand(c.conformCommand(), c.sandboxCommand(), c.specCommand(), c.versionCommand())
+	root.AddCommand(c.conformCommand(), c.sandboxCommand(), c.specCommand(), c.versionCommand(), c.webhooksCommand())
 	root.SetHelpCommand(helpCommand(root))
 	// Added now rather than when the command runs, so that normalizeArgs knows every command name.
 	root.InitDefaultHelpCmd()
@@ -210,7 +211,16 @@ func normalizeArgs(root *cobra.Command, args []string) ([]string, error) {
 		}
 		if !strings.HasPrefix(a, "-") || a == "-" {
 			if cmd != root {
-				continue // an argument of the command: the command says what is wrong with it
+				// A subcommand (`webhooks test`), whose flags are the ones to look up from here on, or
+				// an argument of the command: the command says what is wrong with it.
+				for _, sub := range cmd.Commands() {
+					if sub.Name() == a || slices.Contains(sub.Aliases, a) {
+						cmd = sub
+						cmd.InitDefaultHelpFlag()
+						break
+					}
+				}
+				continue
 			}
 			if a == cobra.ShellCompRequestCmd || a == cobra.ShellCompNoDescRequestCmd {
 				return out, nil // a completion request carries a partial command line: leave it be

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // Timings sets how long the simulated mobile-money network takes. Zero durations mean "at once";
@@ -29,8 +30,9 @@ var DefaultTimings = Timings{PromptDelay: 3 * time.Second, PayoutDelay: 2 * time
 // exponential back-off from one second to ten minutes, six attempts in all.
 var DefaultRetrySchedule = []time.Duration{time.Second, 5 * time.Second, 30 * time.Second, 2 * time.Minute, 10 * time.Minute}
 
-// DefaultWebhookTimeout is how long one delivery attempt may take before it counts as failed.
-const DefaultWebhookTimeout = 10 * time.Second
+// DefaultWebhookTimeout is how long one delivery attempt may take before it counts as failed: the
+// time-out the document promises receivers (x-malipo-delivery-timeout-seconds, api.WebhookDeliveryTimeout).
+const DefaultWebhookTimeout = api.WebhookDeliveryTimeout
 
 // DefaultDeliveryConcurrency is how many webhook attempts may be in flight at once.
 const DefaultDeliveryConcurrency = 16

@@ -17,6 +17,10 @@ const (
 	HeaderWebhookTimestamp   = "webhook-timestamp"
 )
 
+// WebhookDeliveryTimeout is how long a receiver has to acknowledge a webhook delivery with a 2xx
+// (x-malipo-delivery-timeout-seconds of the webhooks' tag); a later answer is a failed attempt, retried.
+const WebhookDeliveryTimeout = 10 * time.Second
+
 // OpInitializePayment returns `POST /v1/payment/init`: Initialize a mobile-money payment. Each call returns a new value, so no caller can change the
 // table for others.
 func OpInitializePayment() Operation {

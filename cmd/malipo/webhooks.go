@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
+	"github.com/malipo/terraform-provider-malipo/receivertests"
+)
+
+// webhookSecretEnv is where `malipo webhooks test` and examples/webhook-receiver read the secret when
+// no flag gives it: a secret on the command line shows in process listings and shell history.
+const webhookSecretEnv = "MALIPO_WEBHOOK_SECRET"
+
+// webhooksCommand is `malipo webhooks`, the parent of the commands about a merchant's receiver.
+func (c *cli) webhooksCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "webhooks <command>",
+		Short: "test a merchant's webhook receiver",
+		Long: `Commands about the merchant's half of webhooks: the receiver that gets the deliveries.
+'malipo conform' checks that an implementation sends correct webhooks; 'malipo webhooks test'
+checks that a receiver verifies, dedupes and answers them as the contract requires.`,
+		Args:              noArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+	}
+	cmd.AddCommand(c.webhooksTestCommand())
+	return cmd
+}
+
+// webhooksTestFlags are the settings of `malipo webhooks test`.
+type webhooksTestFlags struct {
+	url, secret, secretKey string
+	eventTypes             []string
+	burst                  int
+	timeout                time.Duration
+	run                    *regexp.Regexp
+	list, quiet            bool
+	junit, jsonOut, html   string
+}
+
+func (c *cli) webhooksTestCommand() *cobra.Command {
+	f := &webhooksTestFlags{burst: receivertests.DefaultBurst, timeout: api.WebhookDeliveryTimeout}
+	cmd := &cobra.Command{
+		Use:   "test --url URL [--secret whsec_… | --secret-key sk_…] [flags]",
+		Short: "send a receiver signed, forged, stale and duplicate deliveries and grade its answers",
+		Long: fmt.Sprintf(`Sends the webhook receiver at --url a battery of deliveries built from the contract's webhooks
+(every event type's example event, schema-valid) and grades each answer:
+
+  accepts     every event type correctly signed, a rotation's two signatures (one valid), a
+              redelivery of the same webhook-id: 2xx within the time-out (%s by default, the
+              document's x-malipo-delivery-timeout-seconds)
+  rejects     no signature, a forged one, a body changed after signing, another secret, a timestamp
+              outside the five-minute tolerance (past and future), a malformed signature header, an
+              unknown signature version only: any non-2xx
+  robustness  a burst of --burst deliveries at once, an undeclared field, an undeclared event type
+
+The secret is the one the receiver verifies with: an endpoint's whsec_ secret (--secret), or the
+merchant secret key that signs deliveries to a payment's or payout's own webhook_url (--secret-key).
+Without either flag it is read from $%s (either form).
+
+Every failure names the rule it breaks and what to fix, with the delivery as a curl command; a signed
+delivery replayed more than five minutes later is refused, which is the point of the timestamp.
+Exit codes: 0 every check passed, 1 a check failed, 2 usage or setup error (e.g. the receiver does not
+answer), 130 interrupted.`, api.WebhookDeliveryTimeout, webhookSecretEnv),
+		Example: `  MALIPO_WEBHOOK_SECRET=whsec_… go run ./examples/webhook-receiver &
+  malipo webhooks test --url http://127.0.0.1:8090/webhooks/malipo
+  malipo webhooks test --url https://shop.example.org/hooks/malipo --secret-key "$MALIPO_SECRET_KEY" --junit receiver.xml
+  malipo webhooks test --list`,
+		Args:              noArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			code, err := runWebhooksTest(cmd.Context(), cmd, f, c.stdout, c.stderr)
+			c.code = code
+			return err
+		},
+	}
+	fs := cmd.Flags()
+	fs.Var(baseURLValue{&f.url}, "url", "full `URL` of the receiver, as registered as a webhook_url or endpoint")
+	// No flag defaults for secrets: a default would print one from the environment in --help.
+	fs.StringVar(&f.secret, "secret", "", "the endpoint's signing `secret`, whsec_… (default $"+webhookSecretEnv+")")
+	fs.StringVar(&f.secretKey, "secret-key", "", "the merchant secret `key` that signs deliveries to a payment's or payout's webhook_url")
+	fs.StringSliceVar(&f.eventTypes, "event-types", nil, "comma-separated event `types` to send (default every type the contract declares)")
+	fs.IntVar(&f.burst, "burst", f.burst, "deliveries the burst check sends at once")
+	fs.Var(durationValue{&f.timeout}, "timeout", "how long the receiver has to answer each delivery (the default is the contract's "+openapi.DeliveryTimeoutExtension+")")
+	fs.Var(regexpValue{&f.run}, "run", "only run checks whose id matches this regular expression")
+	fs.BoolVar(&f.list, "list", false, "list the checks and exit")
+	fs.StringVar(&f.junit, "junit", "", "write a JUnit XML report to this `file`")
+	fs.StringVar(&f.jsonOut, "json", "", "write a JSON report to this `file`")
+	fs.StringVar(&f.html, "html", "", "write a self-contained HTML report to this `file`")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "print only failures and the summary (no line per passed check)")
+	_ = cmd.MarkFlagFilename("junit", "xml")
+	_ = cmd.MarkFlagFilename("html", "html")
+	_ = cmd.MarkFlagFilename("json", "json")
+	_ = cmd.RegisterFlagCompletionFunc("event-types", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		spec, err := openapi.Default()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		return spec.EventTypes(), cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+// webhookSecret returns the secret the flags or the environment give, or a usage error that says which
+// forms are accepted. It never quotes the secret.
+func webhookSecret(cmd *cobra.Command, f *webhooksTestFlags) (webhook.Secret, error) {
+	const forms = "pass the endpoint's whsec_… secret with --secret, or the merchant secret key (sk_…) that signs webhook_url deliveries with --secret-key"
+	switch {
+	case f.secret != "" && f.secretKey != "":
+		return webhook.Secret{}, usageErrorf(cmd, "give --secret or --secret-key, not both: the receiver verifies with one of them")
+	case f.secret != "":
+		if !strings.HasPrefix(f.secret, "whsec_") {
+			return webhook.Secret{}, usageErrorf(cmd, "--secret does not start with whsec_; %s", forms)
+		}
+		s, err := webhook.ParseSecret(f.secret)
+		if err != nil {
+			return webhook.Secret{}, usageErrorf(cmd, "--secret: %v", err)
+		}
+		return s, nil
+	case f.secretKey != "":
+		if strings.HasPrefix(f.secretKey, "whsec_") {
+			return webhook.Secret{}, usageErrorf(cmd, "--secret-key starts with whsec_, which marks an endpoint secret: pass it with --secret")
+		}
+		return webhook.ParseSecret(f.secretKey)
+	}
+	env := strings.TrimSpace(os.Getenv(webhookSecretEnv))
+	if env == "" {
+		return webhook.Secret{}, usageErrorf(cmd, "no secret: %s (or set $%s)", forms, webhookSecretEnv)
+	}
+	s, err := webhook.ParseSecret(env)
+	if err != nil {
+		return webhook.Secret{}, usageErrorf(cmd, "$%s: %v", webhookSecretEnv, err)
+	}
+	return s, nil
+}
+
+// runWebhooksTest grades the receiver and returns the exit code, or a usage error.
+func runWebhooksTest(ctx context.Context, cmd *cobra.Command, f *webhooksTestFlags, stdout, stderr io.Writer) (int, error) {
+	cfg := receivertests.Config{URL: f.url, EventTypes: f.eventTypes, Burst: f.burst, Timeout: f.timeout, Run: f.run}
+	if f.burst < 1 {
+		return exitUsage, usageErrorf(cmd, "--burst %d: send at least one delivery", f.burst)
+	}
+	if f.timeout <= 0 {
+		return exitUsage, usageErrorf(cmd, "--timeout %s: give a positive time, e.g. 10s", f.timeout)
+	}
+	if len(f.eventTypes) > 0 {
+		if _, err := receivertests.List(cfg); err != nil {
+			return exitUsage, usageErrorf(cmd, "--event-types: %v", strings.TrimPrefix(err.Error(), contracttests.ErrSetup.Error()+": "))
+		}
+	}
+	if f.list {
+		checks, err := receivertests.List(cfg)
+		if err != nil {
+			fmt.Fprintf(stderr, "malipo webhooks test: %v\n", err)
+			return exitUsage, nil
+		}
+		listChecks(stdout, checks, f.run)
+		return exitOK, nil
+	}
+	if f.url == "" {
+		return exitUsage, usageErrorf(cmd, "--url is required: the full URL of the receiver, e.g. --url http://127.0.0.1:8090/webhooks/malipo")
+	}
+	secret, err := webhookSecret(cmd, f)
+	if err != nil {
+		return exitUsage, err
+	}
+	cfg.Secret = secret
+	reporters := []contracttests.Reporter{&contracttests.TextReporter{W: stdout, Quiet: f.quiet, Command: receivertests.Tool}}
+	if f.html != "" {
+		reporters = append(reporters, contracttests.HTMLReporter{Path: f.html})
+	}
+	if f.junit != "" {
+		reporters = append(reporters, contracttests.JUnitReporter{Path: f.junit})
+	}
+	if f.jsonOut != "" {
+		reporters = append(reporters, contracttests.JSONReporter{Path: f.jsonOut})
+	}
+	sum, err := receivertests.Run(ctx, cfg, reporters...)
+	if err != nil {
+		fmt.Fprintf(stderr, "malipo webhooks test: %v\n", err)
+	}
+	return contracttests.ExitCode(sum, err), nil
+}

@@ -1,0 +1,164 @@
+// Package receiverfaults builds webhook receivers that break one rule each, for the tests that prove
+// `malipo webhooks test` (package receivertests) notices each broken rule with the check that guards
+// it, and no other. Every receiver is the correct one (Correct: webhook.Receiver around a lenient
+// handler) with one rule broken from outside, as internal/faults breaks the sandbox.
+package receiverfaults
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
+)
+
+// Fault is a receiver with one rule broken.
+type Fault struct {
+	// Name identifies the fault in test names.
+	Name string
+	// Rule says which rule it breaks.
+	Rule string
+	// New builds the receiver for a secret.
+	New func(secret webhook.Secret) http.Handler
+}
+
+// app is the merchant's own handler as a correct receiver has it: it decodes leniently (unknown
+// fields ignored), handles the types it knows and acknowledges the others.
+type app struct {
+	strict      bool // decode with DisallowUnknownFields and fail on an unknown field
+	failUnknown bool // answer 500 to an event type it does not know
+}
+
+func (a app) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var ev struct {
+		ID        string          `json:"id"`
+		Type      api.EventType   `json:"type"`
+		CreatedAt string          `json:"created_at"`
+		Data      json.RawMessage `json:"data"`
+	}
+	dec := json.NewDecoder(r.Body)
+	if a.strict {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(&ev); err != nil {
+		status := http.StatusBadRequest
+		if a.strict {
+			status = http.StatusInternalServerError // the strict decoder's error escapes as a crash
+		}
+		http.Error(w, "cannot decode the event", status)
+		return
+	}
+	known := false
+	for _, t := range api.EventTypeValues() {
+		known = known || t == ev.Type
+	}
+	if !known && a.failUnknown {
+		http.Error(w, "unhandled event type", http.StatusInternalServerError)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// verifier is the correct receiver's verifier for secret.
+func verifier(secret webhook.Secret) webhook.Verifier {
+	return webhook.Verifier{Secrets: []webhook.Secret{secret}}
+}
+
+// Correct is the receiver that follows every rule: webhook.NewReceiver around a lenient handler.
+func Correct(secret webhook.Secret) http.Handler { return webhook.NewReceiver(verifier(secret), app{}) }
+
+// rewrite calls next after fn has changed the request; the body is read first so fn can see it.
+func rewrite(next http.Handler, fn func(r *http.Request, body []byte)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		fn(r, body)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// All returns every fault.
+func All() []Fault {
+	return []Fault{
+		{Name: "accepts-any-signature", Rule: "a webhook-signature is checked for presence, never verified",
+			New: func(secret webhook.Secret) http.Handler {
+				return rewrite(Correct(secret), func(r *http.Request, body []byte) {
+					if r.Header.Get(webhook.HeaderSignature) == "" {
+						return
+					}
+					// Whatever it carries, the receiver behaves as if it were the right signature.
+					if n, err := strconv.ParseInt(r.Header.Get(webhook.HeaderTimestamp), 10, 64); err == nil {
+						r.Header.Set(webhook.HeaderSignature, webhook.Sign(r.Header.Get(webhook.HeaderID), time.Unix(n, 0), body, secret))
+					}
+				})
+			}},
+		{Name: "accepts-no-signature", Rule: "a delivery without webhook-signature skips verification",
+			New: func(secret webhook.Secret) http.Handler {
+				verified := Correct(secret)
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.Header.Get(webhook.HeaderSignature) == "" {
+						app{}.ServeHTTP(w, r)
+						return
+					}
+					verified.ServeHTTP(w, r)
+				})
+			}},
+		{Name: "ignores-timestamp", Rule: "webhook-timestamp is signed but its age is never checked",
+			New: func(secret webhook.Secret) http.Handler {
+				v := verifier(secret)
+				v.Tolerance = 100 * 365 * 24 * time.Hour
+				return webhook.NewReceiver(v, app{})
+			}},
+		{Name: "rejects-dual-signature", Rule: "only the first signature of webhook-signature is tried",
+			New: func(secret webhook.Secret) http.Handler {
+				return rewrite(Correct(secret), func(r *http.Request, _ []byte) {
+					if first, _, ok := strings.Cut(strings.TrimSpace(r.Header.Get(webhook.HeaderSignature)), " "); ok {
+						r.Header.Set(webhook.HeaderSignature, first)
+					}
+				})
+			}},
+		{Name: "duplicate-500", Rule: "no dedupe on webhook-id: a redelivery hits a unique constraint and answers 500",
+			New: func(secret webhook.Secret) http.Handler {
+				var mu sync.Mutex
+				seen := map[string]bool{}
+				rc := webhook.NewReceiver(verifier(secret), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					id := r.Header.Get(webhook.HeaderID)
+					mu.Lock()
+					dup := seen[id]
+					seen[id] = true
+					mu.Unlock()
+					if dup {
+						http.Error(w, "duplicate key value violates unique constraint", http.StatusInternalServerError)
+						return
+					}
+					app{}.ServeHTTP(w, r)
+				}))
+				rc.Store = nil
+				return rc
+			}},
+		{Name: "slow", Rule: "the event is handled before answering, slower than the delivery time-out",
+			New: func(secret webhook.Secret) http.Handler {
+				return webhook.NewReceiver(verifier(secret), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					select { // until the sender gives up (or a minute, should it not)
+					case <-r.Context().Done():
+					case <-time.After(time.Minute):
+					}
+					w.WriteHeader(http.StatusNoContent)
+				}))
+			}},
+		{Name: "unknown-type-500", Rule: "an event type the handler does not know is answered 500",
+			New: func(secret webhook.Secret) http.Handler {
+				return webhook.NewReceiver(verifier(secret), app{failUnknown: true})
+			}},
+		{Name: "unknown-field-500", Rule: "the event is decoded strictly: an undeclared field is a 500",
+			New: func(secret webhook.Secret) http.Handler {
+				return webhook.NewReceiver(verifier(secret), app{strict: true})
+			}},
+	}
+}

@@ -1,0 +1,428 @@
+// Package receivertests grades a merchant's webhook receiver (`malipo webhooks test`): the other half
+// of every integration, which `malipo conform` (the sender's half) does not reach.
+//
+// It sends the receiver a battery of deliveries built from the document's `webhooks` (each event
+// type's example event, with a fresh id, validated against its schema), some signed correctly and
+// some deliberately broken, and grades each answer: a correctly signed delivery must be acknowledged
+// (2xx) within the document's delivery time-out, also during a secret rotation and on a redelivery; an
+// unsigned, forged, tampered, stale or badly formed one must be refused (any non-2xx); and a burst of
+// deliveries, an unknown field and an unknown event type must not break it. The result is a
+// contracttests.Summary, so that the suite's reporters (text, JSON, JUnit, HTML) and exit codes serve
+// both graders; each failure names the rule it breaks and what to fix.
+package receivertests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
+)
+
+// Tool is the name of the grader in reports (contracttests.Summary.Tool).
+const Tool = "malipo webhooks test"
+
+// The categories of the receiver checks.
+const (
+	// CategoryAccepts: correctly signed deliveries must be acknowledged.
+	CategoryAccepts contracttests.Category = "receiver-accepts"
+	// CategoryRejects: deliveries that do not verify must be refused.
+	CategoryRejects contracttests.Category = "receiver-rejects"
+	// CategoryRobustness: load and additive changes must not break the receiver.
+	CategoryRobustness contracttests.Category = "receiver-robustness"
+)
+
+// DefaultBurst is how many deliveries the burst check sends at once when Config.Burst is zero.
+const DefaultBurst = 20
+
+// Config says which receiver to grade and how.
+type Config struct {
+	// URL is the receiver's full URL, as the merchant registers it as a webhook_url or endpoint.
+	URL string
+	// Secret is the secret the receiver verifies with: the endpoint's whsec_ secret, or the merchant
+	// secret key for deliveries to a payment's or payout's own webhook_url (webhook.ParseSecret).
+	Secret webhook.Secret
+	// Spec is the document the deliveries are built from; nil means the embedded one.
+	Spec *openapi.Spec
+	// EventTypes limits the event types sent; empty means every type the document declares.
+	EventTypes []string
+	// Timeout is how long the receiver has to answer each delivery; zero means the document's
+	// (x-malipo-delivery-timeout-seconds).
+	Timeout time.Duration
+	// Burst is how many deliveries the burst check sends at once; zero means DefaultBurst.
+	Burst int
+	// Run selects checks by id; nil runs all.
+	Run *regexp.Regexp
+	// Concurrency is how many checks run at once (default 4); the burst check runs alone, last.
+	Concurrency int
+	// Now is the grader's clock, for the timestamps it signs; nil means time.Now.
+	Now func() time.Time
+	// HTTPClient sends the deliveries; nil means a client of its own. Its Timeout should be zero:
+	// each delivery is bounded by Timeout.
+	HTTPClient *http.Client
+}
+
+// grader is one run.
+type grader struct {
+	cfg      Config
+	spec     *openapi.Spec
+	types    []string
+	payloads payloads
+	client   *http.Client
+	// tolerance is the replay window the timestamp checks step outside of.
+	tolerance time.Duration
+}
+
+// check is one receiver check: what it proves, the rule it enforces, and how it runs.
+type check struct {
+	id       string
+	category contracttests.Category
+	doc      string
+	covers   []string
+	// rule names where the rule is written: a section of Standard Webhooks or a place in the document.
+	rule string
+	// alone runs the check after every other, by itself (the burst, whose timing others would skew).
+	alone bool
+	run   func(c *checkRun)
+}
+
+// Where the rules are written, as failures cite them.
+const (
+	swSpec          = "Standard Webhooks (standardwebhooks.com, spec/standard-webhooks.md)"
+	ruleAuthentic   = swSpec + ", \"Verifying webhook authenticity\" and \"Signature scheme\": sign {webhook-id}.{webhook-timestamp}.{body}, compare in constant time"
+	ruleRotation    = swSpec + ", \"Webhook headers\": webhook-signature is a space-delimited list during a rotation; try each until one matches"
+	ruleVersions    = swSpec + ", \"Signature scheme\": a signature is <version>,<base64>; verify the versions you know (v1) and ignore the others"
+	ruleTolerance   = swSpec + ", \"Verifying signatures\": reject a webhook-timestamp outside the tolerance (replays); openapi/malipo.yaml info.description, \"Verifying webhooks\": five minutes"
+	ruleIdempotency = swSpec + ", \"Verifying signatures\": use webhook-id as an idempotency key; openapi/malipo.yaml webhooks.*.parameters.webhook-id: delivery is at least once"
+	ruleTimeout     = "openapi/malipo.yaml tags[Events] " + openapi.DeliveryTimeoutExtension + "; " + swSpec + ", \"Delivery success and failure\": only a 2xx acknowledges"
+	ruleAdditive    = "openapi/malipo.yaml tags[Events]: events change only by addition (new fields, new event types)"
+)
+
+// checks returns the battery for the selected event types, in a stable order.
+func (g *grader) checks() []*check {
+	var out []*check
+	for _, t := range g.types {
+		out = append(out, &check{id: "receiver.accepts." + t, category: CategoryAccepts, covers: []string{t}, rule: ruleTimeout,
+			doc: "a correctly signed " + t + " delivery (the document's example event) is acknowledged with a 2xx within the time-out",
+			run: func(c *checkRun) { c.expectAccepted(c.signed(t), "a correctly signed "+t+" delivery") }})
+	}
+	first := g.types[0]
+	out = append(out,
+		&check{id: "receiver.accepts.dual-signature", category: CategoryAccepts, covers: []string{first}, rule: ruleRotation,
+			doc: "a delivery signed during a rotation (a signature by a secret the receiver does not hold, then a valid one) is acknowledged",
+			run: func(c *checkRun) {
+				old, _ := webhook.NewSecret()
+				d := newDelivery(c.g.payloads.event(first, c.now()), c.now(), old, c.g.cfg.Secret)
+				c.expectAccepted(d, "a delivery with two signatures, the second valid,")
+			}},
+		&check{id: "receiver.accepts.redelivery", category: CategoryAccepts, covers: []string{first}, rule: ruleIdempotency,
+			doc: "a redelivery of an event already acknowledged (same webhook-id, fresh timestamp and signature, as a retry) is acknowledged again",
+			run: (*checkRun).redelivery},
+		&check{id: "receiver.rejects.no-signature", category: CategoryRejects, covers: []string{first}, rule: ruleAuthentic,
+			doc: "a delivery without webhook-signature is refused",
+			run: func(c *checkRun) {
+				c.expectRejected(newDelivery(c.event(), c.now()), "an unsigned delivery (no webhook-signature header)")
+			}},
+		&check{id: "receiver.rejects.forged-signature", category: CategoryRejects, covers: []string{first}, rule: ruleAuthentic,
+			doc: "a delivery whose v1 signature is well formed but made by no secret is refused",
+			run: func(c *checkRun) {
+				d := c.signed(first)
+				d.header.Set(webhook.HeaderSignature, forgedSignature())
+				c.expectRejected(d, "a delivery with a forged v1 signature")
+			}},
+		&check{id: "receiver.rejects.body-changed", category: CategoryRejects, covers: []string{first}, rule: ruleAuthentic,
+			doc: "a delivery whose body was changed after it was signed (the amount) is refused",
+			run: (*checkRun).bodyChanged},
+		&check{id: "receiver.rejects.other-secret", category: CategoryRejects, covers: []string{first}, rule: ruleAuthentic,
+			doc: "a delivery signed with another secret is refused",
+			run: func(c *checkRun) {
+				other, _ := webhook.NewSecret()
+				c.expectRejected(newDelivery(c.event(), c.now(), other), "a delivery signed with a secret the receiver does not hold")
+			}},
+		&check{id: "receiver.rejects.timestamp-past", category: CategoryRejects, covers: []string{first}, rule: ruleTolerance,
+			doc: "a correctly signed delivery whose webhook-timestamp is twice the tolerance in the past (a replay) is refused",
+			run: func(c *checkRun) {
+				ts := c.now().Add(-2 * c.g.tolerance)
+				c.expectRejected(newDelivery(c.event(), ts, c.g.cfg.Secret), fmt.Sprintf("a correctly signed delivery timestamped %s ago", 2*c.g.tolerance))
+			}},
+		&check{id: "receiver.rejects.timestamp-future", category: CategoryRejects, covers: []string{first}, rule: ruleTolerance,
+			doc: "a correctly signed delivery whose webhook-timestamp is twice the tolerance in the future is refused",
+			run: func(c *checkRun) {
+				ts := c.now().Add(2 * c.g.tolerance)
+				c.expectRejected(newDelivery(c.event(), ts, c.g.cfg.Secret), fmt.Sprintf("a correctly signed delivery timestamped %s ahead", 2*c.g.tolerance))
+			}},
+		&check{id: "receiver.rejects.malformed-signature", category: CategoryRejects, covers: []string{first}, rule: ruleVersions,
+			doc: "a delivery whose webhook-signature is the right HMAC without its v1, prefix is refused",
+			run: func(c *checkRun) {
+				d := c.signed(first)
+				_, mac, _ := strings.Cut(d.header.Get(webhook.HeaderSignature), ",")
+				d.header.Set(webhook.HeaderSignature, mac)
+				c.expectRejected(d, "a delivery whose webhook-signature is a bare base64 HMAC (no \"v1,\")")
+			}},
+		&check{id: "receiver.rejects.unknown-version", category: CategoryRejects, covers: []string{first}, rule: ruleVersions,
+			doc: "a delivery whose only signature has an unknown version (v2,<the right HMAC>) is refused",
+			run: func(c *checkRun) {
+				d := c.signed(first)
+				_, mac, _ := strings.Cut(d.header.Get(webhook.HeaderSignature), ",")
+				d.header.Set(webhook.HeaderSignature, "v2,"+mac)
+				c.expectRejected(d, "a delivery whose only signature is version v2")
+			}},
+		&check{id: "receiver.robustness.burst", category: CategoryRobustness, covers: g.types, rule: ruleTimeout, alone: true,
+			doc: fmt.Sprintf("a burst of %d correctly signed deliveries at once (distinct events) is acknowledged, each within the time-out", g.burst()),
+			run: (*checkRun).burstCheck},
+		&check{id: "receiver.robustness.unknown-field", category: CategoryRobustness, covers: []string{first}, rule: ruleAdditive,
+			doc: "a correctly signed " + first + " delivery with fields the document does not declare (in the event, its data and its object) is acknowledged",
+			run: (*checkRun).unknownField},
+		&check{id: "receiver.robustness.unknown-event-type", category: CategoryRobustness, rule: ruleAdditive,
+			doc: "a correctly signed delivery of an event type the document does not declare (yet) gets no 5xx, in time",
+			run: (*checkRun).unknownType},
+	)
+	return out
+}
+
+func (g *grader) burst() int {
+	if g.cfg.Burst > 0 {
+		return g.cfg.Burst
+	}
+	return DefaultBurst
+}
+
+// List returns the checks a run with cfg would make (for --list), without contacting the receiver.
+func List(cfg Config) ([]*contracttests.Check, error) {
+	g, err := newGrader(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var out []*contracttests.Check
+	for _, c := range g.checks() {
+		out = append(out, c.public())
+	}
+	return out, nil
+}
+
+// public is the check as reporters see it. Its Run is nil: receiver checks run only here, with Run.
+func (c *check) public() *contracttests.Check {
+	return &contracttests.Check{ID: c.id, Category: c.category, Covers: c.covers, Doc: c.doc}
+}
+
+// newGrader checks the configuration and reads from the document what the checks send.
+func newGrader(cfg Config) (*grader, error) {
+	if cfg.Spec == nil {
+		spec, err := openapi.Default()
+		if err != nil {
+			return nil, fmt.Errorf("load the contract: %w", err)
+		}
+		cfg.Spec = spec
+	}
+	if cfg.Timeout <= 0 {
+		d, err := cfg.Spec.WebhookDeliveryTimeout()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", contracttests.ErrSetup, err)
+		}
+		cfg.Timeout = d
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 4
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	known := cfg.Spec.EventTypes()
+	types := known
+	if len(cfg.EventTypes) > 0 {
+		types = nil
+		for _, t := range cfg.EventTypes {
+			if !slices.Contains(known, t) {
+				return nil, fmt.Errorf("%w: event type %q is not declared under the document's webhooks; choose among %s",
+					contracttests.ErrSetup, t, strings.Join(known, ", "))
+			}
+			if !slices.Contains(types, t) {
+				types = append(types, t)
+			}
+		}
+	}
+	if len(types) == 0 {
+		return nil, fmt.Errorf("%w: the document declares no webhooks, so there is nothing to send", contracttests.ErrSetup)
+	}
+	p, err := loadPayloads(cfg.Spec, types)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", contracttests.ErrSetup, err)
+	}
+	client := cfg.HTTPClient
+	if client == nil {
+		// No redirects: Standard Webhooks counts a 3xx as a failed delivery, and following one would
+		// grade another URL than the one given.
+		client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	return &grader{cfg: cfg, spec: cfg.Spec, types: types, payloads: p, client: client, tolerance: webhook.DefaultTolerance}, nil
+}
+
+// Run grades the receiver at cfg.URL and reports to every reporter, as contracttests.Run does: a
+// configuration the grader cannot use, a --run filter that selects nothing, a report that cannot be
+// written, or a receiver that does not answer at all end it before any check, with a nil Summary and
+// an error wrapping contracttests.ErrSetup (and ErrUnreachable); an interrupted run returns its partial
+// Summary with contracttests.ErrInterrupted. contracttests.ExitCode maps the pair to the exit status.
+func Run(ctx context.Context, cfg Config, reporters ...contracttests.Reporter) (*contracttests.Summary, error) {
+	if cfg.URL == "" {
+		return nil, fmt.Errorf("%w: no receiver URL: pass --url URL", contracttests.ErrSetup)
+	}
+	if cfg.Secret.Reveal() == "" {
+		return nil, fmt.Errorf("%w: no secret: pass --secret whsec_… (an endpoint's) or --secret-key sk_… (the merchant key that signs webhook_url deliveries)", contracttests.ErrSetup)
+	}
+	g, err := newGrader(cfg)
+	if err != nil {
+		return nil, err
+	}
+	all := g.checks()
+	var selected []*check
+	for _, c := range all {
+		if cfg.Run == nil || cfg.Run.MatchString(c.id) {
+			selected = append(selected, c)
+		}
+	}
+	if len(selected) == 0 {
+		return nil, fmt.Errorf("%w: --run '%s' matches none of the %d checks' ids; list them with --list",
+			contracttests.ErrNoChecks, cfg.Run, len(all))
+	}
+	for _, r := range reporters {
+		if p, ok := r.(contracttests.Preparer); ok {
+			if err := p.Prepare(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := g.preflight(ctx); err != nil {
+		return nil, err
+	}
+	public := make([]*contracttests.Check, len(selected))
+	for i, c := range selected {
+		public[i] = c.public()
+	}
+	for _, r := range reporters {
+		r.Start(public)
+	}
+	sum := g.runAll(ctx, selected, public, reporters)
+	var errs []error
+	if ctx.Err() != nil && (sum.Interrupted > 0 || sum.NotRun > 0) {
+		err := fmt.Errorf("%w: %w (%d of %d checks finished, %d interrupted, %d not run)", contracttests.ErrInterrupted,
+			context.Cause(ctx), sum.Passed+sum.Failed+sum.Skipped, len(selected), sum.Interrupted, sum.NotRun)
+		sum.Aborted = err.Error()
+		errs = append(errs, err)
+	}
+	g.client.CloseIdleConnections()
+	for _, r := range reporters {
+		errs = append(errs, r.Finish(sum))
+	}
+	return sum, errors.Join(errs...)
+}
+
+// preflight makes sure the receiver answers at all, so that a wrong URL or a receiver that is not
+// running is a setup error naming the URL rather than every check failing. Any HTTP answer will do
+// (a GET of a webhook URL is often 404 or 405).
+func (g *grader) preflight(ctx context.Context) error {
+	pctx, cancel := context.WithTimeout(ctx, g.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(pctx, http.MethodGet, g.cfg.URL, nil)
+	if err != nil {
+		return fmt.Errorf("%w: --url %s: %w", contracttests.ErrSetup, g.cfg.URL, err)
+	}
+	resp, err := g.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w: %w", contracttests.ErrInterrupted, context.Cause(ctx))
+		}
+		return fmt.Errorf("%w: %w: the receiver at %s does not answer (%w); start it, or check --url", contracttests.ErrSetup,
+			contracttests.ErrUnreachable, g.cfg.URL, err)
+	}
+	_ = resp.Body.Close()
+	return nil
+}
+
+// runAll runs the checks, Concurrency at a time and the alone ones last, and sums them up.
+func (g *grader) runAll(ctx context.Context, selected []*check, public []*contracttests.Check, reporters []contracttests.Reporter) *contracttests.Summary {
+	start := time.Now()
+	sum := &contracttests.Summary{Tool: Tool, Target: g.cfg.URL,
+		ReplayNote: "Each curl command sends the delivery again with the headers it had, signature included; " +
+			"a receiver refuses a replay made more than the tolerance (five minutes) later, which is the point of the timestamp."}
+	var mu sync.Mutex
+	report := func(res contracttests.Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		sum.Results = append(sum.Results, res)
+		for _, r := range reporters {
+			r.CheckDone(res)
+		}
+	}
+	var regular, alone []int
+	for i, c := range selected {
+		if c.alone {
+			alone = append(alone, i)
+		} else {
+			regular = append(regular, i)
+		}
+	}
+	run := func(idx []int, concurrency int) {
+		sem := make(chan struct{}, concurrency)
+		var wg sync.WaitGroup
+		for _, i := range idx {
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+			}
+			if ctx.Err() != nil {
+				break
+			}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				report(g.runOne(ctx, selected[i], public[i]))
+			})
+		}
+		wg.Wait()
+	}
+	run(regular, g.cfg.Concurrency)
+	run(alone, 1)
+	sort.SliceStable(sum.Results, func(i, j int) bool { return sum.Results[i].ID < sum.Results[j].ID })
+	for _, r := range sum.Results {
+		switch r.Outcome {
+		case contracttests.Passed:
+			sum.Passed++
+		case contracttests.Failed:
+			sum.Failed++
+		case contracttests.Skipped:
+			sum.Skipped++
+		case contracttests.Interrupted:
+			sum.Interrupted++
+		}
+	}
+	sum.NotRun = len(selected) - len(sum.Results)
+	sum.Duration = time.Since(start)
+	return sum
+}
+
+// runOne runs one check and makes its Result: evidence is kept only for a check that did not pass.
+func (g *grader) runOne(ctx context.Context, c *check, pc *contracttests.Check) contracttests.Result {
+	cr := &checkRun{ctx: ctx, g: g, check: c}
+	start := time.Now()
+	c.run(cr)
+	res := contracttests.Result{Check: pc, ID: c.id, Category: c.category, Duration: time.Since(start)}
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	switch {
+	case ctx.Err() != nil:
+		res.Outcome, res.Interruption = contracttests.Interrupted, "the run was interrupted while this check ran"
+	case len(cr.failures) > 0:
+		res.Outcome, res.Failures, res.Evidence = contracttests.Failed, cr.failures, cr.evidence
+	default:
+		res.Outcome = contracttests.Passed
+	}
+	return res
+}
