@@ -141,7 +141,7 @@ type suite struct {
 	extensionProbe string
 	// scenarios is true when the target plays the sandbox's scenario header (probeScenarios).
 	scenarios bool
-	ref            refCache
+	ref       refCache
 	// errorStatuses is the spec's error table (code → HTTP status); ExpectError checks itself against it.
 	errorStatuses map[int]int
 	inputs        Inputs

@@ -1,6 +1,6 @@
 package api
 
-// The sandbox's scenario header (the document's "Sandbox controls" tag describes it): a request that
+// HeaderSandboxScenario is the sandbox's scenario header (the document's "Sandbox controls" tag describes it): a request that
 // carries it is answered with an error scenario instead of normally, so that a client can test its
 // retry path against `malipo sandbox`. A production implementation ignores it. The document gives the
 // header in prose only (it is not a parameter of the v1 operations, which production implementations

@@ -241,7 +241,9 @@ func TestOperationsHappyPath(t *testing.T) {
 				return c.SettleSandboxPayout(ctx, "po_9a8b7c6d5e4f3a20", SandboxSettleRequest{Status: api.PaymentStatusFailed, FailureReason: api.FailureReasonAccountNotFound}, o...)
 			},
 			wantBody: `{"status":"failed","failure_reason":"account_not_found"}`,
-			check:    func(t *testing.T, got any) { assert.Equal(t, api.FailureReasonAccountNotFound, got.(*Payout).FailureReason) },
+			check: func(t *testing.T, got any) {
+				assert.Equal(t, api.FailureReasonAccountNotFound, got.(*Payout).FailureReason)
+			},
 		},
 		{
 			name: "settle a payment now (sandbox)", opID: "settleSandboxPayment", path: api.OpSettleSandboxPayment().URL("pay_8f3a2c1d9b7e4a60"),
