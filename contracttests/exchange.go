@@ -182,6 +182,14 @@ func (t *T) send(r *request) *Exchange {
 	ev.Duration, ev.Response.Status = ex.Duration, resp.StatusCode
 	s.red().message(&ev.Response, resp.Header, data)
 	ex.seq = t.record(ev)
+	if gatewayStatus(resp.StatusCode) && t.ctx.Err() == nil {
+		// A target behind a proxy that goes down answers through the proxy: 502, 503 or 504 to every
+		// request. Ask, as for a refused connection, whether the target still answers at all.
+		s.confirmAlive(t.check.ID, fmt.Errorf("%s %s answered %d", r.method, r.path, resp.StatusCode))
+		if s.run.Err() != nil {
+			runtime.Goexit() // the run was aborted: this check is interrupted, not failed
+		}
+	}
 	if len(data) > 0 {
 		var v any
 		if json.Unmarshal(data, &v) == nil {

@@ -177,8 +177,14 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// gatewayStatus reports whether status is what a proxy answers for a target behind it that is down
+// (502, 503, 504): such an answer to the one request every implementation serves means no target.
+func gatewayStatus(status int) bool {
+	return status == http.StatusBadGateway || status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout
+}
+
 // confirmAlive asks the target for something every implementation answers, twice a moment apart;
-// when neither gets an answer the target has stopped answering, and the run stops with a cause that
+// when neither gets an answer (or only a gateway's 502, 503 or 504) the target has stopped answering, and the run stops with a cause that
 // wraps ErrUnreachable and names the check that noticed. One probe runs at a time: the checks that
 // fail together while the target goes down wait for its verdict.
 func (s *suite) confirmAlive(checkID string, cause error) {
@@ -196,8 +202,12 @@ func (s *suite) confirmAlive(checkID string, cause error) {
 			case <-time.After(250 * time.Millisecond):
 			}
 		}
-		if _, _, err = s.get(s.run, preflightPublicOnly, preflightPublicOnly.URL(), s.cfg.Keys, nil); err == nil {
-			return
+		var status int
+		if status, _, err = s.get(s.run, preflightPublicOnly, preflightPublicOnly.URL(), s.cfg.Keys, nil); err == nil {
+			if !gatewayStatus(status) {
+				return
+			}
+			err = fmt.Errorf("%s %s answered %d, as a proxy or load balancer does in front of a target that is down", preflightPublicOnly.Method, preflightPublicOnly.Path, status)
 		}
 	}
 	if s.run.Err() != nil {

@@ -120,6 +120,56 @@ func TestPreflightCatchesAWrongBaseURL(t *testing.T) {
 	assert.Contains(t, err.Error(), "base URL")
 }
 
+// A target behind a proxy that goes down mid-run: the proxy answers 502 to everything from then on, as
+// nginx does. The run is aborted as for a refused connection, and no check fails for it.
+func TestTargetGoingDownBehindAProxyAbortsTheRun(t *testing.T) {
+	cfg := embedded(t)
+	upstream, err := url.Parse(cfg.BaseURL)
+	require.NoError(t, err)
+	var requests atomic.Int32
+	proxy := httputil.NewSingleHostReverseProxy(upstream)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) >= 60 {
+			http.Error(w, "<html><body><h1>502 Bad Gateway</h1></body></html>", http.StatusBadGateway)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	cfg.BaseURL = front.URL
+
+	checks := allChecks(t)
+	sum, err := contracttests.Run(context.Background(), cfg, checks)
+	require.ErrorIs(t, err, contracttests.ErrUnreachable)
+	assert.Equal(t, contracttests.ExitSetup, contracttests.ExitCode(sum, err))
+	require.NotNil(t, sum)
+	assert.Zero(t, sum.Failed, "no check fails because the target went away: %v", failedIDs(sum))
+	assert.Positive(t, sum.NotRun)
+	assert.Contains(t, sum.Aborted, "answered 502, as a proxy or load balancer does in front of a target that is down")
+
+	// The control: a single 503 from a target that still answers is an ordinary answer, judged by the
+	// check that got it, not a reason to stop.
+	cfg = embedded(t)
+	var once atomic.Bool
+	upstream, err = url.Parse(cfg.BaseURL)
+	require.NoError(t, err)
+	proxy = httputil.NewSingleHostReverseProxy(upstream)
+	flaky := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == api.OpGetPayout().URL("conform-unknown-id") && r.Header.Get(api.HeaderPublicKey) == "" && once.CompareAndSwap(false, true) {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(flaky.Close)
+	cfg.BaseURL = flaky.URL
+	cfg.Run = regexp.MustCompile(`^auth\.getPayout\.no-keys$`)
+	sum, err = contracttests.Run(context.Background(), cfg, checks)
+	require.NoError(t, err)
+	assert.Empty(t, sum.Aborted)
+	assert.Equal(t, 1, sum.Failed, "the check that got the 503 fails on it")
+}
+
 // A target that stops answering mid-run aborts the run: the checks in flight are interrupted, the rest
 // do not run, none fails, and the reports are still written and say so.
 func TestTargetGoingDownAbortsTheRun(t *testing.T) {
