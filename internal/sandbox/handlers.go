@@ -27,6 +27,10 @@ var handlers = map[string]handlerFunc{
 	api.OpUpdateWebhookEndpoint().ID:       (*Server).updateWebhookEndpoint,
 	api.OpDeleteWebhookEndpoint().ID:       (*Server).deleteWebhookEndpoint,
 	api.OpRotateWebhookEndpointSecret().ID: (*Server).rotateWebhookEndpointSecret,
+	api.OpListEvents().ID:                  (*Server).listEvents,
+	api.OpGetEvent().ID:                    (*Server).getEvent,
+	api.OpListEventAttempts().ID:           (*Server).listEventAttempts,
+	api.OpResendEvent().ID:                 (*Server).resendEvent,
 }
 
 // hasBody reports whether the operation declares a request body, i.e. whether the sandbox reads one.
