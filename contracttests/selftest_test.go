@@ -81,6 +81,7 @@ var faultChecks = map[faults.Fault]faultRule{
 	faults.RotationKeepsOlderSecrets:    {`^extensions\.webhook-endpoints\.rotate-twice$`, `^extensions\.webhook-endpoints\.rotate-twice$`},
 	faults.WebhookURLNotParsed:          {`^negative\.processPayout\.unusable-webhook-url$`, `\.unusable-webhook-url$`},
 	faults.SuppliedSecretIgnored:        {`^extensions\.webhook-endpoints\.supplied-secret$`, `^extensions\.webhook-endpoints\.(rotate-)?supplied-secret$`},
+	faults.ResendNewWebhookID:           {`^extensions\.events\.resend$`, `^extensions\.events\.resend(-to-endpoint)?$`},
 	faults.WeakSecretAccepted: {`^extensions\.webhook-endpoints\.weak-secret$`,
 		`^(extensions\.webhook-endpoints\.weak-secret|negative\.(createWebhookEndpoint|rotateWebhookEndpointSecret)\.secret\.[a-z-]+)$`}, // every check that sends a bad secret
 }
