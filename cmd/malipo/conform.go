@@ -74,7 +74,7 @@ func (f *conformFlags) declare(cmd *cobra.Command) {
 	fs.BoolVar(&f.list, "list", false, "list the checks and exit")
 	fs.StringVar(&f.junit, "junit", "", "write a JUnit XML report to this `file`")
 	fs.StringVar(&f.jsonOut, "json", "", "write a JSON report to this `file`")
-	fs.BoolVar(&f.requireExt, "require-extensions", false, "fail (not skip) webhook-endpoint checks when the target lacks "+api.OpListWebhookEndpoints().Path)
+	fs.BoolVar(&f.requireExt, "require-extensions", false, "fail (not skip) the checks of an extension the target lacks ("+api.OpListWebhookEndpoints().Path+", "+api.OpListEvents().Path+")")
 	fs.IntVar(&f.concurrency, "concurrency", f.concurrency, "checks run at once")
 	fs.Var(durationValue{&f.wait}, "wait", "how long to wait for asynchronous outcomes (settlement, webhooks)")
 	fs.Var(durationValue{&f.stall}, "webhook-stall", "how long the receiver stalls to test the target's delivery time-out")
