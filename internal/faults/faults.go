@@ -91,7 +91,7 @@ var descriptions = map[Fault]string{
 	WebhookURLNotParsed:          "webhook URLs are only matched against the pattern, not parsed: http://[x and http://:80/ are stored",
 	SuppliedSecretIgnored:        "a secret supplied on create or rotate-secret is shown in the response, but deliveries are signed with another the merchant was never given",
 	WeakSecretAccepted:           "a supplied secret that is too short, too long or not whsec_ and padded base64 is accepted and shown as the endpoint's secret",
-	ResendNewWebhookID:           "a resent event (POST /v1/events/{event_id}/resend) carries a new webhook-id (and body id), so receivers cannot tell it from a new event",
+	ResendNewWebhookID:           "an event resent through the event log carries a new webhook-id (and body id), so receivers cannot tell it from a new event",
 }
 
 // All lists every fault with its description, sorted by name.

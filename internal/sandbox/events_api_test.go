@@ -127,7 +127,7 @@ func TestAttemptsAreRecordedAndResendKeepsTheWebhookID(t *testing.T) {
 		default:
 		}
 		w.WriteHeader(status)
-		_, _ = w.Write([]byte(strings.Repeat("x", 2000)))
+		_, _ = w.Write([]byte(strings.Repeat("x", 2*MaxResponseBodyKept)))
 	}))
 	t.Cleanup(hook.Close)
 	id := e.client.createPayout(with(mobilePayout(creditedWallet(t)), "webhook_url", hook.URL+"/h"))
