@@ -145,10 +145,10 @@ func TestAttemptsAreRecordedAndResendKeepsTheWebhookID(t *testing.T) {
 	as := attempts()
 	require.Len(t, as, 2, "a 500, then the retry")
 	a0, a1 := as[0].(map[string]any), as[1].(map[string]any)
-	assert.Equal(t, float64(500), a0["status_code"])
+	assert.EqualValues(t, 500, a0["status_code"])
 	assert.Equal(t, false, a0["delivered"])
-	assert.Equal(t, float64(1), a0["number"])
-	assert.Equal(t, float64(2), a1["number"])
+	assert.EqualValues(t, 1, a0["number"])
+	assert.EqualValues(t, 2, a1["number"])
 	assert.Equal(t, true, a1["delivered"])
 	assert.Equal(t, strings.Repeat("x", MaxResponseBodyKept), a0["response_body"])
 	assert.Equal(t, map[string]any{"kind": "webhook_url", "url": hook.URL + "/h"}, a0["destination"])
@@ -167,7 +167,7 @@ func TestAttemptsAreRecordedAndResendKeepsTheWebhookID(t *testing.T) {
 	as = attempts()
 	require.Len(t, as, 3)
 	assert.Equal(t, true, as[2].(map[string]any)["resend"])
-	assert.Equal(t, float64(1), as[2].(map[string]any)["number"])
+	assert.EqualValues(t, 1, as[2].(map[string]any)["number"])
 }
 
 // A resend to one endpoint goes there whatever it subscribes to; an unknown endpoint, or another

@@ -282,7 +282,7 @@ func TestOperationsHappyPath(t *testing.T) {
 				assert.Equal(t, api.DeliveryDestinationKindWebhookURL, as[0].Destination.Kind)
 				require.NotNil(t, as[0].StatusCode)
 				assert.Equal(t, int64(500), *as[0].StatusCode)
-				assert.Equal(t, `{"error":"down"}`, as[0].ResponseBody)
+				assert.JSONEq(t, `{"error":"down"}`, as[0].ResponseBody)
 			},
 		},
 		{
