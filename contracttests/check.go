@@ -36,7 +36,8 @@ const (
 	CategoryState Category = "state"
 	// CategoryWebhooks covers delivery, schema, signatures, ids, timestamps and retries of webhooks.
 	CategoryWebhooks Category = "webhooks"
-	// CategoryExtensions covers the webhook-endpoint extension (/v1/webhooks).
+	// CategoryExtensions covers the extensions: webhook endpoints (/v1/webhooks) and the event log
+	// (/v1/events).
 	CategoryExtensions Category = "extensions"
 	// CategoryScenarios covers the documented 429 and 500 answers, which a target produces on demand
 	// only through the sandbox's scenario header (api.HeaderSandboxScenario); skipped on targets that
@@ -54,7 +55,8 @@ type Check struct {
 	Covers []string
 	// Doc is a one-line description, shown by --list and in failure reports.
 	Doc string
-	// Extension marks checks of the webhook-endpoint extension: skipped when the target lacks it.
+	// Extension marks checks of an extension of the contract: skipped when the target lacks one that
+	// the operations in Covers belong to (the webhook-endpoint extension when they name none).
 	Extension bool
 	// NeedsSecondMerchant marks checks that need a second key pair: skipped without one.
 	NeedsSecondMerchant bool

@@ -486,6 +486,8 @@ var pathObjects = []struct {
 	}},
 	// A webhook endpoint that receives nothing, deleted when the check ends.
 	{api.OpGetWebhookEndpoint, func(t *T) string { return t.idleEndpoint() }},
+	// An event: a payment's payment.processing.
+	{api.OpGetEvent, func(t *T) string { return t.anEvent() }},
 }
 
 // objectPath is a path template up to the end of its first parameter (`/v1/webhooks/{id}`): the paths

@@ -168,6 +168,12 @@ func (t *T) documentOperation(op api.Operation) *openapi.Operation {
 // marked x-malipo-extension), which a target may leave out. It reads the document rather than package
 // api, so that an operation only a later version of the document has is classified too.
 func isExtensionIn(spec *openapi.Spec, op *openapi.Operation) bool {
+	return len(extensionTagsOf(spec, op)) > 0
+}
+
+// extensionTagsOf returns the tags of op that the document marks x-malipo-extension: each names one
+// extension of the contract (webhook endpoints, the event log).
+func extensionTagsOf(spec *openapi.Spec, op *openapi.Operation) []string {
 	extensionTags := map[string]bool{}
 	for _, tag := range spec.Model().Tags {
 		if tag == nil || tag.Extensions == nil {
@@ -177,12 +183,13 @@ func isExtensionIn(spec *openapi.Spec, op *openapi.Operation) bool {
 			extensionTags[tag.Name] = true
 		}
 	}
+	var out []string
 	for _, tag := range op.Op.Tags {
 		if extensionTags[tag] {
-			return true
+			out = append(out, tag)
 		}
 	}
-	return false
+	return out
 }
 
 // needWebhook skips the check when a delivery it received has an event type that the embedded

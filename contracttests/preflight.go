@@ -38,8 +38,18 @@ type keyPair struct {
 	publicFlag, secretFlag string
 }
 
+// extensionProbes are the extensions of the contract a target may leave out, each with the operation
+// whose 404 (or 501) says that it did: every operation of the probe's extension tag is then left out.
+var extensionProbes = []struct {
+	name  string // in messages: "the target does not implement the <name> extension"
+	probe api.Operation
+}{
+	{"webhook-endpoint", api.OpListWebhookEndpoints()},
+	{"event-log", api.OpListEvents()},
+}
+
 // preflight checks that the target answers and accepts every key pair of the configuration, and
-// whether it has the webhook-endpoint extension. Its errors are ErrSetup (and ErrUnreachable when the
+// which extensions of the contract it has. Its errors are ErrSetup (and ErrUnreachable when the
 // target does not answer), or ErrInterrupted when ctx ends.
 func (s *suite) preflight(ctx context.Context) error {
 	pairs := []keyPair{{keys: s.cfg.Keys, publicFlag: "--public-key (or MALIPO_PUBLIC_KEY)", secretFlag: "--secret-key (or MALIPO_SECRET_KEY)"}}
@@ -55,17 +65,26 @@ func (s *suite) preflight(ctx context.Context) error {
 	if err := s.probeScenarios(ctx); err != nil {
 		return err
 	}
-	probe, ok := s.inRunDocument(api.OpListWebhookEndpoints())
-	if !ok {
-		// The document has no webhook-endpoint extension: its checks are skipped for that reason.
-		return nil
+	s.extensionOfTag, s.absentExtensions = map[string]string{}, map[string]string{}
+	for _, ext := range extensionProbes {
+		probe, ok := s.inRunDocument(ext.probe)
+		if !ok {
+			// The document lacks the extension: its checks are skipped for that reason.
+			continue
+		}
+		if doc, ok := s.spec.Operation(probe.ID); ok {
+			for _, tag := range extensionTagsOf(s.spec, doc) {
+				s.extensionOfTag[tag] = ext.name
+			}
+		}
+		status, _, err := s.get(ctx, probe, probe.URL(), s.cfg.Keys, nil)
+		if err != nil {
+			return s.unanswered(ctx, err)
+		}
+		if status == http.StatusNotFound || status == http.StatusNotImplemented {
+			s.absentExtensions[ext.name] = probe.Method + " " + probe.Path
+		}
 	}
-	s.extensionProbe = probe.Method + " " + probe.Path
-	status, _, err := s.get(ctx, probe, probe.URL(), s.cfg.Keys, nil)
-	if err != nil {
-		return s.unanswered(ctx, err)
-	}
-	s.extensions = status != http.StatusNotFound && status != http.StatusNotImplemented
 	return nil
 }
 
@@ -80,6 +99,32 @@ func (s *suite) probeScenarios(ctx context.Context) error {
 	}
 	s.scenarios = status == http.StatusInternalServerError
 	return nil
+}
+
+// absentExtension names an extension check c needs that the target lacks, and the probe that told:
+// the extensions of the operations it covers (the webhook-endpoint extension when it covers none).
+func (s *suite) absentExtension(c *Check) (name, probe string) {
+	var needed []string
+	for _, cover := range c.Covers {
+		op, ok := s.spec.Operation(cover)
+		if !ok || op.Webhook {
+			continue
+		}
+		for _, tag := range op.Op.Tags {
+			if ext, ok := s.extensionOfTag[tag]; ok {
+				needed = append(needed, ext)
+			}
+		}
+	}
+	if len(needed) == 0 {
+		needed = []string{extensionProbes[0].name}
+	}
+	for _, ext := range needed {
+		if probe, absent := s.absentExtensions[ext]; absent {
+			return ext, probe
+		}
+	}
+	return "", ""
 }
 
 // inRunDocument returns op with the method and path the run's document gives its operationId (they

@@ -44,6 +44,7 @@ func AllFor(spec *openapi.Spec) ([]*Check, error) {
 	all = append(all, webhookRetryChecks()...)
 	all = append(all, extensionChecks()...)
 	all = append(all, scenarioChecks(spec)...)
+	all = append(all, eventChecks()...)
 	seen := map[string]bool{}
 	for _, c := range all {
 		if seen[c.ID] {

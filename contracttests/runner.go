@@ -130,15 +130,16 @@ func (s *Summary) HasCoverage() bool {
 func (s *Summary) OK() bool { return s.Failed == 0 && s.Aborted == "" }
 
 type suite struct {
-	cfg        Config
-	spec       *openapi.Spec
-	client     *http.Client
-	receiver   *Receiver
-	coverage   *coverageRecorder
-	extensions bool
-	// extensionProbe is the request (method and path, in the run's document) whose 404 meant the
-	// target lacks the webhook-endpoint extension.
-	extensionProbe string
+	cfg      Config
+	spec     *openapi.Spec
+	client   *http.Client
+	receiver *Receiver
+	coverage *coverageRecorder
+	// absentExtensions maps each extension the target lacks to the request (method and path, in the
+	// run's document) whose 404 told; extensionOfTag maps the document's extension tags to their
+	// extension (preflight.go).
+	absentExtensions map[string]string
+	extensionOfTag   map[string]string
 	// scenarios is true when the target plays the sandbox's scenario header (probeScenarios).
 	scenarios bool
 	ref       refCache
@@ -340,13 +341,17 @@ func (s *suite) runOne(ctx context.Context, c *Check) Result {
 		res.Outcome, res.SkipReason = Skipped, reason
 		return res
 	}
+	var ext, probe string
+	if c.Extension {
+		ext, probe = s.absentExtension(c)
+	}
 	switch {
-	case c.Extension && !s.extensions && !s.cfg.RequireExtensions:
-		res.Outcome, res.SkipReason = Skipped, "the target does not implement the webhook-endpoint extension ("+s.extensionProbe+" answered 404)"
+	case ext != "" && !s.cfg.RequireExtensions:
+		res.Outcome, res.SkipReason = Skipped, "the target does not implement the "+ext+" extension ("+probe+" answered 404)"
 		return res
-	case c.Extension && !s.extensions:
+	case ext != "":
 		res.Outcome = Failed
-		res.Failures = []Failure{{Message: "the webhook-endpoint extension is required (--require-extensions) but " + s.extensionProbe + " answered 404"}}
+		res.Failures = []Failure{{Message: "the " + ext + " extension is required (--require-extensions) but " + probe + " answered 404"}}
 		return res
 	case c.NeedsSecondMerchant && s.cfg.OtherMerchant == nil:
 		res.Outcome, res.SkipReason = Skipped, "needs a second merchant's keys (--other-public-key, --other-secret-key)"

@@ -66,6 +66,47 @@ func TestExtensionsAreDetected(t *testing.T) {
 	assert.Equal(t, 1, sum.Failed)
 }
 
+// Each extension is detected on its own: a target without the event log has the event-log checks
+// skipped (or failed under --require-extensions), naming its probe, while the webhook-endpoint checks
+// run.
+func TestTheEventLogExtensionIsDetectedOnItsOwn(t *testing.T) {
+	srv, err := sandbox.New(sandbox.WithTimings(contracttests.EmbeddedTimings.Network))
+	require.NoError(t, err)
+	withoutEventLog := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, api.OpListEvents().Path) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(api.CodeNotFound.HTTPStatus())
+			_, _ = fmt.Fprintf(w, `{"status":"error","code":%d,"message":"no such path","errors":[]}`, api.CodeNotFound)
+			return
+		}
+		srv.ServeHTTP(w, r)
+	})
+	ts := httptest.NewServer(withoutEventLog)
+	defer ts.Close()
+	checks, err := contracttests.All()
+	require.NoError(t, err)
+	cfg := contracttests.Config{BaseURL: ts.URL, Keys: contracttests.Keys{Public: sandbox.DefaultPublicKey, Secret: sandbox.DefaultSecretKey},
+		Run: regexp.MustCompile(`^(extensions\.webhook-endpoints\.crud|extensions\.events\.(get|resend-to-endpoint)|auth\.getEvent\.no-keys)$`)}
+
+	sum, err := contracttests.Run(context.Background(), cfg, checks)
+	require.NoError(t, err)
+	outcomes := map[string]contracttests.Outcome{}
+	for _, r := range sum.Results {
+		outcomes[r.ID] = r.Outcome
+		if r.Outcome == contracttests.Skipped {
+			assert.Equal(t, "the target does not implement the event-log extension (GET "+api.OpListEvents().Path+" answered 404)", r.SkipReason, r.ID)
+		}
+	}
+	assert.Equal(t, map[string]contracttests.Outcome{"extensions.webhook-endpoints.crud": contracttests.Passed,
+		"extensions.events.get": contracttests.Skipped, "extensions.events.resend-to-endpoint": contracttests.Skipped,
+		"auth.getEvent.no-keys": contracttests.Skipped}, outcomes)
+
+	cfg.RequireExtensions = true
+	sum, err = contracttests.Run(context.Background(), cfg, checks)
+	require.NoError(t, err)
+	assert.Equal(t, 3, sum.Failed)
+}
+
 func TestReports(t *testing.T) {
 	faulty, err := faults.Options(faults.AuthNotEnforced)
 	require.NoError(t, err)

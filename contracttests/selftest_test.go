@@ -50,15 +50,15 @@ var faultChecks = map[faults.Fault]faultRule{
 	faults.DropRequiredResponseField: {`^state\.payout\.mobile\.success\.`,
 		`^(auth\.isolation\.payout|extensions\.webhook-endpoints|idempotency\.(processPayout|reference)|state\.payout|webhooks\.retry-after-)`}, // every check that reads a payout
 	faults.WrongSuccessStatus: {`^idempotency\.processPayout\.replay$`,
-		`^(auth\.isolation|extensions|idempotency|positive|state|webhooks)\.|^negative\.(completePayment|rotateWebhookEndpointSecret|updateWebhookEndpoint)\.` + checkEnding(schemaRules, typeRules)}, // every check that creates what it uses
+		`^(auth\.isolation|extensions|idempotency|positive|state|webhooks)\.|^negative\.(completePayment|rotateWebhookEndpointSecret|updateWebhookEndpoint|resendEvent)\.` + checkEnding(schemaRules, typeRules)}, // every check that creates what it uses
 	faults.AcceptInvalidInput:  {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^negative\.\w+\.` + checkEnding(schemaRules) + `|^extensions\.webhook-endpoints\.crud$`},
 	faults.AuthNotEnforced:     {`^auth\.processPayout\.no-keys$`, `^auth\.\w+\.(no-|wrong-|keys-swapped)`},
 	faults.SecretKeyNotChecked: {`^auth\.processPayout\.wrong-secret-key$`, `^auth\.\w+\.wrong-secret-key$`},
 	faults.ErrorNotEnvelope: {`^negative\.unknown-path$`, // every check that provokes an error
-		`^(auth|negative|scenarios)\.|^idempotency\.(reference\.|\w+\.conflict$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-(twice|without-phone)$|^extensions\.webhook-endpoints\.(crud|not-found|weak-secret)$`},
+		`^(auth|negative|scenarios)\.|^idempotency\.(reference\.|\w+\.conflict$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-(twice|without-phone)$|^extensions\.webhook-endpoints\.(crud|not-found|weak-secret)$|^extensions\.events\.(not-found|resend-to-endpoint)$`},
 	faults.ErrorMissingFieldPointer: {`^negative\.processPayout\.bank\.bank_id\.missing$`,
 		`^negative\.\w+\.` + checkEnding(schemaRules, typeRules, otherRules) + `|^idempotency\.reference\.|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-without-phone$|^extensions\.webhook-endpoints\.weak-secret$`}, // every check that expects a field named
-	faults.BadSignature:               {`^state\.payout\.bank\.success\.`, `^(state|webhooks|extensions\.webhook-endpoints)\.`}, // every check that verifies a delivery
+	faults.BadSignature:               {`^state\.payout\.bank\.success\.`, `^(state|webhooks|extensions\.(webhook-endpoints|events))\.`}, // every check that verifies a delivery
 	faults.NoWebhookRetry:             {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
 	faults.UnstableWebhookID:          {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
 	faults.IdempotencyIgnored:         {`^idempotency\.processPayout\.replay$`, `^idempotency\.\w+\.(replay|conflict|concurrent)$`},
@@ -78,10 +78,11 @@ var faultChecks = map[faults.Fault]faultRule{
 	faults.RateLimitWithoutRetryAfter:   {`^scenarios\.processPayout\.rate-limited$`, `^scenarios\.\w+\.rate-limited$`},
 	faults.ReplayHeaderMissing:          {`^idempotency\.processPayout\.replay$`, `^idempotency\.\w+\.replay$`},
 	faults.SecretInEndpointRead:         {`^extensions\.webhook-endpoints\.crud$`, `^extensions\.webhook-endpoints\.crud$`},
-	faults.StaleWebhookTimestamp:        {`^state\.payout\.mobile\.success\.`, `^(state|webhooks|extensions\.webhook-endpoints)\.`},
+	faults.StaleWebhookTimestamp:        {`^state\.payout\.mobile\.success\.`, `^(state|webhooks|extensions\.(webhook-endpoints|events))\.`},
 	faults.RotationKeepsOlderSecrets:    {`^extensions\.webhook-endpoints\.rotate-twice$`, `^extensions\.webhook-endpoints\.rotate-twice$`},
 	faults.WebhookURLNotParsed:          {`^negative\.processPayout\.unusable-webhook-url$`, `\.unusable-webhook-url$`},
 	faults.SuppliedSecretIgnored:        {`^extensions\.webhook-endpoints\.supplied-secret$`, `^extensions\.webhook-endpoints\.(rotate-)?supplied-secret$`},
+	faults.ResendNewWebhookID:           {`^extensions\.events\.resend$`, `^extensions\.events\.resend(-to-endpoint)?$`},
 	faults.WeakSecretAccepted: {`^extensions\.webhook-endpoints\.weak-secret$`,
 		`^(extensions\.webhook-endpoints\.weak-secret|negative\.(createWebhookEndpoint|rotateWebhookEndpointSecret)\.secret\.[a-z-]+)$`}, // every check that sends a bad secret
 }

@@ -153,7 +153,11 @@ func baseExchanges(t testing.TB, fast *Spec) []exchange {
 			case "path":
 				url = strings.Replace(url, "{"+p.Name+"}", ex, 1)
 			case "query":
-				url += "?" + p.Name + "=" + ex
+				sep := "?"
+				if strings.Contains(url, "?") {
+					sep = "&"
+				}
+				url += sep + p.Name + "=" + ex
 			case "header":
 				header.Set(p.Name, ex)
 			}

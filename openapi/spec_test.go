@@ -37,7 +37,7 @@ type mode struct {
 }
 
 // The v1 API fixes these operations, paths and key headers (README, "The contract in brief"), plus the
-// webhook-endpoint extension. The document must declare exactly these: this is the one test that writes
+// webhook-endpoint and event-log extensions. The document must declare exactly these: this is the one test that writes
 // them down independently of the document, so that an accidental edit of it cannot go unnoticed.
 func TestEveryDesignOperationIsDocumented(t *testing.T) {
 	both := [][]string{{"public-key", "secret-key"}}
@@ -59,6 +59,10 @@ func TestEveryDesignOperationIsDocumented(t *testing.T) {
 		{"updateWebhookEndpoint", "PATCH", "/v1/webhooks/{id}", both},
 		{"deleteWebhookEndpoint", "DELETE", "/v1/webhooks/{id}", both},
 		{"rotateWebhookEndpointSecret", "POST", "/v1/webhooks/{id}/rotate-secret", both},
+		{"listEvents", "GET", "/v1/events", both},
+		{"getEvent", "GET", "/v1/events/{event_id}", both},
+		{"listEventAttempts", "GET", "/v1/events/{event_id}/attempts", both},
+		{"resendEvent", "POST", "/v1/events/{event_id}/resend", both},
 	}
 	s := spec(t)
 	var ids []string

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -66,9 +65,7 @@ answer), 130 interrupted.`,
 func (f *conformFlags) declare(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.Var(baseURLValue{&f.target}, "target", "base `URL` of the implementation to check; empty starts an embedded sandbox")
-	// No flag defaults for the keys: a default would print a secret from the environment in --help.
-	fs.StringVar(&f.publicKey, "public-key", "", "test public `key` of the target (default $MALIPO_PUBLIC_KEY)")
-	fs.StringVar(&f.secretKey, "secret-key", "", "test secret `key` of the target (default $MALIPO_SECRET_KEY)")
+	declareKeyFlags(fs, &f.publicKey, &f.secretKey)
 	fs.StringVar(&f.otherPublic, "other-public-key", "", "a second merchant's public `key`, for cross-merchant isolation checks (default $MALIPO_OTHER_PUBLIC_KEY)")
 	fs.StringVar(&f.otherSecret, "other-secret-key", "", "a second merchant's secret `key` (default $MALIPO_OTHER_SECRET_KEY)")
 	fs.Var(hostPortValue{&f.listen}, "webhook-listen", "address the webhook receiver listens on")
@@ -77,7 +74,7 @@ func (f *conformFlags) declare(cmd *cobra.Command) {
 	fs.BoolVar(&f.list, "list", false, "list the checks and exit")
 	fs.StringVar(&f.junit, "junit", "", "write a JUnit XML report to this `file`")
 	fs.StringVar(&f.jsonOut, "json", "", "write a JSON report to this `file`")
-	fs.BoolVar(&f.requireExt, "require-extensions", false, "fail (not skip) webhook-endpoint checks when the target lacks "+api.OpListWebhookEndpoints().Path)
+	fs.BoolVar(&f.requireExt, "require-extensions", false, "fail (not skip) the checks of an extension the target lacks ("+api.OpListWebhookEndpoints().Path+", "+api.OpListEvents().Path+")")
 	fs.IntVar(&f.concurrency, "concurrency", f.concurrency, "checks run at once")
 	fs.Var(durationValue{&f.wait}, "wait", "how long to wait for asynchronous outcomes (settlement, webhooks)")
 	fs.Var(durationValue{&f.stall}, "webhook-stall", "how long the receiver stalls to test the target's delivery time-out")
@@ -97,19 +94,8 @@ func (f *conformFlags) declare(cmd *cobra.Command) {
 // keysFromEnv takes the keys not given as flags from the environment, where CI systems put secrets:
 // a key on the command line shows in process listings and in logs of the command.
 func (f *conformFlags) keysFromEnv(fs *pflag.FlagSet) {
-	for _, k := range []struct {
-		flag, env string
-		key       *string
-	}{
-		{"public-key", "MALIPO_PUBLIC_KEY", &f.publicKey},
-		{"secret-key", "MALIPO_SECRET_KEY", &f.secretKey},
-		{"other-public-key", "MALIPO_OTHER_PUBLIC_KEY", &f.otherPublic},
-		{"other-secret-key", "MALIPO_OTHER_SECRET_KEY", &f.otherSecret},
-	} {
-		if !fs.Changed(k.flag) {
-			*k.key = os.Getenv(k.env)
-		}
-	}
+	keysFromEnv(fs, envKey{"public-key", "MALIPO_PUBLIC_KEY", &f.publicKey}, envKey{"secret-key", "MALIPO_SECRET_KEY", &f.secretKey},
+		envKey{"other-public-key", "MALIPO_OTHER_PUBLIC_KEY", &f.otherPublic}, envKey{"other-secret-key", "MALIPO_OTHER_SECRET_KEY", &f.otherSecret})
 }
 
 // runConform runs the contract suite against --target, or against an embedded sandbox when no target

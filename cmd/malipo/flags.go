@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"regexp"
 	"regexp/syntax"
 	"strconv"
@@ -246,4 +247,29 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// envKey is a key flag and the environment variable that stands in for it when the flag is not given.
+type envKey struct {
+	flag, env string
+	key       *string
+}
+
+// keysFromEnv takes the keys not given as flags from the environment, where CI systems put secrets:
+// a key on the command line shows in process listings and in logs of the command. Every command that
+// talks to a target (conform, events, trigger) reads its keys this way.
+func keysFromEnv(fs *pflag.FlagSet, keys ...envKey) {
+	for _, k := range keys {
+		if !fs.Changed(k.flag) {
+			*k.key = os.Getenv(k.env)
+		}
+	}
+}
+
+// declareKeyFlags declares --public-key and --secret-key, whose defaults come from MALIPO_PUBLIC_KEY
+// and MALIPO_SECRET_KEY (keysFromEnv). The flags have no default of their own: a default would print
+// a secret from the environment in --help.
+func declareKeyFlags(fs *pflag.FlagSet, public, secret *string) {
+	fs.StringVar(public, "public-key", "", "test public `key` of the target (default $MALIPO_PUBLIC_KEY)")
+	fs.StringVar(secret, "secret-key", "", "test secret `key` of the target (default $MALIPO_SECRET_KEY)")
 }

@@ -109,7 +109,7 @@ func TestCommandLine(t *testing.T) {
 		{"help", []string{"--help"}, 0, "sandbox", ""},
 		{"unknown command", []string{"deploy"}, 2, "", `unknown command "deploy"`},
 		{"spec prints the document", []string{"spec"}, 0, "openapi: 3.1.0", ""},
-		{"spec check", []string{"spec", "--check"}, 0, "OK: Malipo Collections & Payouts API 1.0.0, 13 operations (and 5 sandbox controls), 5 webhook event types", ""},
+		{"spec check", []string{"spec", "--check"}, 0, "OK: Malipo Collections & Payouts API 1.0.0, 17 operations (and 5 sandbox controls), 5 webhook event types", ""},
 		{"spec extra argument", []string{"spec", "x"}, 2, "", "unexpected argument"},
 		{"sandbox help", []string{"sandbox", "-h"}, 0, "--webhook-retry-schedule", ""},
 		{"bad flag", []string{"sandbox", "--nope"}, 2, "", "unknown flag --nope"},

@@ -53,6 +53,7 @@ const (
 	SuppliedSecretIgnored        Fault = "supplied-secret-ignored"
 	WeakSecretAccepted           Fault = "weak-secret-accepted"
 	RateLimitWithoutRetryAfter   Fault = "rate-limit-without-retry-after"
+	ResendNewWebhookID           Fault = "resend-new-webhook-id"
 )
 
 // Info describes a fault for `malipo sandbox --fault list` and for reports.
@@ -92,6 +93,7 @@ var descriptions = map[Fault]string{
 	SuppliedSecretIgnored:        "a secret supplied on create or rotate-secret is shown in the response, but deliveries are signed with another the merchant was never given",
 	WeakSecretAccepted:           "a supplied secret that is too short, too long or not whsec_ and padded base64 is accepted and shown as the endpoint's secret",
 	RateLimitWithoutRetryAfter:   "429 answers (the rate_limited scenario) do not say when to retry: no Retry-After",
+	ResendNewWebhookID:           "an event resent through the event log carries a new webhook-id (and body id), so receivers cannot tell it from a new event",
 }
 
 // All lists every fault with its description, sorted by name.
@@ -172,6 +174,7 @@ var builders = map[Fault]func() sandbox.Option{
 	StaleWebhookTimestamp:   outgoing(hourOldTimestamp),
 	NoRotationDualSignature: outgoing(newestSecretOnly),
 	MissingWebhookEvent:     outgoing(dropPaymentProcessing),
+	ResendNewWebhookID:      outgoing(newIDPerResend),
 
 	WrongFailureReason: func() sandbox.Option {
 		return sandbox.WithHooks(sandbox.Hooks{Middleware: wrongFailureReasonInResponses(), Outgoing: wrongFailureReasonInWebhooks})

@@ -135,6 +135,18 @@ var breaks = map[faults.Fault]func(t *testing.T, f *faulty){
 		verifier := webhook.Verifier{Secrets: []webhook.Secret{merchantSecret(t)}}
 		assert.NoError(t, verifier.Verify(got[1].header, got[1].body), "only the id changes: the retry is still signed")
 	},
+	faults.ResendNewWebhookID: func(t *testing.T, f *faulty) {
+		id := f.createPayout(f.payoutWithHook())
+		first := f.rc.waitFor(1, id)[0]
+		f.idle()
+		eventID := first.header.Get(webhook.HeaderID)
+		r := f.do(http.MethodPost, api.OpResendEvent().URL(eventID), nil)
+		require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+		again := f.rc.waitFor(2, id)[1]
+		assert.NotEqual(t, eventID, again.header.Get(webhook.HeaderID), "the resend has a new webhook-id")
+		verifier := webhook.Verifier{Secrets: []webhook.Secret{merchantSecret(t)}}
+		assert.NoError(t, verifier.Verify(again.header, again.body), "only the id changes: the resend is still signed")
+	},
 	faults.IdempotencyIgnored: func(t *testing.T, f *faulty) {
 		a := f.createPayout(f.mobilePayout(f.creditedWallet()), header(api.HeaderIdempotencyKey, "k"))
 		b := f.createPayout(f.mobilePayout(f.creditedWallet()), header(api.HeaderIdempotencyKey, "k"))

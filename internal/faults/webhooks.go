@@ -30,11 +30,23 @@ func newIDPerRetry(o *sandbox.Outgoing) {
 	if o.Number == 1 {
 		return
 	}
+	freshID(o)
+}
+
+// freshID replaces the attempt's webhook-id, in the header and in the body, with a new one.
+func freshID(o *sandbox.Outgoing) {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	id := "evt_" + hex.EncodeToString(b[:])
 	o.Body = bytes.Replace(o.Body, []byte(`"id":"`+o.WebhookID+`"`), []byte(`"id":"`+id+`"`), 1)
 	o.WebhookID = id
+}
+
+// newIDPerResend gives a resent event a new webhook-id, in the header and in the body's id.
+func newIDPerResend(o *sandbox.Outgoing) {
+	if o.Resend {
+		freshID(o)
+	}
 }
 
 // hourOldTimestamp dates the signature an hour back: valid, but outside every receiver's tolerance.

@@ -216,7 +216,7 @@ func historySandbox(b *testing.B, history int) *Server {
 	if srv := historySandboxes[history]; srv != nil {
 		return srv
 	}
-	srv, err := New(WithTimings(Timings{PayoutDelay: time.Millisecond}))
+	srv, err := New(WithTimings(Timings{PayoutDelay: time.Millisecond}), WithSeedData(false)) // Seq counts the preload's events only
 	if err != nil {
 		b.Fatal(err)
 	}

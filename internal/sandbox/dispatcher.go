@@ -31,10 +31,14 @@ type Attempt struct {
 	EndpointID string
 	// Number counts attempts of this delivery from 1.
 	Number int
+	// Resend is true for the attempts of a delivery that the events API's resend asked for.
+	Resend bool
 	// StatusCode is the receiver's HTTP status, 0 when there was none (see Error).
 	StatusCode int
 	// Error says why the attempt failed without a status: time-out, refused connection, …
 	Error string
+	// ResponseBody is the first MaxResponseBodyKept bytes of the receiver's answer, as it sent them.
+	ResponseBody []byte
 	// Delivered is true when the receiver acknowledged with a 2xx status.
 	Delivered bool
 	// Final is true when no further attempt follows: delivered, or the retry schedule is exhausted.
@@ -45,12 +49,19 @@ type Attempt struct {
 	Duration     time.Duration
 }
 
+// MaxResponseBodyKept is how much of a receiver's answer an Attempt keeps: enough to read an error
+// message, little enough that ten thousand attempts stay small.
+const MaxResponseBodyKept = 1024
+
 // delivery is one event on its way to one destination.
 type delivery struct {
 	event      Event
 	merchant   *merchant
 	endpointID string // empty: the object's own webhook_url
 	url        string
+	// resend marks a delivery the events API's resend asked for; chosen marks one to an endpoint the
+	// caller named, which gets it whatever the endpoint subscribes to.
+	resend, chosen bool
 }
 
 // queueKey is the destination and the object: deliveries with the same key are sent strictly one
@@ -187,7 +198,7 @@ func (d *dispatcher) deliver(del *delivery) {
 // outgoing builds attempt n of a delivery as it will be signed, then lets the Outgoing hooks change it.
 func (d *dispatcher) outgoing(del *delivery, secrets []webhook.Secret, n int) *Outgoing {
 	out := &Outgoing{Number: n, EventType: api.EventType(del.event.Type), WebhookID: del.event.ID,
-		Timestamp: time.Now(), Body: del.event.Body, Secrets: secrets}
+		Timestamp: time.Now(), Body: del.event.Body, Secrets: secrets, Resend: del.resend}
 	for _, hook := range d.s.outgoing {
 		hook(out)
 	}
@@ -197,7 +208,7 @@ func (d *dispatcher) outgoing(del *delivery, secrets []webhook.Secret, n int) *O
 // attempt sends one signed POST and reports how it went.
 func (d *dispatcher) attempt(del *delivery, target string, out *Outgoing) (att Attempt) {
 	att = Attempt{EventID: del.event.ID, WebhookID: out.WebhookID, EventType: del.event.Type, ObjectID: del.event.ObjectID,
-		URL: target, EndpointID: del.endpointID, Number: out.Number, EventEmitted: del.event.Emitted, Started: time.Now()}
+		URL: target, EndpointID: del.endpointID, Number: out.Number, Resend: del.resend, EventEmitted: del.event.Emitted, Started: time.Now()}
 	defer func() { att.Duration = time.Since(att.Started) }()
 
 	if f, failing := del.merchant.failingDelivery(target, att.Started); failing {
@@ -222,6 +233,10 @@ func (d *dispatcher) attempt(del *delivery, target string, out *Outgoing) (att A
 	if err != nil {
 		att.Error = err.Error()
 		return att
+	}
+	kept, _ := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBodyKept))
+	if len(kept) > 0 {
+		att.ResponseBody = kept
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	_ = resp.Body.Close()

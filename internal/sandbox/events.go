@@ -79,7 +79,8 @@ func (s *Server) emit(m *merchant, eventType api.EventType, objectID, objectURL,
 // target resolves where and how an attempt of d is sent, at the time of the attempt: an endpoint's
 // current URL and secrets (so a rotation during retries is honoured), or the object's webhook_url and
 // the merchant's secret key. ok is false when the endpoint was deleted meanwhile or no longer
-// receives the event (disabled, or unsubscribed from its type).
+// receives the event (disabled, or unsubscribed from its type; an endpoint a resend named gets it
+// while it exists).
 func (s *Server) target(d *delivery) (url string, secrets []webhook.Secret, ok bool) {
 	if d.endpointID == "" {
 		return d.url, []webhook.Secret{d.merchant.signingSecret()}, true
@@ -88,7 +89,7 @@ func (s *Server) target(d *delivery) (url string, secrets []webhook.Secret, ok b
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e, found := m.endpoints[d.endpointID]
-	if !found || !s.rules.Receives(e.WebhookEndpoint, api.EventType(d.event.Type)) {
+	if !found || (!d.chosen && !s.rules.Receives(e.WebhookEndpoint, api.EventType(d.event.Type))) {
 		return "", nil, false
 	}
 	return e.URL, e.validSecrets(s.cfg.clock()), true

@@ -8,8 +8,8 @@ import (
 )
 
 // The event store keeps the events the sandbox emitted and the delivery attempts made for them, for
-// inspection now and for an Events API (list by type, object and time with a cursor, get one, list
-// its attempts, resend) later. Its cost must not grow with the sandbox's history: a sandbox that has
+// inspection and for the event-log extension (events_api.go: list by type, object and time with a
+// cursor, get one, list its attempts, resend). Its cost must not grow with the sandbox's history: a sandbox that has
 // emitted a million events answers as fast as a fresh one. So every write is O(1) amortized and every
 // read is O(log n) to find where it starts plus O(what it returns):
 //

@@ -54,7 +54,9 @@ type Rules interface {
 // any field: the attempt is then signed with Secrets over Body, at Timestamp, as WebhookID.
 type Outgoing struct {
 	// Number counts the attempts of this delivery from 1.
-	Number    int
+	Number int
+	// Resend is true for a delivery the events API's resend asked for.
+	Resend    bool
 	EventType api.EventType
 	WebhookID string
 	Timestamp time.Time

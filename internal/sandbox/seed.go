@@ -30,13 +30,15 @@ import (
 // Seeded objects never send webhooks: their URLs are the documentation's (merchant.example.org),
 // so no delivery goes to their own webhook_url, and the seeded endpoint receives nothing until its
 // url is changed. A status change of a seeded payment (completing it) is still an event, delivered to
-// the merchant's own endpoints like any other. Seeding itself emits no event.
+// the merchant's own endpoints like any other. Seeding itself delivers nothing: the one seeded event
+// (the example the event log's examples name) is in the log, as if it had been emitted, and resending
+// it delivers nothing either.
 
 // seedSource is one seeded object: a components.examples entry and where in its value the object is.
 type seedSource struct {
 	example string // name under components.examples
 	path    string // dot path of the object in the example's value: "data" or "data.object"
-	kind    string // "payment", "payout" or "endpoint"
+	kind    string // "payment", "payout", "endpoint" or "event"
 	// status, when set, replaces the example's status: the state the operation examples that take
 	// this object as input need it in (updated_at is then created_at).
 	status string
@@ -60,6 +62,9 @@ var seedSources = []seedSource{
 	{example: "SandboxSettledPayment", path: "data", kind: "payment", status: string(api.PaymentStatusProcessing)},
 	{example: "SandboxSettledPayout", path: "data", kind: "payout", status: string(api.PayoutStatusProcessing)},
 	{example: "SandboxDeliveryFailureDown", path: "data", kind: "deliveryFailure"},
+	// evt_6f8b0d2e4a5c7b90: po_5d1e7b3c2a9f8e40's payout.success, which the event-log examples read and
+	// resend. It is in the event log as if emitted when the example says, and was never delivered.
+	{example: "PayoutSuccessEvent", kind: "event"},
 }
 
 // WithSeedData turns the seed data on (the default) or off. Off gives the default merchant an empty
@@ -119,6 +124,8 @@ func (s *Server) seedOne(m *merchant, src seedSource, raw json.RawMessage) error
 		if p.Reference != "" {
 			m.references[p.Reference] = p.PayoutID
 		}
+	case "event":
+		return s.seedEvent(m, raw)
 	case "endpoint":
 		var e struct {
 			WebhookEndpoint
@@ -164,7 +171,10 @@ func exampleObject(spec *openapi.Spec, name, path string) (json.RawMessage, bool
 	if err := ex.Value.Decode(&v); err != nil {
 		return nil, false, fmt.Errorf("decode #/components/examples/%s: %w", name, err)
 	}
-	for _, key := range strings.Split(path, ".") {
+	for key := range strings.SplitSeq(path, ".") {
+		if path == "" {
+			break // the whole value
+		}
 		obj, ok := v.(map[string]any)
 		if !ok {
 			return nil, false, fmt.Errorf("#/components/examples/%s has no %s", name, path)

@@ -59,8 +59,12 @@ func TestSeedObjectsAreTheirExamples(t *testing.T) {
 			assert.InDelta(t, expires.Sub(created).Seconds(), f.ExpiresAt.Sub(f.CreatedAt).Seconds(), 1, src.example)
 			want["created_at"], want["expires_at"] = f.CreatedAt.Format(time.RFC3339), f.ExpiresAt.Format(time.RFC3339)
 			got = f
+		case "event":
+			res := e.client.do(http.MethodGet, api.OpGetEvent().URL(want["id"].(string)), nil)
+			require.Equal(t, http.StatusOK, res.status, "%s: %s", src.example, res.body)
+			got = res.data(t)["payload"]
 		default:
-			t.Fatalf("seed kind %q is not compared with its example", src.kind)
+			require.FailNow(t, "a seed kind this test does not read", src.kind)
 		}
 		var gotMap map[string]any
 		data, err := json.Marshal(got)
@@ -116,7 +120,23 @@ func TestEveryObjectTheExamplesNameExists(t *testing.T) {
 			assert.Equal(t, http.StatusOK, res.status, "%s is named by an example but not seeded: add its example to seedSources", id)
 		}
 	}
-	assert.Empty(t, e.srv.Events(""), "seeding emits no event")
+	var seededEvents []string
+	for _, src := range seedSources {
+		if src.kind == "event" {
+			raw, _, err := exampleObject(spec, src.example, src.path)
+			require.NoError(t, err)
+			var ev struct{ ID string }
+			require.NoError(t, json.Unmarshal(raw, &ev))
+			seededEvents = append(seededEvents, ev.ID)
+		}
+	}
+	var events []string
+	for _, ev := range e.srv.Events("") {
+		events = append(events, ev.ID)
+	}
+	assert.Equal(t, seededEvents, events, "seeding emits no event: the log holds only the examples' events")
+	e.idle()
+	assert.Empty(t, e.srv.Attempts(), "seeding delivers nothing")
 }
 
 // createdByExamples returns the ids and references of the objects the create operations' examples

@@ -125,6 +125,38 @@ func OpRotateWebhookEndpointSecret() Operation {
 		responses: []string{"200", "400", "401", "404", "409", "413", "415", "429", "500"}}
 }
 
+// OpListEvents returns `GET /v1/events`: List events. Each call returns a new value, so no caller can change the
+// table for others.
+func OpListEvents() Operation {
+	return Operation{ID: "listEvents", Method: "GET", Path: "/v1/events", Summary: "List events", Extension: true,
+		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
+		responses: []string{"200", "400", "401", "404", "429", "500"}}
+}
+
+// OpGetEvent returns `GET /v1/events/{event_id}`: Get an event. Each call returns a new value, so no caller can change the
+// table for others.
+func OpGetEvent() Operation {
+	return Operation{ID: "getEvent", Method: "GET", Path: "/v1/events/{event_id}", Summary: "Get an event", Extension: true,
+		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
+		responses: []string{"200", "400", "401", "404", "429", "500"}}
+}
+
+// OpListEventAttempts returns `GET /v1/events/{event_id}/attempts`: List an event's delivery attempts. Each call returns a new value, so no caller can change the
+// table for others.
+func OpListEventAttempts() Operation {
+	return Operation{ID: "listEventAttempts", Method: "GET", Path: "/v1/events/{event_id}/attempts", Summary: "List an event's delivery attempts", Extension: true,
+		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
+		responses: []string{"200", "400", "401", "404", "429", "500"}}
+}
+
+// OpResendEvent returns `POST /v1/events/{event_id}/resend`: Resend an event. Each call returns a new value, so no caller can change the
+// table for others.
+func OpResendEvent() Operation {
+	return Operation{ID: "resendEvent", Method: "POST", Path: "/v1/events/{event_id}/resend", Summary: "Resend an event", Extension: true,
+		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
+		responses: []string{"202", "400", "401", "404", "409", "413", "415", "429", "500"}}
+}
+
 // OpSettleSandboxPayment returns `POST /v1/sandbox/payments/{payment_reference}/settle`: Sandbox only: settle a payment now. Each call returns a new value, so no caller can change the
 // table for others.
 func OpSettleSandboxPayment() Operation {
@@ -167,7 +199,7 @@ func OpDeleteSandboxDeliveryFailure() Operation {
 
 // Operations returns every operation of the document, in document order.
 func Operations() []Operation {
-	return []Operation{OpInitializePayment(), OpCompletePayment(), OpGetTransactionStatus(), OpProcessPayout(), OpGetPayout(), OpListCountries(), OpListBanks(), OpCreateWebhookEndpoint(), OpListWebhookEndpoints(), OpGetWebhookEndpoint(), OpUpdateWebhookEndpoint(), OpDeleteWebhookEndpoint(), OpRotateWebhookEndpointSecret(), OpSettleSandboxPayment(), OpSettleSandboxPayout(), OpCreateSandboxDeliveryFailure(), OpListSandboxDeliveryFailures(), OpDeleteSandboxDeliveryFailure()}
+	return []Operation{OpInitializePayment(), OpCompletePayment(), OpGetTransactionStatus(), OpProcessPayout(), OpGetPayout(), OpListCountries(), OpListBanks(), OpCreateWebhookEndpoint(), OpListWebhookEndpoints(), OpGetWebhookEndpoint(), OpUpdateWebhookEndpoint(), OpDeleteWebhookEndpoint(), OpRotateWebhookEndpointSecret(), OpListEvents(), OpGetEvent(), OpListEventAttempts(), OpResendEvent(), OpSettleSandboxPayment(), OpSettleSandboxPayout(), OpCreateSandboxDeliveryFailure(), OpListSandboxDeliveryFailures(), OpDeleteSandboxDeliveryFailure()}
 }
 
 // Error codes: the document's ErrorCode table.
@@ -345,6 +377,23 @@ const (
 // EventTypeValues lists every EventType, in the document's order.
 func EventTypeValues() []EventType {
 	return []EventType{EventTypePaymentProcessing, EventTypePaymentSuccess, EventTypePaymentFailed, EventTypePayoutSuccess, EventTypePayoutFailed}
+}
+
+// DeliveryDestinationKind is one of the document's DeliveryDestinationKind values.
+//
+// Where a delivery goes.
+type DeliveryDestinationKind string
+
+const (
+	// DeliveryDestinationKindWebhookURL: The payment's or payout's own `webhook_url`, signed with the merchant's secret key.
+	DeliveryDestinationKindWebhookURL DeliveryDestinationKind = "webhook_url"
+	// DeliveryDestinationKindEndpoint: A webhook endpoint (`/v1/webhooks`), signed with its own secret.
+	DeliveryDestinationKindEndpoint DeliveryDestinationKind = "endpoint"
+)
+
+// DeliveryDestinationKindValues lists every DeliveryDestinationKind, in the document's order.
+func DeliveryDestinationKindValues() []DeliveryDestinationKind {
+	return []DeliveryDestinationKind{DeliveryDestinationKindWebhookURL, DeliveryDestinationKindEndpoint}
 }
 
 // SuccessStatus is one of the document's SuccessStatus values.
@@ -610,6 +659,82 @@ type PayoutEvent struct {
 	Data PayoutEventData `json:"data"`
 }
 
+// Event is the document's Event object.
+//
+// One event: a status change of a payment or payout, and the body its webhook deliveries carry.
+type Event struct {
+	ID        string    `json:"id"`
+	Type      EventType `json:"type"`
+	ObjectID  string    `json:"object_id"`
+	CreatedAt time.Time `json:"created_at"`
+	// The webhook body exactly as delivered: a `PaymentEvent` for `payment.*` types, a
+	// `PayoutEvent` for `payout.*` types.
+	Payload RawJSON `json:"payload"`
+}
+
+// EventPage is the document's EventPage object.
+//
+// One page of a listing of events.
+type EventPage struct {
+	// The events, newest first.
+	Items []Event `json:"items"`
+	// Whether more events follow this page.
+	HasMore bool `json:"has_more"`
+	// Present when `has_more` is true; pass it as `cursor` to get the next page.
+	NextCursor string `json:"next_cursor,omitempty"`
+}
+
+// DeliveryDestination is the document's DeliveryDestination object.
+//
+// One destination of an event's deliveries.
+type DeliveryDestination struct {
+	Kind       DeliveryDestinationKind `json:"kind"`
+	URL        string                  `json:"url"`
+	EndpointID string                  `json:"endpoint_id,omitempty"`
+}
+
+// DeliveryAttempt is the document's DeliveryAttempt object.
+//
+// One delivery attempt of an event to one destination. An attempt got an answer (`status_code`,
+// and `response_body`) or failed without one (`error`).
+type DeliveryAttempt struct {
+	Destination DeliveryDestination `json:"destination"`
+	// Counts the attempts of one delivery from 1; a resend is a new delivery.
+	Number int64 `json:"number"`
+	// Whether the delivery was asked for by resend rather than by the status change.
+	Resend    bool      `json:"resend"`
+	StartedAt time.Time `json:"started_at"`
+	// How long the attempt took until the answer's body was read, in milliseconds.
+	DurationMs int64 `json:"duration_ms"`
+	// The receiver's HTTP status; absent when there was no answer.
+	StatusCode *int64 `json:"status_code,omitempty"`
+	// Why there was no answer (a time-out, a refused connection); absent when there was one.
+	Error string `json:"error,omitempty"`
+	// The first 1024 bytes of the receiver's answer, as text (bytes that are not UTF-8 are
+	// replaced); empty when there was no answer or an empty one.
+	ResponseBody string `json:"response_body"`
+	// Whether the receiver acknowledged the delivery with a 2xx status.
+	Delivered bool `json:"delivered"`
+	// Whether no further attempt of this delivery follows (delivered, or retries exhausted).
+	Final bool `json:"final"`
+}
+
+// ResendEventRequest is the document's ResendEventRequest object.
+//
+// Where to resend an event; an empty body resends it to every destination it has now.
+type ResendEventRequest struct {
+	EndpointID string `json:"endpoint_id,omitempty"`
+}
+
+// EventResend is the document's EventResend object.
+//
+// The deliveries a resend queued.
+type EventResend struct {
+	EventID string `json:"event_id"`
+	// One per destination; empty when the event has no destination now.
+	Deliveries []DeliveryDestination `json:"deliveries"`
+}
+
 // Envelope is the body of every 2xx response: the document's *Response schemas, which differ
 // only in their data.
 type Envelope[T any] struct {
@@ -659,6 +784,26 @@ type WebhookEndpointSecretResponse = Envelope[WebhookEndpointWithSecret]
 //
 // Envelope around the merchant's webhook endpoints.
 type WebhookEndpointListResponse = Envelope[[]WebhookEndpoint]
+
+// EventListResponse is the document's EventListResponse object.
+//
+// Envelope around a page of events.
+type EventListResponse = Envelope[EventPage]
+
+// EventResponse is the document's EventResponse object.
+//
+// Envelope around an event.
+type EventResponse = Envelope[Event]
+
+// DeliveryAttemptListResponse is the document's DeliveryAttemptListResponse object.
+//
+// Envelope around an event's delivery attempts.
+type DeliveryAttemptListResponse = Envelope[[]DeliveryAttempt]
+
+// EventResendResponse is the document's EventResendResponse object.
+//
+// Envelope around the deliveries a resend queued.
+type EventResendResponse = Envelope[EventResend]
 
 // SandboxSettleRequest is the document's SandboxSettleRequest object.
 //

@@ -265,6 +265,11 @@ func mustInputs() testInputs {
 
 // Success data for mocked responses, with the document's test values.
 var (
+	eventPayoutSuccess = `{"id":"evt_6f8b0d2e4a5c7b90","type":"payout.success","object_id":"po_5d1e7b3c2a9f8e40",
+		"created_at":"2026-11-21T10:20:05Z","payload":{"id":"evt_6f8b0d2e4a5c7b90","type":"payout.success",
+		"created_at":"2026-11-21T10:20:05Z","data":{"previous_status":"processing","object":{"payout_id":"po_5d1e7b3c2a9f8e40",
+		"amount":2500,"currency":"ZMW","countryId":"ctry_zm","transfer_to":"bank","bank_id":"bank_zm_zanaco",
+		"account_number":"` + inputs.creditedAccount + `","status":"success","created_at":"2026-11-21T10:20:00Z","updated_at":"2026-11-21T10:20:05Z"}}}}`
 	paymentPending = `{"paymentReference":"pay_8f3a2c1d9b7e4a60","reference":"order-1042","status":"pending",
 		"amount":150.5,"currency":"ZMW","country":"ZM","method":"mobilemoney","narration":"Order 1042",
 		"phone_number":"` + inputs.approvingPhone + `","webhook_url":"https://merchant.example.org/hooks/malipo",

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -277,6 +278,78 @@ func TestOperationsHappyPath(t *testing.T) {
 				return nil, c.DeleteSandboxDeliveryFailure(ctx, "df_4c2e8a6b1d3f5e70", o...)
 			},
 			check: func(*testing.T, any) {},
+		},
+		{
+			name: "list events with every filter", opID: "listEvents", path: api.OpListEvents().URL(),
+			query: map[string]string{"type": "payout.success", "object_id": "po_5d1e7b3c2a9f8e40", "created_after": "2026-11-21T00:00:00Z",
+				"created_before": "2026-11-22T00:00:00Z", "limit": "10", "cursor": "c_4a1"},
+			status: 200, response: success("Events retrieved", `{"items":[`+eventPayoutSuccess+`],"has_more":true,"next_cursor":"c_3f"}`),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.ListEvents(ctx, ListEventsParams{Type: api.EventTypePayoutSuccess, ObjectID: "po_5d1e7b3c2a9f8e40",
+					CreatedAfter: ts("2026-11-21T00:00:00Z"), CreatedBefore: ts("2026-11-22T00:00:00Z"), Limit: 10, Cursor: "c_4a1"}, o...)
+			},
+			check: func(t *testing.T, got any) {
+				page := got.(*EventPage)
+				require.Len(t, page.Items, 1)
+				assert.True(t, page.HasMore)
+				assert.Equal(t, "c_3f", page.NextCursor)
+				assert.Equal(t, "evt_6f8b0d2e4a5c7b90", page.Items[0].ID)
+				var body PayoutEvent
+				require.NoError(t, json.Unmarshal(page.Items[0].Payload, &body))
+				assert.Equal(t, "po_5d1e7b3c2a9f8e40", body.Data.Object.PayoutID)
+			},
+		},
+		{
+			name: "get event", opID: "getEvent", path: api.OpGetEvent().URL("evt_6f8b0d2e4a5c7b90"),
+			status: 200, response: success("Event retrieved", eventPayoutSuccess),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.GetEvent(ctx, "evt_6f8b0d2e4a5c7b90", o...)
+			},
+			check: func(t *testing.T, got any) {
+				e := got.(*Event)
+				assert.Equal(t, api.EventTypePayoutSuccess, e.Type)
+				assert.Equal(t, "po_5d1e7b3c2a9f8e40", e.ObjectID)
+				assert.Contains(t, string(e.Payload), `"previous_status":"processing"`)
+			},
+		},
+		{
+			name: "list event attempts", opID: "listEventAttempts", path: api.OpListEventAttempts().URL("evt_6f8b0d2e4a5c7b90"),
+			status: 200, response: success("Delivery attempts retrieved", `[{"destination":{"kind":"webhook_url","url":"https://merchant.example.org/hooks/malipo"},
+				"number":1,"resend":false,"started_at":"2026-11-21T10:20:05Z","duration_ms":212,"status_code":500,
+				"response_body":"{\"error\":\"down\"}","delivered":false,"final":false}]`),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.ListEventAttempts(ctx, "evt_6f8b0d2e4a5c7b90", o...)
+			},
+			check: func(t *testing.T, got any) {
+				as := got.([]DeliveryAttempt)
+				require.Len(t, as, 1)
+				assert.Equal(t, api.DeliveryDestinationKindWebhookURL, as[0].Destination.Kind)
+				require.NotNil(t, as[0].StatusCode)
+				assert.Equal(t, int64(500), *as[0].StatusCode)
+				assert.JSONEq(t, `{"error":"down"}`, as[0].ResponseBody)
+			},
+		},
+		{
+			name: "resend event to one endpoint", opID: "resendEvent", path: api.OpResendEvent().URL("evt_6f8b0d2e4a5c7b90"),
+			status: 202, response: success("Event resend queued", `{"event_id":"evt_6f8b0d2e4a5c7b90","deliveries":[{"kind":"endpoint",
+				"url":"https://merchant.example.org/hooks/payouts","endpoint_id":"we_2b7c9d1e4f6a8b30"}]}`),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.ResendEvent(ctx, "evt_6f8b0d2e4a5c7b90", ResendEventRequest{EndpointID: "we_2b7c9d1e4f6a8b30"}, o...)
+			},
+			wantBody: `{"endpoint_id":"we_2b7c9d1e4f6a8b30"}`,
+			check: func(t *testing.T, got any) {
+				r := got.(*EventResend)
+				require.Len(t, r.Deliveries, 1)
+				assert.Equal(t, "we_2b7c9d1e4f6a8b30", r.Deliveries[0].EndpointID)
+			},
+		},
+		{
+			name: "resend event everywhere", opID: "resendEvent", path: api.OpResendEvent().URL("evt_6f8b0d2e4a5c7b90"),
+			status: 202, response: success("Event resend queued", `{"event_id":"evt_6f8b0d2e4a5c7b90","deliveries":[]}`),
+			call: func(ctx context.Context, c *Client, o ...CallOption) (any, error) {
+				return c.ResendEvent(ctx, "evt_6f8b0d2e4a5c7b90", ResendEventRequest{}, o...)
+			},
+			check: func(t *testing.T, got any) { assert.Empty(t, got.(*EventResend).Deliveries) },
 		},
 	}
 

@@ -218,6 +218,16 @@ var models = map[string]reflect.Type{
 	"SandboxDeliveryFailure":             reflect.TypeFor[SandboxDeliveryFailure](),
 	"SandboxDeliveryFailureResponse":     reflect.TypeFor[api.SandboxDeliveryFailureResponse](),
 	"SandboxDeliveryFailureListResponse": reflect.TypeFor[api.SandboxDeliveryFailureListResponse](),
+	"Event":                              reflect.TypeFor[Event](),
+	"EventPage":                          reflect.TypeFor[EventPage](),
+	"DeliveryDestination":                reflect.TypeFor[DeliveryDestination](),
+	"DeliveryAttempt":                    reflect.TypeFor[DeliveryAttempt](),
+	"ResendEventRequest":                 reflect.TypeFor[ResendEventRequest](),
+	"EventResend":                        reflect.TypeFor[EventResend](),
+	"EventListResponse":                  reflect.TypeFor[api.EventListResponse](),
+	"EventResponse":                      reflect.TypeFor[api.EventResponse](),
+	"DeliveryAttemptListResponse":        reflect.TypeFor[api.DeliveryAttemptListResponse](),
+	"EventResendResponse":                reflect.TypeFor[api.EventResendResponse](),
 }
 
 // TestEndpointKeepsEveryField checks that WebhookEndpointWithSecret.Endpoint copies every field a
@@ -274,7 +284,7 @@ func fillFields(t *testing.T, v reflect.Value) {
 
 // requestModels are the schemas the client sends, whose optional fields must be omitted when unset.
 var requestModels = []string{"PaymentInitRequest", "PaymentCompleteRequest", "BankPayoutRequest", "MobileMoneyPayoutRequest",
-	"WebhookEndpointCreateRequest", "WebhookEndpointUpdateRequest", "RotateSecretRequest"}
+	"WebhookEndpointCreateRequest", "WebhookEndpointUpdateRequest", "RotateSecretRequest", "ResendEventRequest"}
 
 // TestModelsMatchSchemas checks that every object schema has a model whose JSON fields are exactly
 // the schema's properties, recursively, and that request models send their required fields and omit
@@ -403,6 +413,7 @@ func TestSpecExamplesDecodeIntoModels(t *testing.T) {
 		"createWebhookEndpoint":        models["WebhookEndpointCreateRequest"],
 		"updateWebhookEndpoint":        models["WebhookEndpointUpdateRequest"],
 		"rotateWebhookEndpointSecret":  models["RotateSecretRequest"],
+		"resendEvent":                  models["ResendEventRequest"],
 		"settleSandboxPayment":         models["SandboxSettleRequest"],
 		"settleSandboxPayout":          models["SandboxSettleRequest"],
 		"createSandboxDeliveryFailure": models["SandboxDeliveryFailureRequest"],
@@ -421,6 +432,10 @@ func TestSpecExamplesDecodeIntoModels(t *testing.T) {
 		"updateWebhookEndpoint":        models["WebhookEndpointResponse"],
 		"deleteWebhookEndpoint":        nil, // 204, no body
 		"rotateWebhookEndpointSecret":  models["WebhookEndpointSecretResponse"],
+		"listEvents":                   models["EventListResponse"],
+		"getEvent":                     models["EventResponse"],
+		"listEventAttempts":            models["DeliveryAttemptListResponse"],
+		"resendEvent":                  models["EventResendResponse"],
 		"settleSandboxPayment":         models["PaymentResponse"],
 		"settleSandboxPayout":          models["PayoutResponse"],
 		"createSandboxDeliveryFailure": models["SandboxDeliveryFailureResponse"],

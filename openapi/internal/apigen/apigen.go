@@ -481,6 +481,10 @@ func (g *generator) baseType(parent, prop string, proxy *base.SchemaProxy) (stri
 		return primitive(s)
 	}
 	switch {
+	case len(s.OneOf) > 0:
+		// An inline oneOf (an event's payload: a PaymentEvent or a PayoutEvent) is kept as the JSON it
+		// is, which the caller decodes by its discriminating field: a Go interface cannot be decoded.
+		return "RawJSON", false, nil
 	case isStringEnum(s):
 		if named := g.enclosingEnum(s); named != "" {
 			return named, false, nil

@@ -1,0 +1,318 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
+)
+
+// The README's events walkthrough is run as written, against a sandbox on loopback: every `malipo`
+// line through run, every `curl` line as the HTTP request it sends, `NAME=$(… | jq -r 'path')` lines
+// as assignments. The receiver the README calls http://127.0.0.1:9000 is a local one here. A line
+// that fails is retried for a few seconds, as a person waits for a payout to settle; a line that
+// still fails, or a block that loses a command, fails the test.
+func TestREADMEEventsWalkthrough(t *testing.T) {
+	block := readmeBlock(t, "### Events: see what the sandbox sent")
+
+	var mu sync.Mutex
+	received := map[string][]string{} // path -> webhook-ids
+	hooks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		received[r.URL.Path] = append(received[r.URL.Path], r.Header.Get(webhook.HeaderID))
+		mu.Unlock()
+	}))
+	t.Cleanup(hooks.Close)
+	srv, err := sandbox.New(sandbox.WithTimings(sandbox.Timings{PromptDelay: 20 * time.Millisecond, PayoutDelay: 20 * time.Millisecond}))
+	require.NoError(t, err)
+	api := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		api.Close()
+		_ = srv.Close()
+	})
+	t.Setenv("MALIPO_BASE_URL", api.URL)
+	t.Setenv("MALIPO_PUBLIC_KEY", sandbox.DefaultPublicKey)
+	t.Setenv("MALIPO_SECRET_KEY", sandbox.DefaultSecretKey)
+
+	w := &walkthrough{t: t, vars: map[string]string{"B": api.URL, "PK": sandbox.DefaultPublicKey, "SK": sandbox.DefaultSecretKey}}
+	ran := map[string]int{}
+	for _, line := range commandLines(block) {
+		line = strings.ReplaceAll(line, "http://127.0.0.1:9000", hooks.URL)
+		ran[w.run(line)]++
+	}
+	for _, kind := range []string{"malipo trigger", "malipo events list", "malipo events get", "malipo events resend", "malipo events attempts",
+		"curl GET", "curl POST", "assignment"} {
+		assert.Positive(t, ran[kind], "the walkthrough no longer runs a %s line", kind)
+	}
+
+	evt := w.vars["EVT"]
+	require.NotEmpty(t, evt)
+	require.Eventually(t, srv.Idle, 5*time.Second, 5*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	count := func(path string) (n int) {
+		for _, id := range received[path] {
+			if id == evt {
+				n++
+			}
+		}
+		return n
+	}
+	assert.Equal(t, 3, count("/hooks"), "the event, then two resends to the payout's webhook_url: %v", received)
+	assert.Equal(t, 2, count("/hooks/ledger"), "two resends to the endpoint, which subscribes to another type: %v", received)
+}
+
+// readmeBlock returns the first ```sh block after the heading.
+func readmeBlock(t *testing.T, heading string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	text := string(data)
+	at := strings.Index(text, heading)
+	require.GreaterOrEqual(t, at, 0, "README.md has no section %q", heading)
+	start := strings.Index(text[at:], "```sh\n")
+	require.GreaterOrEqual(t, start, 0)
+	body := text[at+start+len("```sh\n"):]
+	end := strings.Index(body, "```")
+	require.GreaterOrEqual(t, end, 0)
+	return body[:end]
+}
+
+// commandLines joins continued lines and drops comments and blank lines.
+func commandLines(block string) []string {
+	var out []string
+	var cur strings.Builder
+	for _, line := range strings.Split(block, "\n") {
+		if cur.Len() == 0 && (strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#")) {
+			continue
+		}
+		if strings.HasSuffix(line, "\\") {
+			cur.WriteString(strings.TrimSuffix(line, "\\"))
+			continue
+		}
+		cur.WriteString(line)
+		out = append(out, cur.String())
+		cur.Reset()
+	}
+	return out
+}
+
+type walkthrough struct {
+	t    *testing.T
+	vars map[string]string
+}
+
+var assignment = regexp.MustCompile(`^([A-Z]+)=\$\((.*)\| jq -r '([^']*)'\)$`)
+
+// run runs one command line, retrying it for a while, and returns what kind of line it was.
+func (w *walkthrough) run(line string) (kind string) {
+	w.t.Helper()
+	var lastErr error
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var err error
+		kind, err = w.try(line)
+		if err == nil {
+			return kind
+		}
+		lastErr = err
+		if time.Now().After(deadline) {
+			w.t.Fatalf("README line failed: %s\n%v", line, lastErr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (w *walkthrough) try(line string) (string, error) {
+	if m := assignment.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+		_, out, err := w.command(m[2])
+		if err != nil {
+			return "", err
+		}
+		v, err := jqPath(out, m[3])
+		if err != nil {
+			return "", err
+		}
+		w.vars[m[1]] = v
+		return "assignment", nil
+	}
+	kind, _, err := w.command(line)
+	return kind, err
+}
+
+// command runs a malipo or curl command and returns its kind and output.
+func (w *walkthrough) command(line string) (string, []byte, error) {
+	words, err := shellWords(line, w.vars)
+	if err != nil {
+		return "", nil, err
+	}
+	switch words[0] {
+	case "bin/malipo", "malipo":
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), words[1:], &out, &errOut); code != exitOK {
+			return "", nil, fmt.Errorf("exit %d: %s%s", code, out.String(), errOut.String())
+		}
+		kind := "malipo " + words[1]
+		if words[1] == "events" {
+			kind += " " + words[2]
+		}
+		return kind, out.Bytes(), nil
+	case "curl":
+		return curl(words[1:])
+	}
+	return "", nil, fmt.Errorf("the walkthrough runs malipo and curl lines only, not %q", words[0])
+}
+
+// curl sends what a curl command line with -s, -X, -H and -d sends, and fails on a non-2xx answer.
+func curl(args []string) (string, []byte, error) {
+	method, target, body := http.MethodGet, "", ""
+	header := http.Header{}
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "-s":
+		case "-X":
+			i++
+			method = args[i]
+		case "-H":
+			i++
+			k, v, _ := strings.Cut(args[i], ":")
+			header.Set(strings.TrimSpace(k), strings.TrimSpace(v))
+		case "-d":
+			i++
+			body = args[i]
+			if method == http.MethodGet {
+				method = http.MethodPost
+			}
+		default:
+			if strings.HasPrefix(args[i], "-") {
+				return "", nil, fmt.Errorf("curl option %s is not understood by this test", args[i])
+			}
+			target = args[i]
+		}
+	}
+	req, err := http.NewRequest(method, target, strings.NewReader(body))
+	if err != nil {
+		return "", nil, err
+	}
+	req.Header = header
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	out, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode/100 != 2 {
+		return "", nil, fmt.Errorf("%s %s answered %d: %s", method, target, resp.StatusCode, out)
+	}
+	return "curl " + method, out, nil
+}
+
+// jqPath reads `.a.b[0].c` from JSON as `jq -r` would print a string there.
+func jqPath(data []byte, path string) (string, error) {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return "", fmt.Errorf("not JSON: %w: %s", err, data)
+	}
+	for _, step := range regexp.MustCompile(`\.(\w+)|\[(\d+)\]`).FindAllStringSubmatch(path, -1) {
+		switch {
+		case step[1] != "":
+			m, _ := v.(map[string]any)
+			v = m[step[1]]
+		default:
+			i, _ := strconv.Atoi(step[2])
+			a, _ := v.([]any)
+			if i >= len(a) {
+				return "", fmt.Errorf("%s: no element %d in %s", path, i, data)
+			}
+			v = a[i]
+		}
+	}
+	s, ok := v.(string)
+	if !ok || s == "" {
+		return "", fmt.Errorf("%s is not a string in %s", path, data)
+	}
+	return s, nil
+}
+
+// shellWords splits a command line as a POSIX shell does for the quoting the README uses: single
+// quotes, double quotes, $NAME expanded outside single quotes, a `#` word starting a comment.
+func shellWords(line string, vars map[string]string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	expand := func(i int) int {
+		j := i + 1
+		for j < len(line) && (line[j] == '_' || line[j] >= 'A' && line[j] <= 'Z' || line[j] >= 'a' && line[j] <= 'z' || line[j] >= '0' && line[j] <= '9') {
+			j++
+		}
+		cur.WriteString(vars[line[i+1:j]])
+		return j
+	}
+	for i := 0; i < len(line); {
+		c := line[i]
+		switch {
+		case c == ' ' || c == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+			i++
+		case c == '#' && !inWord:
+			i = len(line)
+		case c == '\'':
+			end := strings.IndexByte(line[i+1:], '\'')
+			if end < 0 {
+				return nil, fmt.Errorf("unclosed ' in %s", line)
+			}
+			cur.WriteString(line[i+1 : i+1+end])
+			inWord, i = true, i+end+2
+		case c == '"':
+			inWord = true
+			i++
+			for i < len(line) && line[i] != '"' {
+				if line[i] == '$' {
+					i = expand(i)
+					continue
+				}
+				cur.WriteByte(line[i])
+				i++
+			}
+			if i >= len(line) {
+				return nil, fmt.Errorf("unclosed \" in %s", line)
+			}
+			i++
+		case c == '$':
+			inWord = true
+			i = expand(i)
+		default:
+			inWord = true
+			cur.WriteByte(c)
+			i++
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	if len(words) == 0 {
+		return nil, fmt.Errorf("an empty command")
+	}
+	return words, nil
+}

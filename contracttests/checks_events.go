@@ -1,0 +1,386 @@
+package contracttests
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
+)
+
+// The event-log extension: list (filters, cursor pages without repeats or gaps), get (the payload is
+// the delivered body), delivery attempts, resend (the same webhook-id, again, to the destinations or
+// one endpoint), unknown events, and isolation between merchants. The checks use payments, whose
+// events come at once when the prompt is sent, and only acknowledged deliveries, so that what they
+// prove is the event log's, not the retry schedule's.
+
+// eventChecks are the checks of the event-log extension; a target without it skips them.
+func eventChecks() []*Check {
+	return []*Check{eventListCheck(), eventPaginationCheck(), eventGetCheck(), eventAttemptsCheck(), eventResendCheck(),
+		eventResendToEndpointCheck(), eventNotFoundCheck(), eventIsolationCheck()}
+}
+
+// deliveredPayment makes a payment that succeeds, with its webhooks to a fresh hook of the check, and
+// waits until its payment.success is acknowledged there; it returns the hook and that delivery.
+func deliveredPayment(t *T) (path, hookURL, ref string, d *Delivery) {
+	path, hookURL = t.Hook()
+	ref = t.InitPayment(t.Inputs().ApprovingPhone(), hookURL, nil).Str("/data/paymentReference")
+	t.ExpectStatus(t.CompletePayment(ref, nil), http.StatusAccepted)
+	success := func(ds []*Delivery) *Delivery {
+		for _, d := range Acknowledged(forObject(ds, ref)) {
+			if d.Type == string(api.EventTypePaymentSuccess) {
+				return d
+			}
+		}
+		return nil
+	}
+	ds := t.WaitDeliveries(path, "payment.success acknowledged at the payment's webhook_url", func(ds []*Delivery) bool { return success(ds) != nil })
+	return path, hookURL, ref, success(ds)
+}
+
+// listEvents lists with the query and requires a 200.
+func (t *T) listEvents(query url.Values, opts ...ReqOption) (items []map[string]any, ex *Exchange) {
+	path := api.OpListEvents().URL()
+	if len(query) > 0 {
+		path += "?" + query.Encode()
+	}
+	ex = t.Do(api.OpListEvents().Method, path, nil, opts...)
+	t.RequireStatus(ex, http.StatusOK)
+	raw, _ := ex.Get("/data/items").([]any)
+	for _, it := range raw {
+		m, _ := it.(map[string]any)
+		items = append(items, m)
+	}
+	return items, ex
+}
+
+func ids(items []map[string]any) []any {
+	out := make([]any, 0, len(items))
+	for _, it := range items {
+		out = append(out, it["id"])
+	}
+	return out
+}
+
+// newestFirst fails the check unless created_at never increases along items.
+func newestFirst(t *T, items []map[string]any, what string) {
+	var prev time.Time
+	for i, it := range items {
+		at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(it["created_at"]))
+		if err != nil {
+			continue // the response's validation reports a bad date-time
+		}
+		if i > 0 && at.After(prev) {
+			t.Errorf("%s: events must be listed newest first, but %v (created %s) follows one created %s", what, it["id"], at.Format(time.RFC3339Nano), prev.Format(time.RFC3339Nano))
+		}
+		prev = at
+	}
+}
+
+// eventListCheck is extensions.events.list.
+func eventListCheck() *Check {
+	return &Check{ID: "extensions.events.list", Category: CategoryExtensions, Extension: true,
+		Covers: []string{"listEvents", "payment.success"},
+		Doc:    "the events of an object are listed newest first, filtered by object_id and by type, the delivered event among them",
+		Run: func(t *T) {
+			_, _, ref, d := deliveredPayment(t)
+			items, ex := t.listEvents(url.Values{"object_id": {ref}})
+			found := false
+			for _, it := range items {
+				if it["object_id"] != ref {
+					t.Errorf("object_id=%s listed an event of %v", ref, it["object_id"])
+				}
+				found = found || it["id"] == d.EventID
+			}
+			if !found {
+				t.Errorf("object_id=%s does not list the delivered event %s: %s", ref, d.EventID, snippet(ex.Body))
+			}
+			newestFirst(t, items, "object_id="+ref)
+			typed, ex := t.listEvents(url.Values{"object_id": {ref}, "type": {string(api.EventTypePaymentSuccess)}})
+			if len(typed) != 1 || typed[0]["id"] != d.EventID {
+				t.Errorf("object_id=%s&type=payment.success must list exactly %s, listed %v", ref, d.EventID, ids(typed))
+			}
+			if ex.Get("/data/has_more") != false {
+				t.Errorf("a page with every event must say has_more false: %s", snippet(ex.Body))
+			}
+		}}
+}
+
+// eventPaginationCheck is extensions.events.pagination.
+func eventPaginationCheck() *Check {
+	return &Check{ID: "extensions.events.pagination", Category: CategoryExtensions, Extension: true,
+		Covers: []string{"listEvents"},
+		Doc:    "pages that follow next_cursor list every event once, newest first, even while new events arrive",
+		Run: func(t *T) {
+			_, _, ref, _ := deliveredPayment(t)
+			all, _ := t.listEvents(url.Values{"object_id": {ref}})
+			if len(all) < 2 {
+				t.Fatalf("a completed payment that succeeded has two events (processing, success); object_id=%s lists %v", ref, ids(all))
+			}
+			// Everything since this payment's first event: other checks add events while the pages are read.
+			since := fmt.Sprint(all[len(all)-1]["created_at"])
+			snapshot, _ := t.listEvents(url.Values{"created_after": {since}, "limit": {"100"}})
+			walk := func(query url.Values, maxPages int, stop func(seen map[any]bool) bool) []any {
+				var seen []any
+				set := map[any]bool{}
+				for page := 0; page < maxPages; page++ {
+					items, ex := t.listEvents(query)
+					for _, it := range items {
+						if set[it["id"]] {
+							t.Errorf("event %v is listed twice while following next_cursor (page %d)", it["id"], page+1)
+						}
+						set[it["id"]] = true
+						seen = append(seen, it["id"])
+					}
+					cursor, _ := ex.Get("/data/next_cursor").(string)
+					if ex.Get("/data/has_more") != true || stop(set) {
+						return seen
+					}
+					if cursor == "" {
+						t.Fatalf("has_more is true but next_cursor is missing: %s", snippet(ex.Body))
+					}
+					query.Set("cursor", cursor)
+				}
+				return seen
+			}
+			newestFirst(t, snapshot, "created_after="+since)
+			perObject := walk(url.Values{"object_id": {ref}, "limit": {"1"}}, 10, func(map[any]bool) bool { return false })
+			if fmt.Sprint(perObject) != fmt.Sprint(ids(all)) {
+				t.Errorf("object_id=%s one event per page lists %v, one page lists %v", ref, perObject, ids(all))
+			}
+			// The walk stops once every event of the snapshot was seen; a gap leaves one unseen.
+			seen := map[any]bool{}
+			for _, id := range walk(url.Values{"created_after": {since}, "limit": {"5"}}, 60, func(s map[any]bool) bool {
+				for _, it := range snapshot {
+					if !s[it["id"]] {
+						return false
+					}
+				}
+				return true
+			}) {
+				seen[id] = true
+			}
+			for _, it := range snapshot {
+				if !seen[it["id"]] {
+					t.Errorf("event %v (listed on one page of 100) is missing from the pages of 5 that follow next_cursor", it["id"])
+				}
+			}
+		}}
+}
+
+// eventGetCheck is extensions.events.get.
+func eventGetCheck() *Check {
+	return &Check{ID: "extensions.events.get", Category: CategoryExtensions, Extension: true,
+		Covers: []string{"getEvent", "payment.success"},
+		Doc:    "an event read by id is the delivered one: its id is the webhook-id, its payload the delivered body",
+		Run: func(t *T) {
+			_, _, ref, d := deliveredPayment(t)
+			if got := d.Header.Get(webhook.HeaderID); got != d.EventID {
+				t.Fatalf("the delivery's webhook-id %q is not its body's id %q", got, d.EventID)
+			}
+			ex := t.Do(api.OpGetEvent().Method, api.OpGetEvent().URL(d.EventID), nil)
+			t.RequireStatus(ex, http.StatusOK)
+			if ex.Str("/data/id") != d.EventID || ex.Str("/data/type") != d.Type || ex.Str("/data/object_id") != ref {
+				t.Errorf("want event %s of type %s about %s, got %s", d.EventID, d.Type, ref, snippet(ex.Body))
+			}
+			if !sameJSON(ex.Get("/data/payload"), d.Body) {
+				t.Errorf("payload must be the delivered body %s; got %s", snippet(d.Body), snippet(ex.Body))
+			}
+		}}
+}
+
+// sameJSON reports whether the decoded value v and the JSON text b are the same JSON value.
+func sameJSON(v any, b []byte) bool {
+	var w any
+	if json.Unmarshal(b, &w) != nil {
+		return false
+	}
+	x, err1 := json.Marshal(v)
+	y, err2 := json.Marshal(w)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// attemptsOf lists an event's delivery attempts and requires a 200.
+func (t *T) attemptsOf(eventID string) []map[string]any {
+	ex := t.Do(api.OpListEventAttempts().Method, api.OpListEventAttempts().URL(eventID), nil)
+	t.RequireStatus(ex, http.StatusOK)
+	raw, _ := ex.Get("/data").([]any)
+	out := make([]map[string]any, 0, len(raw))
+	for _, it := range raw {
+		m, _ := it.(map[string]any)
+		out = append(out, m)
+	}
+	return out
+}
+
+// waitAttempt waits until the event lists a delivered attempt to url that match accepts.
+func (t *T) waitAttempt(eventID, url, what string, match func(a map[string]any) bool) map[string]any {
+	var found map[string]any
+	t.Eventually(what, func() (bool, string) {
+		as := t.attemptsOf(eventID)
+		for _, a := range as {
+			dest, _ := a["destination"].(map[string]any)
+			if dest["url"] == url && a["delivered"] == true && match(a) {
+				found = a
+				return true, ""
+			}
+		}
+		b, _ := json.Marshal(as)
+		return false, snippet(b)
+	})
+	return found
+}
+
+// eventAttemptsCheck is extensions.events.attempts.
+func eventAttemptsCheck() *Check {
+	return &Check{ID: "extensions.events.attempts", Category: CategoryExtensions, Extension: true,
+		Covers: []string{"listEventAttempts", "payment.success"},
+		Doc:    "an acknowledged delivery is listed as a delivered attempt to the webhook_url, with the receiver's status",
+		Run: func(t *T) {
+			_, hookURL, _, d := deliveredPayment(t)
+			a := t.waitAttempt(d.EventID, hookURL, "the acknowledged delivery among the event's attempts", func(map[string]any) bool { return true })
+			dest, _ := a["destination"].(map[string]any)
+			if dest["kind"] != string(api.DeliveryDestinationKindWebhookURL) {
+				t.Errorf("a delivery to the payment's webhook_url has destination.kind %q, want %q", dest["kind"], api.DeliveryDestinationKindWebhookURL)
+			}
+			if a["status_code"] != float64(d.Answer) {
+				t.Errorf("the receiver answered %d, the attempt says status_code %v", d.Answer, a["status_code"])
+			}
+			if a["resend"] != false {
+				t.Errorf("a delivery of the status change is not a resend: %v", a)
+			}
+		}}
+}
+
+// eventResendCheck is extensions.events.resend.
+func eventResendCheck() *Check {
+	return &Check{ID: "extensions.events.resend", Category: CategoryExtensions, Extension: true,
+		Covers: []string{"resendEvent", "listEventAttempts", "payment.success"},
+		Doc:    "a resend delivers the event again with the same webhook-id and body, freshly signed, and lists a new attempt",
+		Run: func(t *T) {
+			path, hookURL, _, d := deliveredPayment(t)
+			before := len(t.Deliveries(path))
+			ex := t.Do(api.OpResendEvent().Method, api.OpResendEvent().URL(d.EventID), nil)
+			t.RequireStatus(ex, http.StatusAccepted)
+			queued := false
+			deliveries, _ := ex.Get("/data/deliveries").([]any)
+			for _, q := range deliveries {
+				m, _ := q.(map[string]any)
+				queued = queued || (m["url"] == hookURL && m["kind"] == string(api.DeliveryDestinationKindWebhookURL))
+			}
+			if !queued {
+				t.Errorf("the resend must queue a delivery to the payment's webhook_url %s: %s", hookURL, snippet(ex.Body))
+			}
+			ds := t.WaitDeliveries(path, "the resent payment.success", func(ds []*Delivery) bool {
+				return len(Acknowledged(ds[min(before, len(ds)):])) > 0
+			})
+			again := Acknowledged(ds[before:])[0]
+			if got := again.Header.Get(webhook.HeaderID); got != d.EventID {
+				t.Errorf("a resend must carry the event's webhook-id %s, got %q", d.EventID, got)
+			}
+			if !bytes.Equal(again.Body, d.Body) && !sameJSON(mustDecode(again.Body), d.Body) {
+				t.Errorf("a resend must carry the same body: first %s, resent %s", snippet(d.Body), snippet(again.Body))
+			}
+			t.VerifyDelivery(again, t.MerchantSecret())
+			t.waitAttempt(d.EventID, hookURL, "the resend among the event's attempts", func(a map[string]any) bool { return a["resend"] == true })
+		}}
+}
+
+func mustDecode(b []byte) any {
+	var v any
+	_ = json.Unmarshal(b, &v)
+	return v
+}
+
+// eventResendToEndpointCheck is extensions.events.resend-to-endpoint.
+func eventResendToEndpointCheck() *Check {
+	return &Check{ID: "extensions.events.resend-to-endpoint", Category: CategoryExtensions, Extension: true,
+		Covers: []string{"resendEvent", "createWebhookEndpoint", "payment.success"},
+		Doc:    "a resend with endpoint_id goes to that endpoint only, whatever it subscribes to, signed with its secret; an unknown endpoint_id is 404",
+		Run: func(t *T) {
+			path, _, _, d := deliveredPayment(t)
+			before := len(t.Deliveries(path))
+			endpointPath, endpointHook := t.Hook()
+			created := t.CreateEndpoint(t.EndpointBody(endpointHook, api.EventTypePayoutFailed))
+			secret, err := webhook.ParseSecret(created.Str("/data/secret"))
+			if err != nil {
+				t.Fatalf("the endpoint secret is not a whsec_ secret: %v", err)
+			}
+			ex := t.Do(api.OpResendEvent().Method, api.OpResendEvent().URL(d.EventID), map[string]any{"endpoint_id": created.Str("/data/id")})
+			t.RequireStatus(ex, http.StatusAccepted)
+			if n, _ := ex.Get("/data/deliveries").([]any); len(n) != 1 || ex.Str("/data/deliveries/0/endpoint_id") != created.Str("/data/id") {
+				t.Errorf("the resend must queue exactly one delivery, to endpoint %s: %s", created.Str("/data/id"), snippet(ex.Body))
+			}
+			ds := t.WaitDeliveries(endpointPath, "the event resent to the endpoint", func(ds []*Delivery) bool { return len(Acknowledged(ds)) > 0 })
+			got := Acknowledged(ds)[0]
+			if id := got.Header.Get(webhook.HeaderID); id != d.EventID {
+				t.Errorf("the resend must carry the event's webhook-id %s, got %q", d.EventID, id)
+			}
+			t.VerifyDelivery(got, secret)
+			t.ExpectError(t.Do(api.OpResendEvent().Method, api.OpResendEvent().URL(d.EventID), map[string]any{"endpoint_id": unknownID}), api.CodeNotFound)
+			t.Settle()
+			if n := len(t.Deliveries(path)) - before; n > 0 {
+				t.Errorf("a resend to one endpoint also went to the payment's webhook_url (%d deliveries)", n)
+			}
+		}}
+}
+
+// eventNotFoundCheck is extensions.events.not-found.
+func eventNotFoundCheck() *Check {
+	return &Check{ID: "extensions.events.not-found", Category: CategoryExtensions, Extension: true,
+		Covers: []string{"getEvent", "listEventAttempts", "resendEvent"},
+		Doc:    "an unknown event id is 404 (code 3000) to get, attempts and resend",
+		Run: func(t *T) {
+			t.ExpectError(t.Do(api.OpGetEvent().Method, api.OpGetEvent().URL(unknownID), nil), api.CodeNotFound)
+			t.ExpectError(t.Do(api.OpListEventAttempts().Method, api.OpListEventAttempts().URL(unknownID), nil), api.CodeNotFound)
+			t.ExpectError(t.Do(api.OpResendEvent().Method, api.OpResendEvent().URL(unknownID), nil), api.CodeNotFound)
+		}}
+}
+
+// eventIsolationCheck is auth.isolation.event.
+func eventIsolationCheck() *Check {
+	return &Check{ID: "auth.isolation.event", Category: CategoryAuth, NeedsSecondMerchant: true, Extension: true,
+		Covers: []string{"listEvents", "getEvent", "listEventAttempts", "resendEvent"},
+		Doc:    "another merchant cannot list, read, list the attempts of or resend a merchant's event (404)",
+		Run: func(t *T) {
+			_, hook := t.Hook()
+			ref := t.InitPayment(t.Inputs().ApprovingPhone(), hook, nil).Str("/data/paymentReference")
+			t.ExpectStatus(t.CompletePayment(ref, nil), http.StatusAccepted)
+			var eventID string
+			t.Eventually("an event of payment "+ref, func() (bool, string) {
+				items, ex := t.listEvents(url.Values{"object_id": {ref}})
+				if len(items) > 0 {
+					eventID = fmt.Sprint(items[0]["id"])
+				}
+				return eventID != "", snippet(ex.Body)
+			})
+			other := WithKeys(t.OtherMerchant())
+			t.ExpectError(t.Do(api.OpGetEvent().Method, api.OpGetEvent().URL(eventID), nil, other), api.CodeNotFound)
+			t.ExpectError(t.Do(api.OpListEventAttempts().Method, api.OpListEventAttempts().URL(eventID), nil, other), api.CodeNotFound)
+			t.ExpectError(t.Do(api.OpResendEvent().Method, api.OpResendEvent().URL(eventID), nil, other), api.CodeNotFound)
+			if items, _ := t.listEvents(url.Values{"object_id": {ref}}, other); len(items) > 0 {
+				t.Errorf("another merchant's listing shows this merchant's events %v", ids(items))
+			}
+		}}
+}
+
+// anEvent makes an event for a check that needs one to exist (a path parameter of the event log):
+// a payment's payment.processing, emitted when its prompt is sent.
+func (t *T) anEvent() string {
+	_, hook := t.Hook()
+	ref := t.InitPayment(t.Inputs().ApprovingPhone(), hook, nil).Str("/data/paymentReference")
+	t.RequireStatus(t.CompletePayment(ref, nil), http.StatusAccepted)
+	var id string
+	t.Eventually("an event of payment "+ref, func() (bool, string) {
+		items, ex := t.listEvents(url.Values{"object_id": {ref}})
+		if len(items) > 0 {
+			id = fmt.Sprint(items[len(items)-1]["id"])
+		}
+		return id != "", snippet(ex.Body)
+	})
+	return id
+}
