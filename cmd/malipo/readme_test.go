@@ -117,6 +117,8 @@ func commandLines(block string) []string {
 type walkthrough struct {
 	t    *testing.T
 	vars map[string]string
+	// outputs holds what each command line printed, by line, for tests that check an answer.
+	outputs map[string][]byte
 }
 
 var assignment = regexp.MustCompile(`^([A-Z]+)=\$\((.*)\| jq -r '([^']*)'\)$`)
@@ -153,7 +155,10 @@ func (w *walkthrough) try(line string) (string, error) {
 		w.vars[m[1]] = v
 		return "assignment", nil
 	}
-	kind, _, err := w.command(line)
+	kind, out, err := w.command(line)
+	if err == nil && w.outputs != nil {
+		w.outputs[line] = out
+	}
 	return kind, err
 }
 
@@ -180,12 +185,16 @@ func (w *walkthrough) command(line string) (string, []byte, error) {
 	return "", nil, fmt.Errorf("the walkthrough runs malipo and curl lines only, not %q", words[0])
 }
 
-// curl sends what a curl command line with -s, -X, -H and -d sends, and fails on a non-2xx answer.
+// curl sends what a curl command line with -s, -i, -X, -H and -d sends, and fails on a non-2xx answer
+// unless -i asks to see the answer whatever it is (status line and headers first, as curl prints them).
 func curl(args []string) (string, []byte, error) {
 	method, target, body := http.MethodGet, "", ""
 	header := http.Header{}
+	include := false
 	for i := 0; i < len(args); i++ {
 		switch args[i] {
+		case "-i":
+			include = true
 		case "-s":
 		case "-X":
 			i++
@@ -218,6 +227,13 @@ func curl(args []string) (string, []byte, error) {
 	}
 	defer func() { _ = resp.Body.Close() }()
 	out, _ := io.ReadAll(resp.Body)
+	if include {
+		var head bytes.Buffer
+		fmt.Fprintf(&head, "%s %s\r\n", resp.Proto, resp.Status)
+		_ = resp.Header.Write(&head)
+		head.WriteString("\r\n")
+		return "curl " + method, append(head.Bytes(), out...), nil
+	}
 	if resp.StatusCode/100 != 2 {
 		return "", nil, fmt.Errorf("%s %s answered %d: %s", method, target, resp.StatusCode, out)
 	}
@@ -315,4 +331,79 @@ func shellWords(line string, vars map[string]string) ([]string, error) {
 		return nil, fmt.Errorf("an empty command")
 	}
 	return words, nil
+}
+
+// The README's sandbox-controls walkthrough is run as written, like the events one: a payout settled
+// now with a chosen outcome, a delivery failure whose attempts fail without sending until it is
+// deleted, and the error scenarios a client's retry path is tested with.
+func TestREADMESandboxControlsWalkthrough(t *testing.T) {
+	block := readmeBlock(t, "### Sandbox controls: settle now, failing deliveries, error scenarios")
+
+	var mu sync.Mutex
+	var got []string // event types the receiver was sent
+	hooks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ev struct{ Type string }
+		_ = json.NewDecoder(r.Body).Decode(&ev)
+		mu.Lock()
+		got = append(got, ev.Type)
+		mu.Unlock()
+	}))
+	t.Cleanup(hooks.Close)
+	// Nothing settles on its own (as with --payout-delay 1h), and retries come quickly.
+	srv, err := sandbox.New(sandbox.WithTimings(sandbox.Timings{PromptDelay: time.Hour, PayoutDelay: time.Hour}),
+		sandbox.WithRetrySchedule([]time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, time.Second, time.Second, time.Second}))
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		ts.Close()
+		_ = srv.Close()
+	})
+	t.Setenv("MALIPO_BASE_URL", ts.URL)
+	t.Setenv("MALIPO_PUBLIC_KEY", sandbox.DefaultPublicKey)
+	t.Setenv("MALIPO_SECRET_KEY", sandbox.DefaultSecretKey)
+
+	w := &walkthrough{t: t, vars: map[string]string{"B": ts.URL, "PK": sandbox.DefaultPublicKey, "SK": sandbox.DefaultSecretKey},
+		outputs: map[string][]byte{}}
+	for _, line := range commandLines(block) {
+		w.run(strings.ReplaceAll(line, "http://127.0.0.1:9000", hooks.URL))
+	}
+	po, df := w.vars["PO"], w.vars["DF"]
+	require.NotEmpty(t, po)
+	require.NotEmpty(t, df)
+
+	p, ok := srv.Payout(sandbox.DefaultPublicKey, po)
+	require.True(t, ok)
+	assert.Equal(t, "failed", string(p.Status), "settled as the README chose")
+	assert.Equal(t, "account_blocked", string(p.FailureReason))
+	var failedThenDelivered bool
+	require.Eventually(t, func() bool {
+		var notSent, delivered bool
+		for _, a := range srv.Attempts() {
+			if a.ObjectID != po {
+				continue
+			}
+			notSent = notSent || (a.StatusCode == http.StatusServiceUnavailable && strings.HasPrefix(a.Error, "not sent"))
+			delivered = delivered || a.Delivered
+		}
+		failedThenDelivered = notSent && delivered
+		return failedThenDelivered
+	}, 10*time.Second, 10*time.Millisecond, "the payout.failed delivery failed while the delivery failure was in force, then was delivered")
+	for _, f := range srv.DeliveryFailures(sandbox.DefaultPublicKey) {
+		assert.NotEqual(t, df, f.ID, "the README deleted the failure")
+	}
+	mu.Lock()
+	assert.Contains(t, got, "payout.failed")
+	mu.Unlock()
+
+	var scenarios []string
+	for line, out := range w.outputs {
+		if strings.Contains(line, "Malipo-Sandbox-Scenario") {
+			scenarios = append(scenarios, string(out))
+		}
+	}
+	require.Len(t, scenarios, 2, "the README plays the rate_limited and internal_error scenarios")
+	joined := strings.Join(scenarios, "\n")
+	assert.Contains(t, joined, " 429 Too Many Requests\r\n")
+	assert.Contains(t, joined, "Retry-After: 1\r\n")
+	assert.Contains(t, joined, " 500 Internal Server Error\r\n")
 }
