@@ -40,18 +40,7 @@ func TestREADMEEventsWalkthrough(t *testing.T) {
 		mu.Unlock()
 	}))
 	t.Cleanup(hooks.Close)
-	srv, err := sandbox.New(sandbox.WithTimings(sandbox.Timings{PromptDelay: 20 * time.Millisecond, PayoutDelay: 20 * time.Millisecond}))
-	require.NoError(t, err)
-	api := httptest.NewServer(srv)
-	t.Cleanup(func() {
-		api.Close()
-		_ = srv.Close()
-	})
-	t.Setenv("MALIPO_BASE_URL", api.URL)
-	t.Setenv("MALIPO_PUBLIC_KEY", sandbox.DefaultPublicKey)
-	t.Setenv("MALIPO_SECRET_KEY", sandbox.DefaultSecretKey)
-
-	w := &walkthrough{t: t, vars: map[string]string{"B": api.URL, "PK": sandbox.DefaultPublicKey, "SK": sandbox.DefaultSecretKey}}
+	srv, w := walkthroughSandbox(t, sandbox.WithTimings(sandbox.Timings{PromptDelay: 20 * time.Millisecond, PayoutDelay: 20 * time.Millisecond}))
 	ran := map[string]int{}
 	for _, line := range commandLines(block) {
 		line = strings.ReplaceAll(line, "http://127.0.0.1:9000", hooks.URL)
@@ -77,6 +66,25 @@ func TestREADMEEventsWalkthrough(t *testing.T) {
 	}
 	assert.Equal(t, 3, count("/hooks"), "the event, then two resends to the payout's webhook_url: %v", received)
 	assert.Equal(t, 2, count("/hooks/ledger"), "two resends to the endpoint, which subscribes to another type: %v", received)
+}
+
+// walkthroughSandbox starts a sandbox with opts on loopback for a README walkthrough, points the CLI's
+// environment at it with the default keys, and returns it with a walkthrough whose $B, $PK and $SK
+// are what the README's blocks assume.
+func walkthroughSandbox(t *testing.T, opts ...sandbox.Option) (*sandbox.Server, *walkthrough) {
+	t.Helper()
+	srv, err := sandbox.New(opts...)
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		ts.Close()
+		_ = srv.Close()
+	})
+	t.Setenv("MALIPO_BASE_URL", ts.URL)
+	t.Setenv("MALIPO_PUBLIC_KEY", sandbox.DefaultPublicKey)
+	t.Setenv("MALIPO_SECRET_KEY", sandbox.DefaultSecretKey)
+	return srv, &walkthrough{t: t, vars: map[string]string{"B": ts.URL, "PK": sandbox.DefaultPublicKey, "SK": sandbox.DefaultSecretKey},
+		outputs: map[string][]byte{}}
 }
 
 // readmeBlock returns the first ```sh block after the heading.
@@ -350,20 +358,8 @@ func TestREADMESandboxControlsWalkthrough(t *testing.T) {
 	}))
 	t.Cleanup(hooks.Close)
 	// Nothing settles on its own (as with --payout-delay 1h), and retries come quickly.
-	srv, err := sandbox.New(sandbox.WithTimings(sandbox.Timings{PromptDelay: time.Hour, PayoutDelay: time.Hour}),
+	srv, w := walkthroughSandbox(t, sandbox.WithTimings(sandbox.Timings{PromptDelay: time.Hour, PayoutDelay: time.Hour}),
 		sandbox.WithRetrySchedule([]time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, time.Second, time.Second, time.Second}))
-	require.NoError(t, err)
-	ts := httptest.NewServer(srv)
-	t.Cleanup(func() {
-		ts.Close()
-		_ = srv.Close()
-	})
-	t.Setenv("MALIPO_BASE_URL", ts.URL)
-	t.Setenv("MALIPO_PUBLIC_KEY", sandbox.DefaultPublicKey)
-	t.Setenv("MALIPO_SECRET_KEY", sandbox.DefaultSecretKey)
-
-	w := &walkthrough{t: t, vars: map[string]string{"B": ts.URL, "PK": sandbox.DefaultPublicKey, "SK": sandbox.DefaultSecretKey},
-		outputs: map[string][]byte{}}
 	for _, line := range commandLines(block) {
 		w.run(strings.ReplaceAll(line, "http://127.0.0.1:9000", hooks.URL))
 	}
