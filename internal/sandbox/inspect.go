@@ -91,3 +91,52 @@ func (s *Server) DeliveryFailures(publicKey string) []api.SandboxDeliveryFailure
 	}
 	return out
 }
+
+// Payments returns every payment of the merchant with publicKey, in no particular order.
+func (s *Server) Payments(publicKey string) []Payment {
+	m := s.merchantOf(publicKey)
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Payment, 0, len(m.payments))
+	for _, p := range m.payments {
+		out = append(out, *p)
+	}
+	return out
+}
+
+// WebhookEndpoints returns the webhook endpoints of the merchant with publicKey, oldest first,
+// without their secrets.
+func (s *Server) WebhookEndpoints(publicKey string) []WebhookEndpoint {
+	m := s.merchantOf(publicKey)
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]WebhookEndpoint, 0, len(m.endpointOrder))
+	for _, id := range m.endpointOrder {
+		out = append(out, m.endpoints[id].copyPublic())
+	}
+	return out
+}
+
+// RecentEvents returns the newest n events of the merchant with publicKey, newest first: what a
+// view of the latest activity needs, at the cost of n events whatever the history's length.
+func (s *Server) RecentEvents(publicKey string, n int) []Event {
+	if publicKey == "" || n < 1 {
+		return nil
+	}
+	page, _ := s.events.list(eventQuery{Merchant: publicKey, Descending: true, Limit: n})
+	return cloneBodies(page)
+}
+
+// EventAttempts returns the kept delivery attempts of the event with id, oldest first.
+func (s *Server) EventAttempts(eventID string) []Attempt {
+	if eventID == "" {
+		return nil
+	}
+	return s.events.attemptsOf(eventID)
+}
