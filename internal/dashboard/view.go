@@ -97,7 +97,7 @@ func (h *Handler) view(publicKey string) view {
 
 func attempt(a sandbox.Attempt) attemptRow {
 	row := attemptRow{Number: a.Number, Resend: a.Resend, Destination: a.URL, Delivered: a.Delivered,
-		Latency: a.Duration.Round(time.Millisecond).String(), Body: cut(a.ResponseBody, bodyShown)}
+		Latency: latency(a.Duration), Body: cut(a.ResponseBody, bodyShown)}
 	if a.EndpointID != "" {
 		row.Destination = a.EndpointID + " " + a.URL
 	}
@@ -168,4 +168,12 @@ type settleView struct {
 
 func settleArgs(key string, row objectRow, reasons []api.FailureReason) settleView {
 	return settleView{Key: key, Row: row, Reasons: reasons}
+}
+
+// latency is an attempt's duration for people: milliseconds, "<1ms" for a loopback receiver.
+func latency(d time.Duration) string {
+	if d < time.Millisecond {
+		return "<1ms"
+	}
+	return d.Round(time.Millisecond).String()
 }
