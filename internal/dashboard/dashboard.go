@@ -285,7 +285,10 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, pair sandbox.Ke
 		_ = json.NewEncoder(w).Encode(out)
 		return
 	}
-	http.Redirect(w, r, "./?public_key="+url.QueryEscape(pair.Public), http.StatusSeeOther)
+	// Relative to the action's own URL, which the browser knows and this handler does not (the prefix
+	// is stripped); http.Redirect would resolve it against the stripped path.
+	w.Header().Set("Location", "./?public_key="+url.QueryEscape(pair.Public))
+	w.WriteHeader(http.StatusSeeOther)
 }
 
 // call runs op on the sandbox's own API handler as the merchant, with the path parameter id, and
