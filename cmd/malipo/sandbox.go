@@ -59,6 +59,10 @@ func (c *cli) sandboxCommand() *cobra.Command {
 mobile-money outcomes (see the test values it prints) and signed webhooks. It serves until SIGINT or
 SIGTERM, then drains requests and queued webhooks for up to --shutdown-timeout.
 
+A web dashboard at /_dashboard/ on the same address shows the merchant's payments, payouts, webhook
+endpoints, events and every delivery attempt, live, with buttons to resend an event and settle a
+processing payment or payout (--dashboard=false turns it off).
+
 The keys can come from the environment: MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY.`,
 		Example: `  malipo sandbox
   malipo sandbox --addr 127.0.0.1:0 --payout-delay 500ms --webhook-retry-schedule 1s,5s,30s
