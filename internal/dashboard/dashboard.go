@@ -40,6 +40,9 @@ const Prefix = "/_dashboard/"
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
 	"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
+// minGap is the least time between two messages of a live stream (see stream).
+const minGap = 250 * time.Millisecond
+
 // heartbeat is how often an idle stream sends a comment, so that proxies and the browser keep it open.
 const heartbeat = 20 * time.Second
 
@@ -175,8 +178,10 @@ func (h *Handler) render(w http.ResponseWriter, name string, v view) {
 	_, _ = w.Write(b.Bytes())
 }
 
-// stream is the live feed: one server-sent event per burst of changes of the merchant, carrying the
-// first notice of the burst as JSON. The page re-fetches its tables on each.
+// stream is the live feed: a server-sent event when the merchant's state changes, carrying the notice
+// as JSON; the page re-fetches its tables on each. Messages are at least minGap apart: a burst (a load
+// test) becomes one message now and one at the end of the gap, so that an open page re-reads the
+// sandbox a few times a second at most, however busy the API is.
 func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 	pair, ok := h.merchant(w, r)
 	if !ok {
@@ -187,40 +192,50 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
-	if _, err := fmt.Fprint(w, "retry: 1000\n: connected\n\n"); err != nil || rc.Flush() != nil {
+	send := func(msg string) bool {
+		_, err := fmt.Fprint(w, msg)
+		return err == nil && rc.Flush() == nil
+	}
+	notice := func(n sandbox.Notice) bool {
+		data, _ := json.Marshal(n)
+		return send("data: " + string(data) + "\n\n")
+	}
+	if !send("retry: 1000\n: connected\n\n") {
 		return
 	}
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
+	gap := time.NewTimer(minGap)
+	gap.Stop()
+	quiet := true            // no message in the last minGap: the next one goes at once
+	var held *sandbox.Notice // a change during the gap, sent when it ends
 	for {
-		var msg string
+		ok := true
 		select {
 		case <-r.Context().Done():
 			return
 		case <-h.done:
 			return
 		case <-tick.C:
-			msg = ": still here\n\n"
+			ok = send(": still here\n\n")
 		case n := <-notices:
-			if n.Merchant != pair.Public {
-				continue
+			switch {
+			case n.Merchant != pair.Public:
+			case quiet:
+				ok, quiet = notice(n), false
+				gap.Reset(minGap)
+			case held == nil:
+				held = &n
 			}
-			drain(notices)
-			data, _ := json.Marshal(n)
-			msg = "data: " + string(data) + "\n\n"
+		case <-gap.C:
+			if held == nil {
+				quiet = true
+				break
+			}
+			ok, held = notice(*held), nil
+			gap.Reset(minGap)
 		}
-		if _, err := fmt.Fprint(w, msg); err != nil || rc.Flush() != nil {
-			return
-		}
-	}
-}
-
-// drain empties what is already queued: one re-fetch covers the whole burst.
-func drain(ch <-chan sandbox.Notice) {
-	for {
-		select {
-		case <-ch:
-		default:
+		if !ok {
 			return
 		}
 	}

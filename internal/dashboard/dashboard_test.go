@@ -210,4 +210,12 @@ func TestStreamReportsTheMerchantsChanges(t *testing.T) {
 	_, tables := get(t, ts.URL+dashboard.Prefix+"tables")
 	assert.Contains(t, tables, `data-payout="`+id+`"`)
 	assert.NotContains(t, tables, "<html", "a fragment, not a page")
+
+	// Changes right after a message are held, not lost: one more message follows them.
+	later := createPayout(t, ts.URL, "https://merchant.example.org/hooks")
+	createPayout(t, ts.URL, "https://merchant.example.org/hooks")
+	require.True(t, lines.Scan(), "the stream ended: %v", lines.Err())
+	assert.Equal(t, `data: {"kind":"request"}`, lines.Text())
+	_, tables = get(t, ts.URL+dashboard.Prefix+"tables")
+	assert.Contains(t, tables, `data-payout="`+later+`"`)
 }

@@ -1,9 +1,7 @@
 package dashboard
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -60,20 +58,12 @@ func (h *Handler) view(publicKey string) view {
 	for _, p := range h.srv.KeyPairs() {
 		v.Merchants = append(v.Merchants, p.Public)
 	}
-	payments := h.srv.Payments(publicKey)
-	slices.SortFunc(payments, func(a, b sandbox.Payment) int {
-		return cmp.Or(b.UpdatedAt.Compare(a.UpdatedAt), strings.Compare(b.PaymentReference, a.PaymentReference))
-	})
-	for _, p := range payments[:min(len(payments), shown)] {
+	for _, p := range h.srv.RecentPayments(publicKey, shown) {
 		v.Payments = append(v.Payments, objectRow{Kind: "payment", ID: p.PaymentReference, Reference: p.Reference,
 			Amount: fmt.Sprintf("%g %s", p.Amount, p.Currency), Status: string(p.Status), FailureReason: string(p.FailureReason),
 			Updated: stamp(p.UpdatedAt), Processing: p.Status == api.PaymentStatusProcessing})
 	}
-	payouts := h.srv.Payouts(publicKey)
-	slices.SortFunc(payouts, func(a, b sandbox.Payout) int {
-		return cmp.Or(b.UpdatedAt.Compare(a.UpdatedAt), strings.Compare(b.PayoutID, a.PayoutID))
-	})
-	for _, p := range payouts[:min(len(payouts), shown)] {
+	for _, p := range h.srv.RecentPayouts(publicKey, shown) {
 		v.Payouts = append(v.Payouts, objectRow{Kind: "payout", ID: p.PayoutID, Reference: p.Reference,
 			Amount: fmt.Sprintf("%d %s", p.Amount, p.Currency), Status: string(p.Status), FailureReason: string(p.FailureReason),
 			Updated: stamp(p.UpdatedAt), Processing: p.Status == api.PayoutStatusProcessing})

@@ -1,7 +1,10 @@
 package sandbox
 
 import (
+	"cmp"
 	"net/http"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,4 +66,31 @@ func TestSubscriberThatNeverReadsBlocksNothing(t *testing.T) {
 	cancel() // ending twice is harmless
 	e.client.createPayout(mobilePayout(creditedWallet(t)))
 	assert.Len(t, ch, 1, "an ended subscription receives nothing")
+}
+
+// RecentPayouts is the newest n by last change, newest first, whatever the map's order.
+func TestRecentPayoutsAreTheNewest(t *testing.T) {
+	e := newEnv(t, WithTimings(stillTimings))
+	var ids []string
+	for range 7 {
+		ids = append(ids, e.client.createPayout(mobilePayout(creditedWallet(t))))
+	}
+	// Settling the first one changes it (times have whole seconds, so ties are broken by id).
+	res := e.client.do(http.MethodPost, api.OpSettleSandboxPayout().URL(ids[0]), map[string]any{"status": "success"})
+	require.Equal(t, http.StatusOK, res.status, "%s", res.body)
+
+	all := e.srv.Payouts(DefaultPublicKey)
+	slices.SortFunc(all, func(a, b Payout) int {
+		return cmp.Or(b.UpdatedAt.Compare(a.UpdatedAt), strings.Compare(b.PayoutID, a.PayoutID))
+	})
+	for _, n := range []int{1, 3, 7, 10} {
+		got := e.srv.RecentPayouts(DefaultPublicKey, n)
+		want := all[:min(n, len(all))]
+		require.Len(t, got, len(want))
+		for i := range want {
+			assert.Equal(t, want[i].PayoutID, got[i].PayoutID, "n=%d, position %d", n, i)
+		}
+	}
+	assert.Empty(t, e.srv.RecentPayouts(otherPublicKey, 5))
+	assert.Empty(t, e.srv.RecentPayments(DefaultPublicKey, 5))
 }
