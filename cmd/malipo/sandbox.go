@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/malipo/terraform-provider-malipo/internal/dashboard"
 	"github.com/malipo/terraform-provider-malipo/internal/faults"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi"
@@ -35,6 +36,7 @@ type sandboxFlags struct {
 	shutdownTimeout time.Duration
 	faults          []faults.Fault
 	listFaults      bool
+	dashboard       bool
 }
 
 // sandboxCommand is `malipo sandbox`.
@@ -48,6 +50,7 @@ func (c *cli) sandboxCommand() *cobra.Command {
 		concurrency:     sandbox.DefaultDeliveryConcurrency,
 		logFormat:       "text",
 		shutdownTimeout: 10 * time.Second,
+		dashboard:       true,
 	}
 	cmd := &cobra.Command{
 		Use:   "sandbox [flags]",
@@ -55,6 +58,10 @@ func (c *cli) sandboxCommand() *cobra.Command {
 		Long: `Runs the reference implementation of the Malipo v1 API on a local address, with simulated
 mobile-money outcomes (see the test values it prints) and signed webhooks. It serves until SIGINT or
 SIGTERM, then drains requests and queued webhooks for up to --shutdown-timeout.
+
+A web dashboard at /_dashboard/ on the same address shows the merchant's payments, payouts, webhook
+endpoints, events and every delivery attempt, live, with buttons to resend an event and settle a
+processing payment or payout (--dashboard=false turns it off).
 
 The keys can come from the environment: MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY.`,
 		Example: `  malipo sandbox
@@ -93,6 +100,7 @@ func (f *sandboxFlags) declare(cmd *cobra.Command) {
 	fs.IntVar(&f.concurrency, "delivery-concurrency", f.concurrency, "how many webhook attempts may be in flight at once")
 	fs.StringVar(&f.logFormat, "log-format", f.logFormat, "log line `format` on stderr: text or json")
 	fs.Var(durationValue{&f.shutdownTimeout}, "shutdown-timeout", "on SIGINT/SIGTERM, how long to wait for requests and queued webhooks")
+	fs.BoolVar(&f.dashboard, "dashboard", f.dashboard, "serve the web dashboard at "+dashboard.Prefix+" (payments, payouts, events, delivery attempts, live; --dashboard=false turns it off)")
 	fs.Var(faultValue{f}, "fault", "FOR SELF-TESTS OF THE CONTRACT SUITE ONLY: break the contract rule `name`d (repeatable; \"list\" shows them)")
 	_ = cmd.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]cobra.Completion{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("fault", completeFaults)
@@ -181,11 +189,11 @@ func printFaults(w io.Writer) {
 // runSandbox serves the sandbox until ctx ends, then stops accepting requests and drains queued
 // webhooks for up to --shutdown-timeout.
 func runSandbox(ctx context.Context, f *sandboxFlags, stdout, stderr io.Writer) int {
-	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
+	var logHandler slog.Handler = slog.NewTextHandler(stderr, nil)
 	if f.logFormat == "json" {
-		handler = slog.NewJSONHandler(stderr, nil)
+		logHandler = slog.NewJSONHandler(stderr, nil)
 	}
-	logger := slog.New(handler)
+	logger := slog.New(logHandler)
 
 	spec, err := openapi.Default()
 	if err != nil {
@@ -203,10 +211,19 @@ func runSandbox(ctx context.Context, f *sandboxFlags, stdout, stderr io.Writer) 
 		_ = srv.Close()
 		return exitFail
 	}
+	var handler http.Handler = srv
+	var dash *dashboard.Handler
+	if f.dashboard {
+		dash = dashboard.New(srv)
+		handler = dashboard.Mount(srv, dash)
+	}
 	hs := &http.Server{
-		Handler:           srv,
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(handler, slog.LevelWarn),
+		ErrorLog:          slog.NewLogLogger(logHandler, slog.LevelWarn),
+	}
+	if dash != nil {
+		hs.RegisterOnShutdown(dash.Close) // the live streams never end on their own
 	}
 	if err := printBanner(stdout, spec, f, "http://"+ln.Addr().String()); err != nil {
 		logger.Warn("cannot print the start-up banner", "error", err)
@@ -282,6 +299,9 @@ func printBanner(w io.Writer, spec *openapi.Spec, f *sandboxFlags, url string) e
 	fmt.Fprintf(&b, "Malipo sandbox — %s %s\n\n", spec.Model().Info.Title, spec.Model().Info.Version)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  listening on\t%s\n", url)
+	if f.dashboard {
+		fmt.Fprintf(tw, "  dashboard\t%s%s  (open it in a browser; --dashboard=false turns it off)\n", url, dashboard.Prefix)
+	}
 	fmt.Fprintf(tw, "  public-key\t%s\n", f.publicKey)
 	fmt.Fprintf(tw, "  secret-key\t%s\n", secret)
 	if f.secretKey == sandbox.DefaultSecretKey {

@@ -182,7 +182,7 @@ func (d *dispatcher) deliver(del *delivery) {
 		att := d.attempt(del, target, out)
 		<-d.sem
 		att.Final = att.Delivered || n > len(d.schedule)
-		d.record(att)
+		d.record(att, del.merchant.publicKey)
 		if att.Final {
 			return
 		}
@@ -245,8 +245,10 @@ func (d *dispatcher) attempt(del *delivery, target string, out *Outgoing) (att A
 	return att
 }
 
-func (d *dispatcher) record(att Attempt) {
+// record stores an attempt of a delivery for the merchant with publicKey and logs it.
+func (d *dispatcher) record(att Attempt, publicKey string) {
 	d.s.events.addAttempt(att)
+	d.s.notices.publish(Notice{Kind: NoticeAttempt, Merchant: publicKey, ID: att.EventID})
 
 	attrs := []slog.Attr{
 		slog.String("event_id", att.EventID), slog.String("type", att.EventType), slog.String("url", redactURL(att.URL)),

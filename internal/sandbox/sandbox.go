@@ -63,6 +63,8 @@ type Server struct {
 	closed   bool
 
 	events *eventStore // emitted events and their delivery attempts
+
+	notices notifier // in-process watchers of changes (notify.go)
 }
 
 // New builds a sandbox. Without options it has one merchant with DefaultPublicKey and

@@ -130,10 +130,16 @@ func (s *Server) operate(w http.ResponseWriter, r *http.Request, op *openapi.Ope
 			return s.violationsResponse(explainSecret(op.ID, req.value, vs))
 		}
 	}
+	var resp *response
 	if isPost(op) {
-		return s.idempotent(req, h)
+		resp = s.idempotent(req, h)
+	} else {
+		resp = h(s, req)
 	}
-	return h(s, req)
+	if r.Method != http.MethodGet && resp != nil && resp.status < http.StatusBadRequest {
+		s.notices.publish(Notice{Kind: NoticeRequest, Merchant: m.publicKey})
+	}
+	return resp
 }
 
 // withoutKeyHeaders drops violations about the key headers: authenticate has already answered for
