@@ -54,6 +54,7 @@ func (s *Server) settleSandboxPayment(req *request) *response {
 	}
 	p.Status, p.FailureReason = out.status, out.failureReason
 	p.UpdatedAt = s.now()
+	req.commit = s.savePayment(m, p)
 	s.emitPayment(m, p, api.PaymentStatusProcessing)
 	settled := *p
 	m.mu.Unlock()
@@ -81,6 +82,7 @@ func (s *Server) settleSandboxPayout(req *request) *response {
 	}
 	p.Status, p.FailureReason = api.PayoutStatus(out.status), out.failureReason
 	p.UpdatedAt = s.now()
+	req.commit = s.savePayout(m, p)
 	s.emitPayout(m, p, api.PayoutStatusProcessing)
 	settled := *p
 	m.mu.Unlock()

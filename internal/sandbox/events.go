@@ -63,6 +63,7 @@ func (s *Server) emit(m *merchant, eventType api.EventType, objectID, objectURL,
 		MerchantPublicKey: m.publicKey, Emitted: time.Now()}
 	ev.Body = marshal(event(ev.ID, s.now()))
 	ev = s.events.add(ev)
+	s.saveEvent(&ev)
 
 	if objectURL != "" {
 		s.disp.enqueue(&delivery{event: ev, merchant: m, url: objectURL})

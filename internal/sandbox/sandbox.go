@@ -63,6 +63,8 @@ type Server struct {
 	closed   bool
 
 	events *eventStore // emitted events and their delivery attempts
+
+	disk *diskStore // the data directory's database (WithDataDir); nil in memory
 }
 
 // New builds a sandbox. Without options it has one merchant with DefaultPublicKey and
@@ -103,6 +105,19 @@ func New(opts ...Option) (*Server, error) {
 		timers:   map[*time.Timer]struct{}{},
 		events:   newEventStore(maxEventLog, maxAttemptLog),
 	}
+	initialized := false
+	if cfg.dataDir != "" {
+		if initialized, err = s.openData(); err != nil {
+			return nil, err
+		}
+		built := false
+		defer func() {
+			if !built {
+				_ = s.disk.close() // the file lock must not outlive a sandbox that failed to start
+			}
+		}()
+		defer func() { built = s.disp != nil }()
+	}
 	seen := map[string]bool{}
 	for _, k := range cfg.merchants {
 		if seen[k.public] {
@@ -114,7 +129,7 @@ func New(opts ...Option) (*Server, error) {
 			return nil, fmt.Errorf("configure sandbox: %w", err)
 		}
 		s.merchants = append(s.merchants, m)
-		if s.seedMerchant(m) {
+		if s.seedMerchant(m) && !initialized {
 			if err := s.seed(m); err != nil {
 				return nil, fmt.Errorf("seed the default merchant from the contract's examples: %w", err)
 			}
@@ -122,6 +137,12 @@ func New(opts ...Option) (*Server, error) {
 	}
 	s.installHooks()
 	s.disp = newDispatcher(s)
+	if s.disk != nil {
+		if err := s.loadData(initialized); err != nil {
+			_ = s.Close()
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -137,7 +158,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	clear(s.timers)
 	s.timersMu.Unlock()
-	return s.disp.shutdown(ctx)
+	err := s.disp.shutdown(ctx)
+	if cerr := s.disk.close(); cerr != nil && err == nil {
+		err = fmt.Errorf("close the data file: %w", cerr)
+	}
+	return err
 }
 
 // Close stops the sandbox at once: pending status changes and webhook deliveries are abandoned.

@@ -24,6 +24,9 @@ type request struct {
 	body   []byte // nil when there is none
 	value  any    // body parsed once (parseBody): what validation, fingerprint and decode read
 	params map[string]string
+	// commit is the data directory's write of what the request changed (nil in memory): the response
+	// is not sent before it is durable.
+	commit *commit
 }
 
 // ServeHTTP serves the API: through the installed middleware hooks, if any, to serve.
@@ -130,10 +133,17 @@ func (s *Server) operate(w http.ResponseWriter, r *http.Request, op *openapi.Ope
 			return s.violationsResponse(explainSecret(op.ID, req.value, vs))
 		}
 	}
+	var resp *response
 	if isPost(op) {
-		return s.idempotent(req, h)
+		resp = s.idempotent(req, h)
+	} else {
+		resp = h(s, req)
 	}
-	return h(s, req)
+	if err := req.commit.wait(); err != nil {
+		s.log.Error("the change could not be written to the data directory", "operation", op.ID, "error", err)
+		return s.internalError("write the change to the data directory")
+	}
+	return resp
 }
 
 // withoutKeyHeaders drops violations about the key headers: authenticate has already answered for
