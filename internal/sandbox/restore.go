@@ -29,12 +29,19 @@ func WithDataDir(dir string) Option {
 	}
 }
 
+// DataDirError is why New could not use the directory WithDataDir names: in use by another sandbox,
+// unreadable, or not a sandbox's data. It is the environment's fault, not the options'.
+type DataDirError struct{ Err error }
+
+func (e *DataDirError) Error() string { return e.Err.Error() }
+func (e *DataDirError) Unwrap() error { return e.Err }
+
 // openData opens the data directory and reports whether it holds a sandbox's state already (then the
 // seed data is not added: it is in the file, as the merchant left it).
 func (s *Server) openData() (initialized bool, err error) {
 	d, err := openDiskStore(s.cfg.dataDir)
 	if err != nil {
-		return false, err
+		return false, &DataDirError{err}
 	}
 	s.disk = d
 	_ = d.db.View(func(tx *bolt.Tx) error {
@@ -50,10 +57,13 @@ func (s *Server) openData() (initialized bool, err error) {
 // before the server is returned, so no request touches the sandbox yet.
 func (s *Server) loadData(initialized bool) error {
 	if !initialized {
-		return s.saveEverything()
+		if err := s.saveEverything(); err != nil {
+			return &DataDirError{fmt.Errorf("write the data directory %s: %w", s.cfg.dataDir, err)}
+		}
+		return nil
 	}
 	if err := s.restore(); err != nil {
-		return fmt.Errorf("read the data directory %s: %w (move it away to start afresh)", s.cfg.dataDir, err)
+		return &DataDirError{fmt.Errorf("read the data directory %s: %w (move it away to start afresh)", s.cfg.dataDir, err)}
 	}
 	return nil
 }
