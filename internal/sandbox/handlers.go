@@ -33,10 +33,10 @@ var handlers = map[string]handlerFunc{
 	api.OpCreateSandboxDeliveryFailure().ID: (*Server).createSandboxDeliveryFailure,
 	api.OpListSandboxDeliveryFailures().ID:  (*Server).listSandboxDeliveryFailures,
 	api.OpDeleteSandboxDeliveryFailure().ID: (*Server).deleteSandboxDeliveryFailure,
-	api.OpListEvents().ID:                  (*Server).listEvents,
-	api.OpGetEvent().ID:                    (*Server).getEvent,
-	api.OpListEventAttempts().ID:           (*Server).listEventAttempts,
-	api.OpResendEvent().ID:                 (*Server).resendEvent,
+	api.OpListEvents().ID:                   (*Server).listEvents,
+	api.OpGetEvent().ID:                     (*Server).getEvent,
+	api.OpListEventAttempts().ID:            (*Server).listEventAttempts,
+	api.OpResendEvent().ID:                  (*Server).resendEvent,
 }
 
 // hasBody reports whether the operation declares a request body, i.e. whether the sandbox reads one.
