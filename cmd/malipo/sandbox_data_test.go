@@ -327,7 +327,7 @@ func TestSandboxDataDirIsLocked(t *testing.T) {
 
 // tail is the end of a long log, enough to read why without drowning the failure.
 func tail(s string) string {
-	const keep = 4000
+	keep := 4 << 10
 	if len(s) <= keep {
 		return s
 	}

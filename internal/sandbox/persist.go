@@ -13,6 +13,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
@@ -107,7 +108,7 @@ func openDiskStore(dir string) (*diskStore, error) {
 	}
 	path := filepath.Join(dir, dataFileName)
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, FreelistType: bolt.FreelistMapType})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("the data directory %s is in use by another malipo sandbox (%s is locked); stop that sandbox or choose another --data directory", dir, dataFileName)
 	}
 	if err != nil {

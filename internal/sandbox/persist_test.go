@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"errors"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -82,7 +81,7 @@ func TestDataDirSurvivesRestart(t *testing.T) {
 	// A second sandbox on the directory in use is refused, and says why.
 	_, err := New(WithDataDir(dir))
 	var dde *DataDirError
-	require.True(t, errors.As(err, &dde), "%v", err)
+	require.ErrorAs(t, err, &dde)
 	assert.Contains(t, err.Error(), "in use by another malipo sandbox")
 }
 
