@@ -65,7 +65,7 @@ type delivery struct {
 	// outboxKey is the delivery's entry in the data directory's outbox (nil in memory); commit is that
 	// entry's write, which the first attempt waits for.
 	outboxKey []byte
-	commit    *commit
+	commit    commit
 }
 
 // queueKey is the destination and the object: deliveries with the same key are sent strictly one
@@ -118,9 +118,10 @@ func newDispatcher(s *Server) *dispatcher {
 		schedule: schedule, queues: map[string]*queue{}}
 }
 
-// enqueue adds a delivery behind the earlier ones of its destination and object. It never blocks.
-// With a data directory the delivery is written to the outbox first (unless it comes from there), so
-// that one the shutdown leaves behind is made at the next start.
+// enqueue adds a delivery behind the earlier ones of its destination and object. It never waits for
+// a delivery. With a data directory the delivery is written to the outbox first (unless it comes from
+// there), so that one the shutdown leaves behind is made at the next start; that hands the write to
+// the writer and waits only when the writer is a full queue behind.
 func (d *dispatcher) enqueue(del *delivery) {
 	if del.outboxKey == nil {
 		d.s.saveOutbox(del)

@@ -104,8 +104,7 @@ func (s *Server) sendPrompt(req *request, ref, phone string) (Payment, *response
 	p.PhoneNumber = phone
 	p.Status = api.PaymentStatusProcessing
 	p.UpdatedAt = s.now()
-	req.commit = s.savePayment(m, p)
-	s.emitPayment(m, p, prev)
+	req.commit = s.emitPayment(m, p, prev)
 	s.after(s.cfg.timings.PromptDelay, func() { s.settlePayment(m, p) })
 	return *p, nil
 }
@@ -120,6 +119,5 @@ func (s *Server) settlePayment(m *merchant, p *Payment) {
 	out := s.outcomes.payment(p.PhoneNumber)
 	p.Status, p.FailureReason = out.status, out.failureReason
 	p.UpdatedAt = s.now()
-	s.savePayment(m, p)
 	s.emitPayment(m, p, api.PaymentStatusProcessing)
 }

@@ -98,7 +98,6 @@ func (s *Server) settlePayout(m *merchant, p *Payout) {
 	out := s.outcomes.payout(p)
 	p.Status, p.FailureReason = api.PayoutStatus(out.status), out.failureReason
 	p.UpdatedAt = s.now()
-	s.savePayout(m, p)
 	s.emitPayout(m, p, api.PayoutStatusProcessing)
 }
 

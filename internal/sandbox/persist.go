@@ -69,31 +69,43 @@ type op struct {
 	value  []byte
 }
 
-// commit is a group of ops written in one transaction with others; done is closed once it is durable
-// (or failed: err). A nil *commit is an in-memory sandbox's: already "durable".
+// commit names a group of ops handed to the writer: durable once the writer has committed every group
+// up to seq. It is a value, not a channel per write, because an idempotency key keeps its commit for a
+// day and a million keys must not keep a million channels. The zero commit (in memory, or nothing
+// written) is durable already.
 type commit struct {
-	ops  []op
-	done chan struct{}
-	err  error
+	d   *diskStore
+	seq uint64
 }
 
-// wait blocks until c is durable and returns why it is not, if it failed.
-func (c *commit) wait() error {
-	if c == nil {
+// wait blocks until c is durable and returns why it is not, if writing failed.
+func (c commit) wait() error {
+	if c.d == nil {
 		return nil
 	}
-	<-c.done
-	return c.err
+	return c.d.waitFor(c.seq)
+}
+
+// batch is what the writer receives: ops and the number of their group.
+type batch struct {
+	ops []op
+	seq uint64
 }
 
 // diskStore is the data directory's database and its writer.
 type diskStore struct {
 	db *bolt.DB
 
-	mu     sync.RWMutex // guards closed against sends on ch
+	sendMu sync.Mutex // numbers groups in the order they enter ch, and guards closed
+	next   uint64
 	closed bool
-	ch     chan *commit
+	ch     chan batch
 	done   chan struct{}
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	durable uint64 // every group up to it is committed
+	broken  error  // the first failed commit: nothing after it is durable
 
 	outboxSeq atomic.Uint64 // tells apart outbox entries of one event and destination (resends)
 }
@@ -126,35 +138,53 @@ func openDiskStore(dir string) (*diskStore, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("prepare %s: %w", path, err)
 	}
-	d := &diskStore{db: db, ch: make(chan *commit, 1024), done: make(chan struct{})}
+	d := &diskStore{db: db, ch: make(chan batch, 1024), done: make(chan struct{})}
+	d.cond = sync.NewCond(&d.mu)
 	go d.run()
 	return d, nil
 }
 
-// write queues ops behind every earlier write and returns their commit; nil on a nil store (in memory).
-func (d *diskStore) write(ops ...op) *commit {
+// write queues ops behind every earlier write and returns their commit; the zero commit on a nil
+// store (in memory).
+func (d *diskStore) write(ops ...op) commit {
 	if d == nil {
-		return nil
+		return commit{}
 	}
-	c := &commit{ops: ops, done: make(chan struct{})}
-	d.mu.RLock()
-	defer d.mu.RUnlock()
+	d.sendMu.Lock()
+	defer d.sendMu.Unlock()
 	if d.closed {
-		c.err = errStoreClosed
-		close(c.done)
-		return c
+		d.mu.Lock()
+		if d.broken == nil {
+			d.broken = errStoreClosed
+		}
+		d.mu.Unlock()
+		return commit{d, ^uint64(0)} // never durable: waitFor reports the closed store
 	}
-	d.ch <- c
-	return c
+	d.next++
+	d.ch <- batch{ops, d.next}
+	return commit{d, d.next}
 }
 
-// run is the writer: it takes every commit that is waiting, up to maxCommitOps ops, and writes them
+// waitFor blocks until group seq is committed, or a commit failed.
+func (d *diskStore) waitFor(seq uint64) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for d.durable < seq && d.broken == nil {
+		d.cond.Wait()
+	}
+	if d.durable >= seq {
+		return nil
+	}
+	return d.broken
+}
+
+// run is the writer: it takes every group that is waiting, up to maxCommitOps ops, and writes them
 // in one transaction.
 func (d *diskStore) run() {
 	defer close(d.done)
-	for c := range d.ch {
-		group := []*commit{c}
-		n := len(c.ops)
+	for b := range d.ch {
+		group := []batch{b}
+		n := len(b.ops)
 	more:
 		for n < maxCommitOps {
 			select {
@@ -169,14 +199,14 @@ func (d *diskStore) run() {
 			}
 		}
 		err := d.db.Update(func(tx *bolt.Tx) error {
-			for _, c := range group {
-				for _, o := range c.ops {
-					b := tx.Bucket(o.bucket)
+			for _, b := range group {
+				for _, o := range b.ops {
+					bk := tx.Bucket(o.bucket)
 					var err error
 					if o.value == nil {
-						err = b.Delete(o.key)
+						err = bk.Delete(o.key)
 					} else {
-						err = b.Put(o.key, o.value)
+						err = bk.Put(o.key, o.value)
 					}
 					if err != nil {
 						return err
@@ -185,13 +215,15 @@ func (d *diskStore) run() {
 			}
 			return nil
 		})
-		if err != nil {
-			err = fmt.Errorf("write the data file: %w", err)
+		d.mu.Lock()
+		if err != nil && d.broken == nil {
+			d.broken = fmt.Errorf("write the data file: %w", err)
 		}
-		for _, c := range group {
-			c.err = err
-			close(c.done)
+		if err == nil && d.broken == nil {
+			d.durable = group[len(group)-1].seq
 		}
+		d.cond.Broadcast()
+		d.mu.Unlock()
 	}
 }
 
@@ -200,14 +232,14 @@ func (d *diskStore) close() error {
 	if d == nil {
 		return nil
 	}
-	d.mu.Lock()
+	d.sendMu.Lock()
 	if d.closed {
-		d.mu.Unlock()
+		d.sendMu.Unlock()
 		return nil
 	}
 	d.closed = true
 	close(d.ch)
-	d.mu.Unlock()
+	d.sendMu.Unlock()
 	<-d.done
 	return d.db.Close()
 }
@@ -295,23 +327,23 @@ func endpointOrderOp(m *merchant) op {
 // check. Callers hold m.mu where the change was made, so that the order of writes is the order of
 // changes.
 
-func (s *Server) savePayment(m *merchant, p *Payment) *commit {
+func (s *Server) savePayment(m *merchant, p *Payment) commit {
 	if s.disk == nil {
-		return nil
+		return commit{}
 	}
 	return s.disk.write(paymentOp(m, p))
 }
 
-func (s *Server) savePayout(m *merchant, p *Payout) *commit {
+func (s *Server) savePayout(m *merchant, p *Payout) commit {
 	if s.disk == nil {
-		return nil
+		return commit{}
 	}
 	return s.disk.write(payoutOp(m, p))
 }
 
-func (s *Server) saveEndpoint(m *merchant, e *endpoint, orderChanged bool) *commit {
+func (s *Server) saveEndpoint(m *merchant, e *endpoint, orderChanged bool) commit {
 	if s.disk == nil {
-		return nil
+		return commit{}
 	}
 	if orderChanged {
 		return s.disk.write(endpointOp(m, e), endpointOrderOp(m))
@@ -319,41 +351,44 @@ func (s *Server) saveEndpoint(m *merchant, e *endpoint, orderChanged bool) *comm
 	return s.disk.write(endpointOp(m, e))
 }
 
-func (s *Server) deleteEndpointRecord(m *merchant, id string) *commit {
+func (s *Server) deleteEndpointRecord(m *merchant, id string) commit {
 	if s.disk == nil {
-		return nil
+		return commit{}
 	}
 	return s.disk.write(op{bucketEndpoints, merchantKey(m, id), nil}, endpointOrderOp(m))
 }
 
-func (s *Server) saveIdempotency(m *merchant, scoped string, e *idemEntry) *commit {
+func (s *Server) saveIdempotency(m *merchant, scoped string, e *idemEntry) commit {
 	if s.disk == nil {
-		return nil
+		return commit{}
 	}
 	rec := idemRecord{Fingerprint: e.fingerprint[:], Status: e.resp.status, JSON: e.resp.json, Header: e.resp.header, Body: e.resp.body, Expires: e.expires}
 	return s.disk.write(op{bucketIdem, merchantKey(m, scoped), mustJSON(rec)})
 }
 
-// saveEvent writes an event and forgets the one the event log's retention just dropped.
-func (s *Server) saveEvent(ev *Event) {
-	if s.disk == nil {
-		return
-	}
+// eventOps write an event and forget the one the event log's retention just dropped.
+func (s *Server) eventOps(ev *Event) []op {
 	ops := []op{{bucketEvents, seqKey(ev.Seq), mustJSON(ev)}}
 	if ev.Seq > maxEventLog {
 		ops = append(ops, op{bucketEvents, seqKey(ev.Seq - maxEventLog), nil})
 	}
-	s.disk.write(ops...)
+	return ops
 }
 
-// saveOutbox writes a delivery to the outbox; its first attempt waits for the commit.
+// outboxOp is a delivery's outbox entry; it gives the delivery its key.
+func (s *Server) outboxOp(del *delivery) op {
+	del.outboxKey = binary.BigEndian.AppendUint64(seqKey(del.event.Seq), s.disk.outboxSeq.Add(1))
+	rec := outboxRecord{Event: del.event, Merchant: del.merchant.publicKey, EndpointID: del.endpointID, URL: del.url, Resend: del.resend, Chosen: del.chosen}
+	return op{bucketOutbox, del.outboxKey, mustJSON(rec)}
+}
+
+// saveOutbox writes a delivery queued on its own (a resend) to the outbox; its first attempt waits
+// for the commit.
 func (s *Server) saveOutbox(del *delivery) {
 	if s.disk == nil {
 		return
 	}
-	del.outboxKey = binary.BigEndian.AppendUint64(seqKey(del.event.Seq), s.disk.outboxSeq.Add(1))
-	rec := outboxRecord{Event: del.event, Merchant: del.merchant.publicKey, EndpointID: del.endpointID, URL: del.url, Resend: del.resend, Chosen: del.chosen}
-	del.commit = s.disk.write(op{bucketOutbox, del.outboxKey, mustJSON(rec)})
+	del.commit = s.disk.write(s.outboxOp(del))
 }
 
 // finishOutbox removes a finished delivery from the outbox. Nothing waits for it: were it lost, the

@@ -110,13 +110,11 @@ func New(opts ...Option) (*Server, error) {
 		if initialized, err = s.openData(); err != nil {
 			return nil, err
 		}
-		built := false
 		defer func() {
-			if !built {
+			if s.disp == nil { // failed before the dispatcher (after it, Close closes the file)
 				_ = s.disk.close() // the file lock must not outlive a sandbox that failed to start
 			}
 		}()
-		defer func() { built = s.disp != nil }()
 	}
 	seen := map[string]bool{}
 	for _, k := range cfg.merchants {

@@ -26,7 +26,7 @@ type request struct {
 	params map[string]string
 	// commit is the data directory's write of what the request changed (nil in memory): the response
 	// is not sent before it is durable.
-	commit *commit
+	commit commit
 }
 
 // ServeHTTP serves the API: through the installed middleware hooks, if any, to serve.
