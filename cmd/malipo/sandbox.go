@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -37,6 +38,7 @@ type sandboxFlags struct {
 	faults          []faults.Fault
 	listFaults      bool
 	dashboard       bool
+	dataDir         string
 }
 
 // sandboxCommand is `malipo sandbox`.
@@ -66,7 +68,8 @@ processing payment or payout (--dashboard=false turns it off).
 The keys can come from the environment: MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY.`,
 		Example: `  malipo sandbox
   malipo sandbox --addr 127.0.0.1:0 --payout-delay 500ms --webhook-retry-schedule 1s,5s,30s
-  malipo sandbox --log-format json`,
+  malipo sandbox --log-format json
+  malipo sandbox --data ./sandbox-data`,
 		Args:              noArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -101,6 +104,7 @@ func (f *sandboxFlags) declare(cmd *cobra.Command) {
 	fs.StringVar(&f.logFormat, "log-format", f.logFormat, "log line `format` on stderr: text or json")
 	fs.Var(durationValue{&f.shutdownTimeout}, "shutdown-timeout", "on SIGINT/SIGTERM, how long to wait for requests and queued webhooks")
 	fs.BoolVar(&f.dashboard, "dashboard", f.dashboard, "serve the web dashboard at "+dashboard.Prefix+" (payments, payouts, events, delivery attempts, live; --dashboard=false turns it off)")
+	fs.StringVar(&f.dataDir, "data", "", "keep objects, idempotency keys, events and undelivered webhooks in `DIR` (created if need be), so that they survive a restart (default: in memory)")
 	fs.Var(faultValue{f}, "fault", "FOR SELF-TESTS OF THE CONTRACT SUITE ONLY: break the contract rule `name`d (repeatable; \"list\" shows them)")
 	_ = cmd.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]cobra.Completion{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("fault", completeFaults)
@@ -203,6 +207,9 @@ func runSandbox(ctx context.Context, f *sandboxFlags, stdout, stderr io.Writer) 
 	srv, err := newSandbox(spec, f, logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "malipo sandbox: %v\n", err)
+		if errors.As(err, new(*sandbox.DataDirError)) {
+			return exitFail // the directory's state, not the flags
+		}
 		return exitUsage
 	}
 	ln, err := net.Listen("tcp", f.addr)
@@ -242,6 +249,9 @@ func newSandbox(spec *openapi.Spec, f *sandboxFlags, logger *slog.Logger) (*sand
 		sandbox.WithWebhookTimeout(f.webhookTimeout),
 		sandbox.WithDeliveryConcurrency(f.concurrency),
 		sandbox.WithLogger(logger),
+	}
+	if f.dataDir != "" {
+		opts = append(opts, sandbox.WithDataDir(f.dataDir))
 	}
 	faulty, err := faults.Options(f.faults...)
 	if err != nil {
@@ -313,6 +323,11 @@ func printBanner(w io.Writer, spec *openapi.Spec, f *sandboxFlags, url string) e
 	fmt.Fprintf(tw, "  push prompt answered after\t%s\n", f.promptDelay)
 	fmt.Fprintf(tw, "  payouts settle after\t%s\n", f.payoutDelay)
 	fmt.Fprintf(tw, "  webhook retries after\t%s (time-out %s)\n", formatDurations(f.retrySchedule), f.webhookTimeout)
+	if f.dataDir != "" {
+		fmt.Fprintf(tw, "  state kept in\t%s (survives a restart)\n", f.dataDir)
+	} else {
+		fmt.Fprintf(tw, "  state kept in\tmemory (lost when it stops; --data DIR keeps it)\n")
+	}
 	for _, fault := range f.faults {
 		fmt.Fprintf(tw, "  FAULT INJECTED\t%s: %s (this sandbox breaks the contract on purpose)\n", fault, fault.Description())
 	}

@@ -54,7 +54,7 @@ func (s *Server) settleSandboxPayment(req *request) *response {
 	}
 	p.Status, p.FailureReason = out.status, out.failureReason
 	p.UpdatedAt = s.now()
-	s.emitPayment(m, p, api.PaymentStatusProcessing)
+	req.commit = s.emitPayment(m, p, api.PaymentStatusProcessing)
 	settled := *p
 	m.mu.Unlock()
 	return s.success(http.StatusOK, "Payment settled", settled)
@@ -81,7 +81,7 @@ func (s *Server) settleSandboxPayout(req *request) *response {
 	}
 	p.Status, p.FailureReason = api.PayoutStatus(out.status), out.failureReason
 	p.UpdatedAt = s.now()
-	s.emitPayout(m, p, api.PayoutStatusProcessing)
+	req.commit = s.emitPayout(m, p, api.PayoutStatusProcessing)
 	settled := *p
 	m.mu.Unlock()
 	return s.success(http.StatusOK, "Payout settled", settled)

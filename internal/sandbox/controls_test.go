@@ -118,9 +118,14 @@ func TestDeliveryFailureFailsAttemptsUntilDeleted(t *testing.T) {
 	require.Equal(t, http.StatusNoContent, e.client.do(http.MethodDelete, api.OpDeleteSandboxDeliveryFailure().URL(failure["id"].(string)), nil).status)
 	d := rc.waitFor(1, forObject(failing))[0]
 	assert.Equal(t, "/down", d.path)
-	attempts := attemptsTo(e.srv, down)
-	last := attempts[len(attempts)-1]
-	assert.True(t, last.Delivered)
+	// The attempt is recorded once the dispatcher has read the answer, which is after the receiver saw
+	// the request: wait for the record rather than race it.
+	var last Attempt
+	require.Eventually(t, func() bool {
+		attempts := attemptsTo(e.srv, down)
+		last = attempts[len(attempts)-1]
+		return last.Delivered
+	}, 5*time.Second, 2*time.Millisecond, "the last attempt to the URL is the delivered one")
 	assert.Greater(t, last.Number, 1, "the retry after the failure ended delivered it, with the same webhook-id")
 	assert.Equal(t, http.StatusNotFound, e.client.do(http.MethodDelete, api.OpDeleteSandboxDeliveryFailure().URL(failure["id"].(string)), nil).status)
 }

@@ -62,6 +62,10 @@ type delivery struct {
 	// resend marks a delivery the events API's resend asked for; chosen marks one to an endpoint the
 	// caller named, which gets it whatever the endpoint subscribes to.
 	resend, chosen bool
+	// outboxKey is the delivery's entry in the data directory's outbox (nil in memory); commit is that
+	// entry's write, which the first attempt waits for.
+	outboxKey []byte
+	commit    commit
 }
 
 // queueKey is the destination and the object: deliveries with the same key are sent strictly one
@@ -114,12 +118,18 @@ func newDispatcher(s *Server) *dispatcher {
 		schedule: schedule, queues: map[string]*queue{}}
 }
 
-// enqueue adds a delivery behind the earlier ones of its destination and object. It never blocks.
+// enqueue adds a delivery behind the earlier ones of its destination and object. It never waits for
+// a delivery. With a data directory the delivery is written to the outbox first (unless it comes from
+// there), so that one the shutdown leaves behind is made at the next start; that hands the write to
+// the writer and waits only when the writer is a full queue behind.
 func (d *dispatcher) enqueue(del *delivery) {
+	if del.outboxKey == nil {
+		d.s.saveOutbox(del)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
-		d.s.log.Warn("webhook not queued: the sandbox is shutting down", "event_id", del.event.ID, "type", del.event.Type)
+		d.s.log.Warn("webhook not queued: the sandbox is shutting down", "event_id", del.event.ID, "type", del.event.Type, "kept_in_outbox", del.outboxKey != nil)
 		return
 	}
 	key := del.queueKey()
@@ -153,17 +163,30 @@ func (d *dispatcher) run(q *queue) {
 }
 
 // deliver makes attempts until one is acknowledged, the schedule is exhausted, the endpoint is gone,
-// or the dispatcher is stopped.
+// or the dispatcher is stopped. A delivery that ends otherwise than by being stopped leaves the outbox.
 func (d *dispatcher) deliver(del *delivery) {
+	if err := del.commit.wait(); err != nil {
+		// Delivered anyway: the receiver is owed it now; only a restart could forget it.
+		d.s.log.Error("webhook not written to the outbox", "event_id", del.event.ID, "error", err)
+	}
+	if d.attempts(del) {
+		d.s.finishOutbox(del)
+	}
+}
+
+// attempts is deliver's loop; it reports whether the delivery is finished (false: abandoned at
+// shutdown, still owed).
+func (d *dispatcher) attempts(del *delivery) (finished bool) {
 	for n := 1; ; n++ {
 		if d.ctx.Err() != nil {
-			d.s.log.Warn("webhook abandoned: shutdown deadline reached", "event_id", del.event.ID, "type", del.event.Type, "url", redactURL(del.url))
-			return
+			d.s.log.Warn("webhook abandoned: shutdown deadline reached", "event_id", del.event.ID, "type", del.event.Type, "url", redactURL(del.url),
+				"kept_in_outbox", del.outboxKey != nil)
+			return false
 		}
 		target, secrets, ok := d.s.target(del)
 		if !ok {
 			d.s.log.Info("webhook dropped: the endpoint was deleted, disabled or unsubscribed", "event_id", del.event.ID, "endpoint_id", del.endpointID)
-			return
+			return true
 		}
 		d.blocked.Add(1)
 		select {
@@ -177,14 +200,14 @@ func (d *dispatcher) deliver(del *delivery) {
 		if out.Drop {
 			<-d.sem
 			d.s.log.Info("webhook dropped by a hook", "event_id", del.event.ID, "type", del.event.Type)
-			return
+			return true
 		}
 		att := d.attempt(del, target, out)
 		<-d.sem
 		att.Final = att.Delivered || n > len(d.schedule)
 		d.record(att, del.merchant.publicKey)
 		if att.Final {
-			return
+			return true
 		}
 		t := time.NewTimer(d.schedule[n-1])
 		select {

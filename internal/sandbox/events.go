@@ -30,18 +30,30 @@ type Event struct {
 	Body []byte
 }
 
-// emitPayment reports a payment's status change as the document's PaymentEvent.
-func (s *Server) emitPayment(m *merchant, p *Payment, previous api.PaymentStatus) {
+// emitPayment reports a payment's status change as the document's PaymentEvent, and writes the
+// payment with it (see emit).
+func (s *Server) emitPayment(m *merchant, p *Payment, previous api.PaymentStatus) commit {
+	var save *op
+	if s.disk != nil {
+		o := paymentOp(m, p)
+		save = &o
+	}
 	t := api.EventType("payment." + p.Status)
-	s.emit(m, t, p.PaymentReference, deliverableURL(p.WebhookURL, p.seeded), string(previous), func(id string, at time.Time) any {
+	return s.emit(m, save, t, p.PaymentReference, deliverableURL(p.WebhookURL, p.seeded), string(previous), func(id string, at time.Time) any {
 		return api.PaymentEvent{ID: id, Type: t, CreatedAt: at, Data: api.PaymentEventData{Object: p.Payment, PreviousStatus: previous}}
 	})
 }
 
-// emitPayout reports a payout's status change as the document's PayoutEvent.
-func (s *Server) emitPayout(m *merchant, p *Payout, previous api.PayoutStatus) {
+// emitPayout reports a payout's status change as the document's PayoutEvent, and writes the payout
+// with it (see emit).
+func (s *Server) emitPayout(m *merchant, p *Payout, previous api.PayoutStatus) commit {
+	var save *op
+	if s.disk != nil {
+		o := payoutOp(m, p)
+		save = &o
+	}
 	t := api.EventType("payout." + p.Status)
-	s.emit(m, t, p.PayoutID, deliverableURL(p.WebhookURL, p.seeded), string(previous), func(id string, at time.Time) any {
+	return s.emit(m, save, t, p.PayoutID, deliverableURL(p.WebhookURL, p.seeded), string(previous), func(id string, at time.Time) any {
 		return api.PayoutEvent{ID: id, Type: t, CreatedAt: at, Data: api.PayoutEventData{Object: p.Payout, PreviousStatus: previous}}
 	})
 }
@@ -58,23 +70,55 @@ func deliverableURL(url string, seeded bool) string {
 // with the merchant's secret key) and to every endpoint of the merchant subscribed to the type and
 // enabled (signed with the endpoint's secrets). The caller holds m.mu, which orders the events of
 // one object; what happens here under it is O(1) in the sandbox's history (eventstore.go).
-func (s *Server) emit(m *merchant, eventType api.EventType, objectID, objectURL, previous string, event func(id string, at time.Time) any) {
+//
+// With a data directory, the changed object (save), the event and the outbox entries of its
+// deliveries are one write, so one transaction: a crash leaves either the old status with nothing
+// owed (the settlement happens again after the restart) or the new one with every delivery in the
+// outbox, never a status change that nobody will be told about.
+func (s *Server) emit(m *merchant, save *op, eventType api.EventType, objectID, objectURL, previous string, event func(id string, at time.Time) any) commit {
 	ev := Event{ID: newID(prefixEvent), Type: string(eventType), ObjectID: objectID, PreviousStatus: previous,
 		MerchantPublicKey: m.publicKey, Emitted: time.Now()}
 	ev.Body = marshal(event(ev.ID, s.now()))
 	ev = s.events.add(ev)
 	s.notices.publish(Notice{Kind: NoticeEvent, Merchant: m.publicKey, ID: ev.ID})
 
+	if s.disk == nil {
+		if objectURL != "" {
+			s.disp.enqueue(&delivery{event: ev, merchant: m, url: objectURL})
+		}
+		for _, id := range m.endpointOrder {
+			e := m.endpoints[id]
+			if e.seeded || !s.rules.Receives(e.WebhookEndpoint, eventType) {
+				continue
+			}
+			s.disp.enqueue(&delivery{event: ev, merchant: m, endpointID: e.ID, url: e.URL})
+		}
+		return commit{}
+	}
+	var dels []*delivery
 	if objectURL != "" {
-		s.disp.enqueue(&delivery{event: ev, merchant: m, url: objectURL})
+		dels = append(dels, &delivery{event: ev, merchant: m, url: objectURL})
 	}
 	for _, id := range m.endpointOrder {
 		e := m.endpoints[id]
 		if e.seeded || !s.rules.Receives(e.WebhookEndpoint, eventType) {
 			continue
 		}
-		s.disp.enqueue(&delivery{event: ev, merchant: m, endpointID: e.ID, url: e.URL})
+		dels = append(dels, &delivery{event: ev, merchant: m, endpointID: e.ID, url: e.URL})
 	}
+	ops := s.eventOps(&ev)
+	if save != nil {
+		ops = append(ops, *save)
+	}
+	for _, del := range dels {
+		ops = append(ops, s.outboxOp(del))
+	}
+	c := s.disk.write(ops...)
+	for _, del := range dels {
+		del.commit = c
+		s.disp.enqueue(del)
+	}
+	return c
 }
 
 // target resolves where and how an attempt of d is sent, at the time of the attempt: an endpoint's

@@ -16,6 +16,7 @@ type idemEntry struct {
 	// of them are a million heap objects fewer for the garbage collector to visit.
 	resp    response
 	expires time.Time
+	written uint64 // the data directory's write of resp (its commit's number; 0 in memory): a replay waits for it
 }
 
 // idemStored is a key whose first response is stored, in m.idemExpiry. Every stored response lives
@@ -52,7 +53,9 @@ func (s *Server) idempotent(req *request, h handlerFunc) *response {
 		return answer
 	}
 	resp := h(s, req)
-	req.m.storeFirstResponse(scoped, e, resp)
+	if c := req.m.storeFirstResponse(s, scoped, e, resp); c.d != nil {
+		req.commit = c // written after the handler's writes: durable means both are
+	}
 	return resp
 }
 
@@ -77,8 +80,11 @@ func (s *Server) claimKey(req *request, scoped string, fp [sha256.Size]byte) (*i
 			return nil, s.fail(api.CodeIdempotencyKeyReused, "This Idempotency-Key was already used with a different request body. Use a new key for a new request, or resend the original body.",
 				[]FieldError{{Field: "header.idempotency-key", Reason: "already used with a different body"}}, nil)
 		case cur.stored:
-			resp := cur.resp.replay()
+			resp, written := cur.resp.replay(), cur.written
 			m.mu.Unlock()
+			if written != 0 {
+				req.commit = commit{s.disk, written} // replayed once the first response is durable: a crash cannot undo what it says
+			}
 			return nil, resp
 		}
 		done := cur.done
@@ -108,7 +114,7 @@ func (m *merchant) liveEntry(scoped string, now time.Time) *idemEntry {
 // storeFirstResponse keeps the first response of a key for replays and wakes the requests waiting
 // for it. A 5xx is not kept: the key is freed, so that a retry runs again. The body is kept, not a
 // copy: nothing changes a response once its handler returned it.
-func (m *merchant) storeFirstResponse(scoped string, e *idemEntry, resp *response) {
+func (m *merchant) storeFirstResponse(s *Server, scoped string, e *idemEntry, resp *response) (c commit) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now() // under m.mu: the queue's order is exactly the order of expiry
@@ -118,10 +124,13 @@ func (m *merchant) storeFirstResponse(scoped string, e *idemEntry, resp *respons
 		e.resp, e.stored = *resp, true
 		e.expires = now.Add(IdempotencyTTL)
 		m.idemExpiry = append(m.idemExpiry, idemStored{scoped, e})
+		c = s.saveIdempotency(m, scoped, e)
+		e.written = c.seq
 	}
 	close(e.done)
 	e.done = nil // waiters hold their own copy; a stored entry is never waited on again
 	m.sweepIdempotency(now)
+	return c
 }
 
 func (s *Server) inUse() *response {

@@ -115,7 +115,7 @@ func TestIdempotencySweep(t *testing.T) {
 		key := fmt.Sprint("k", i)
 		e := &idemEntry{done: make(chan struct{})}
 		m.idempotency[key] = e
-		m.storeFirstResponse(key, e, resp) // sweeps too, but nothing has expired yet
+		m.storeFirstResponse(&Server{}, key, e, resp) // sweeps too, but nothing has expired yet
 	}
 	require.Len(t, m.idempotency, n, "nothing has expired yet")
 	has := func(i int) bool { _, ok := m.idempotency[fmt.Sprint("k", i)]; return ok }

@@ -55,6 +55,7 @@ type config struct {
 	httpClient     *http.Client
 	spec           *openapi.Spec
 	noSeed         bool
+	dataDir        string
 	errs           []error
 }
 

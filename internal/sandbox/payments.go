@@ -46,6 +46,7 @@ func (s *Server) initializePayment(req *request) *response {
 		return s.duplicateReference(p.Reference, holder)
 	}
 	m.payments[p.PaymentReference] = p
+	req.commit = s.savePayment(m, p)
 	created := *p
 	m.mu.Unlock()
 	return s.success(http.StatusCreated, "Payment initialized", created) // encoded outside m.mu
@@ -74,7 +75,7 @@ func (s *Server) completePayment(req *request) *response {
 	if fail := s.decode(req.value, &in); fail != nil {
 		return fail
 	}
-	sent, fail := s.sendPrompt(req.m, req.params["payment_reference"], in.PhoneNumber)
+	sent, fail := s.sendPrompt(req, req.params["payment_reference"], in.PhoneNumber)
 	if fail != nil {
 		return fail
 	}
@@ -82,7 +83,8 @@ func (s *Server) completePayment(req *request) *response {
 }
 
 // sendPrompt moves a pending payment to processing, under m.mu, and returns it as it then is.
-func (s *Server) sendPrompt(m *merchant, ref, phone string) (Payment, *response) {
+func (s *Server) sendPrompt(req *request, ref, phone string) (Payment, *response) {
+	m := req.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	p, ok := m.payments[ref]
@@ -102,7 +104,7 @@ func (s *Server) sendPrompt(m *merchant, ref, phone string) (Payment, *response)
 	p.PhoneNumber = phone
 	p.Status = api.PaymentStatusProcessing
 	p.UpdatedAt = s.now()
-	s.emitPayment(m, p, prev)
+	req.commit = s.emitPayment(m, p, prev)
 	s.after(s.cfg.timings.PromptDelay, func() { s.settlePayment(m, p) })
 	return *p, nil
 }

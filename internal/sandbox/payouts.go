@@ -36,6 +36,7 @@ func (s *Server) processPayout(req *request) *response {
 		}
 	}
 	m.payouts[p.PayoutID] = p
+	req.commit = s.savePayout(m, p)
 	s.after(s.cfg.timings.PayoutDelay, func() { s.settlePayout(m, p) })
 	m.mu.Unlock()
 	// Encoded outside m.mu, which every request of the merchant needs.

@@ -64,7 +64,8 @@ type Server struct {
 
 	events *eventStore // emitted events and their delivery attempts
 
-	notices notifier // in-process watchers of changes (notify.go)
+	notices notifier   // in-process watchers of changes (notify.go)
+	disk    *diskStore // the data directory's database (WithDataDir); nil in memory
 }
 
 // New builds a sandbox. Without options it has one merchant with DefaultPublicKey and
@@ -105,6 +106,17 @@ func New(opts ...Option) (*Server, error) {
 		timers:   map[*time.Timer]struct{}{},
 		events:   newEventStore(maxEventLog, maxAttemptLog),
 	}
+	initialized := false
+	if cfg.dataDir != "" {
+		if initialized, err = s.openData(); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if s.disp == nil { // failed before the dispatcher (after it, Close closes the file)
+				_ = s.disk.close() // the file lock must not outlive a sandbox that failed to start
+			}
+		}()
+	}
 	seen := map[string]bool{}
 	for _, k := range cfg.merchants {
 		if seen[k.public] {
@@ -116,7 +128,7 @@ func New(opts ...Option) (*Server, error) {
 			return nil, fmt.Errorf("configure sandbox: %w", err)
 		}
 		s.merchants = append(s.merchants, m)
-		if s.seedMerchant(m) {
+		if s.seedMerchant(m) && !initialized {
 			if err := s.seed(m); err != nil {
 				return nil, fmt.Errorf("seed the default merchant from the contract's examples: %w", err)
 			}
@@ -124,6 +136,12 @@ func New(opts ...Option) (*Server, error) {
 	}
 	s.installHooks()
 	s.disp = newDispatcher(s)
+	if s.disk != nil {
+		if err := s.loadData(initialized); err != nil {
+			_ = s.Close()
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -139,7 +157,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	clear(s.timers)
 	s.timersMu.Unlock()
-	return s.disp.shutdown(ctx)
+	err := s.disp.shutdown(ctx)
+	if cerr := s.disk.close(); cerr != nil && err == nil {
+		err = fmt.Errorf("close the data file: %w", cerr)
+	}
+	return err
 }
 
 // Close stops the sandbox at once: pending status changes and webhook deliveries are abandoned.

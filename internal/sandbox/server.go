@@ -24,6 +24,9 @@ type request struct {
 	body   []byte // nil when there is none
 	value  any    // body parsed once (parseBody): what validation, fingerprint and decode read
 	params map[string]string
+	// commit is the data directory's write of what the request changed (nil in memory): the response
+	// is not sent before it is durable.
+	commit commit
 }
 
 // ServeHTTP serves the API: through the installed middleware hooks, if any, to serve.
@@ -135,6 +138,10 @@ func (s *Server) operate(w http.ResponseWriter, r *http.Request, op *openapi.Ope
 		resp = s.idempotent(req, h)
 	} else {
 		resp = h(s, req)
+	}
+	if err := req.commit.wait(); err != nil {
+		s.log.Error("the change could not be written to the data directory", "operation", op.ID, "error", err)
+		return s.internalError("write the change to the data directory")
 	}
 	if r.Method != http.MethodGet && resp != nil && resp.status < http.StatusBadRequest {
 		s.notices.publish(Notice{Kind: NoticeRequest, Merchant: m.publicKey})

@@ -50,6 +50,7 @@ func (s *Server) createWebhookEndpoint(req *request) *response {
 	m.mu.Lock()
 	m.endpoints[e.ID] = e
 	m.endpointOrder = append(m.endpointOrder, e.ID)
+	req.commit = s.saveEndpoint(m, e, true)
 	out := withSecret(e.copyPublic(), secret.Reveal(), nil)
 	m.mu.Unlock()
 	return s.success(http.StatusCreated, "Webhook endpoint created", out)
@@ -114,6 +115,7 @@ func (s *Server) updateWebhookEndpoint(req *request) *response {
 		e.Enabled = *in.Enabled
 	}
 	e.UpdatedAt = s.now()
+	req.commit = s.saveEndpoint(m, e, false)
 	return s.success(http.StatusOK, "Webhook endpoint updated", e.copyPublic())
 }
 
@@ -134,6 +136,7 @@ func (s *Server) deleteWebhookEndpoint(req *request) *response {
 			break
 		}
 	}
+	req.commit = s.deleteEndpointRecord(m, id)
 	return &response{status: http.StatusNoContent}
 }
 
@@ -237,6 +240,7 @@ func (s *Server) rotateWebhookEndpointSecret(req *request) *response {
 	}
 	e.secret = secret
 	e.UpdatedAt = now
+	req.commit = s.saveEndpoint(m, e, false)
 	out := withSecret(e.copyPublic(), secret.Reveal(), &expires)
 	return s.success(http.StatusOK, "Webhook endpoint secret rotated", out)
 }
