@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -237,6 +238,14 @@ func (s *Spec) index() error {
 		}
 	}
 	return nil
+}
+
+// Documents reports whether the operation documents status, directly or by its range ("4XX"), as
+// api.Operation.Documents does for the generated table; this one answers for the loaded document,
+// which a sandbox serving another copy (WithSpec) routes by.
+func (o *Operation) Documents(status int) bool {
+	code := strconv.Itoa(status)
+	return slices.Contains(o.Responses, code) || slices.Contains(o.Responses, code[:1]+"XX")
 }
 
 // taggedWith reports whether one of op's tags is marked with the extension key set to true.

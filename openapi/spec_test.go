@@ -598,3 +598,18 @@ func TestScenarioHeaderIsDocumented(t *testing.T) {
 	}
 	assert.Equal(t, len(api.SandboxScenarios()), strings.Count(desc, "\n| `"), "every row of the table is a scenario package api knows")
 }
+
+// The loaded operation and the generated one agree on which statuses an operation documents.
+func TestOperationDocumentsAsTheGeneratedTable(t *testing.T) {
+	s := spec(t)
+	for _, gen := range api.Operations() {
+		op, ok := s.Operation(gen.ID)
+		require.True(t, ok, gen.ID)
+		for _, status := range []int{200, 201, 202, 204, 400, 401, 404, 405, 409, 413, 415, 422, 429, 500, 502} {
+			assert.Equal(t, gen.Documents(status), op.Documents(status), "%s %d", gen.ID, status)
+		}
+	}
+	op, _ := s.Operation(api.OpListCountries().ID)
+	assert.False(t, op.Documents(400), "listCountries documents no 400")
+	assert.True(t, op.Documents(429))
+}

@@ -82,29 +82,12 @@ func (s *Server) emit(m *merchant, save *op, eventType api.EventType, objectID, 
 	ev = s.events.add(ev)
 	s.notices.publish(Notice{Kind: NoticeEvent, Merchant: m.publicKey, ID: ev.ID})
 
+	dels := s.destinations(m, ev, objectURL)
 	if s.disk == nil {
-		if objectURL != "" {
-			s.disp.enqueue(&delivery{event: ev, merchant: m, url: objectURL})
-		}
-		for _, id := range m.endpointOrder {
-			e := m.endpoints[id]
-			if e.seeded || !s.rules.Receives(e.WebhookEndpoint, eventType) {
-				continue
-			}
-			s.disp.enqueue(&delivery{event: ev, merchant: m, endpointID: e.ID, url: e.URL})
+		for _, del := range dels {
+			s.disp.enqueue(del)
 		}
 		return commit{}
-	}
-	var dels []*delivery
-	if objectURL != "" {
-		dels = append(dels, &delivery{event: ev, merchant: m, url: objectURL})
-	}
-	for _, id := range m.endpointOrder {
-		e := m.endpoints[id]
-		if e.seeded || !s.rules.Receives(e.WebhookEndpoint, eventType) {
-			continue
-		}
-		dels = append(dels, &delivery{event: ev, merchant: m, endpointID: e.ID, url: e.URL})
 	}
 	ops := s.eventOps(&ev)
 	if save != nil {
@@ -119,6 +102,24 @@ func (s *Server) emit(m *merchant, save *op, eventType api.EventType, objectID, 
 		s.disp.enqueue(del)
 	}
 	return c
+}
+
+// destinations returns the deliveries an event of m goes to now: the object's own webhook_url (""
+// when it has none, or is seed data) and every endpoint of m subscribed to the event's type and
+// enabled (seed data's endpoints receive nothing). The caller holds m.mu.
+func (s *Server) destinations(m *merchant, ev Event, objectURL string) []*delivery {
+	var dels []*delivery
+	if objectURL != "" {
+		dels = append(dels, &delivery{event: ev, merchant: m, url: objectURL})
+	}
+	for _, id := range m.endpointOrder {
+		e := m.endpoints[id]
+		if e.seeded || !s.rules.Receives(e.WebhookEndpoint, api.EventType(ev.Type)) {
+			continue
+		}
+		dels = append(dels, &delivery{event: ev, merchant: m, endpointID: e.ID, url: e.URL})
+	}
+	return dels
 }
 
 // target resolves where and how an attempt of d is sent, at the time of the attempt: an endpoint's

@@ -165,15 +165,9 @@ func (s *Server) resendEvent(req *request) *response {
 			queued = append(queued, &delivery{event: ev, merchant: m, endpointID: e.ID, url: e.URL, resend: true, chosen: true})
 		}
 	} else {
-		if url := s.objectURL(m, ev); url != "" {
-			queued = append(queued, &delivery{event: ev, merchant: m, url: url, resend: true})
-		}
-		for _, id := range m.endpointOrder {
-			e := m.endpoints[id]
-			if e.seeded || !s.rules.Receives(e.WebhookEndpoint, api.EventType(ev.Type)) {
-				continue
-			}
-			queued = append(queued, &delivery{event: ev, merchant: m, endpointID: e.ID, url: e.URL, resend: true})
+		queued = s.destinations(m, ev, s.objectURL(m, ev))
+		for _, d := range queued {
+			d.resend = true
 		}
 	}
 	m.mu.Unlock()

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
@@ -25,17 +24,6 @@ const (
 // scenarioWarningHeader carries, on an operation that documents no 400, why a scenario header was
 // not played.
 const scenarioWarningHeader = "Malipo-Sandbox-Warning"
-
-// documents reports whether op documents status (exactly, or as its class, "4XX").
-func documents(op *openapi.Operation, status int) bool {
-	code := strconv.Itoa(status)
-	for _, r := range op.Responses {
-		if r == code || r == code[:1]+"XX" {
-			return true
-		}
-	}
-	return false
-}
 
 // rateLimitRetryAfter is the Retry-After of a rate_limited answer, in seconds.
 const rateLimitRetryAfter = 1

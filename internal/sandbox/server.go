@@ -97,7 +97,7 @@ func (s *Server) handle(r *http.Request, w http.ResponseWriter, opID *string) *r
 	}
 	sc, bad := parseScenario(r.Header)
 	if bad != nil {
-		if !documents(op, http.StatusBadRequest) {
+		if !op.Documents(http.StatusBadRequest) {
 			// An operation that documents no 400 (a list without parameters) must not answer one:
 			// it answers normally and says why the scenario was not played.
 			w.Header().Set(scenarioWarningHeader, bad.Reason)
