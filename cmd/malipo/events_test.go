@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -16,16 +15,7 @@ import (
 // eventsTarget starts a sandbox on loopback and points the CLI's environment at it.
 func eventsTarget(t *testing.T) *sandbox.Server {
 	t.Helper()
-	srv, err := sandbox.New(sandbox.WithTimings(sandbox.Timings{PromptDelay: 10 * time.Millisecond, PayoutDelay: 10 * time.Millisecond}))
-	require.NoError(t, err)
-	ts := httptest.NewServer(srv)
-	t.Cleanup(func() {
-		ts.Close()
-		_ = srv.Close()
-	})
-	t.Setenv("MALIPO_BASE_URL", ts.URL)
-	t.Setenv("MALIPO_PUBLIC_KEY", sandbox.DefaultPublicKey)
-	t.Setenv("MALIPO_SECRET_KEY", sandbox.DefaultSecretKey)
+	srv, _ := walkthroughSandbox(t, sandbox.WithTimings(sandbox.Timings{PromptDelay: 10 * time.Millisecond, PayoutDelay: 10 * time.Millisecond}))
 	return srv
 }
 

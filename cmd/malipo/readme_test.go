@@ -68,9 +68,9 @@ func TestREADMEEventsWalkthrough(t *testing.T) {
 	assert.Equal(t, 2, count("/hooks/ledger"), "two resends to the endpoint, which subscribes to another type: %v", received)
 }
 
-// walkthroughSandbox starts a sandbox with opts on loopback for a README walkthrough, points the CLI's
-// environment at it with the default keys, and returns it with a walkthrough whose $B, $PK and $SK
-// are what the README's blocks assume.
+// walkthroughSandbox starts a sandbox with opts on loopback, points the CLI's environment at it with
+// the default keys, and returns it with a walkthrough whose $B, $PK and $SK are what the README's
+// blocks assume (the events CLI tests use the sandbox alone).
 func walkthroughSandbox(t *testing.T, opts ...sandbox.Option) (*sandbox.Server, *walkthrough) {
 	t.Helper()
 	srv, err := sandbox.New(opts...)
