@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -217,4 +218,34 @@ func (rc *receiver) deliveriesTo(path string) []received {
 		}
 	}
 	return out
+}
+
+// The defaults of a delivery failure are the document's (the `default`s of SandboxDeliveryFailureRequest).
+func TestDeliveryFailureDefaultsAreTheDocuments(t *testing.T) {
+	proxy, ok := testSpec(t).Model().Components.Schemas.Get("SandboxDeliveryFailureRequest")
+	require.True(t, ok)
+	def := func(name string) int {
+		prop, ok := proxy.Schema().Properties.Get(name)
+		require.True(t, ok, name)
+		require.NotNil(t, prop.Schema().Default, "%s has a default", name)
+		var v int
+		require.NoError(t, prop.Schema().Default.Decode(&v))
+		return v
+	}
+	assert.Equal(t, def("status_code"), defaultFailureStatus)
+	assert.Equal(t, time.Duration(def("duration_seconds"))*time.Second, defaultFailureDuration)
+}
+
+// The scenario header's timings and Retry-After are the ones the "Sandbox controls" tag tells users.
+func TestScenarioTimingsAreTheDocuments(t *testing.T) {
+	var desc string
+	for _, tag := range testSpec(t).Model().Tags {
+		if tag.Name == "Sandbox controls" {
+			desc = tag.Description
+		}
+	}
+	require.NotEmpty(t, desc)
+	assert.Contains(t, desc, fmt.Sprintf("`Retry-After: %d`", rateLimitRetryAfter))
+	assert.Contains(t, desc, fmt.Sprintf("after %d seconds", int(slowDelay.Seconds())))
+	assert.Contains(t, desc, fmt.Sprintf("(at most %d)", maxSlowDelay.Milliseconds()))
 }
