@@ -232,8 +232,9 @@ func TestDeliveryFailureDefaultsAreTheDocuments(t *testing.T) {
 		require.NoError(t, prop.Schema().Default.Decode(&v))
 		return v
 	}
-	assert.Equal(t, def("status_code"), defaultFailureStatus)
-	assert.Equal(t, time.Duration(def("duration_seconds"))*time.Second, defaultFailureDuration)
+	status, duration := def("status_code"), def("duration_seconds")
+	assert.Equal(t, defaultFailureStatus, status)
+	assert.Equal(t, defaultFailureDuration, time.Duration(duration)*time.Second)
 }
 
 // The scenario header's timings and Retry-After are the ones the "Sandbox controls" tag tells users.
