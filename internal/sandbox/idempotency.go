@@ -7,27 +7,6 @@ import (
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
-// idemEntry is the state of one Idempotency-Key of one merchant and operation.
-type idemEntry struct {
-	fingerprint [sha256.Size]byte
-	done        chan struct{} // closed when the first request has finished
-	stored      bool          // resp holds the first response; false while it runs
-	// resp is held in the entry rather than pointed to: a sandbox keeps a day of keys, and a million
-	// of them are a million heap objects fewer for the garbage collector to visit.
-	resp    response
-	expires time.Time
-	written uint64 // the data directory's write of resp (its commit's number; 0 in memory): a replay waits for it
-}
-
-// idemStored is a key whose first response is stored, in m.idemExpiry. Every stored response lives
-// IdempotencyTTL from when it was stored, so the order of storing is the order of expiry: forgetting
-// expired keys takes them from the front, O(1) each, instead of walking every key a merchant ever
-// sent under the lock all its requests need.
-type idemStored struct {
-	key string
-	e   *idemEntry
-}
-
 // idemSweepBatch bounds how many expired keys one request forgets, so that no request pays for a
 // whole day of expiries at once; every request that stores a key sweeps, so they keep up.
 const idemSweepBatch = 64
@@ -48,46 +27,45 @@ func (s *Server) idempotent(req *request, h handlerFunc) *response {
 		return h(s, req)
 	}
 	scoped := req.op.ID + "\x00" + key
-	e, answer := s.claimKey(req, scoped, fingerprint(req.r.Method, req.r.URL.Path, req.value))
+	run, answer := s.claimKey(req, scoped, fingerprint(req.r.Method, req.r.URL.Path, req.value))
 	if answer != nil {
 		return answer
 	}
 	resp := h(s, req)
-	if c := req.m.storeFirstResponse(s, scoped, e, resp); c.d != nil {
+	if c := req.m.storeFirstResponse(s, scoped, run, resp); c.d != nil {
 		req.commit = c // written after the handler's writes: durable means both are
 	}
 	return resp
 }
 
-// claimKey makes this request the first one with its key and returns the new entry, or returns the
-// answer the request gets instead: the stored response (replayed), 409/4000 for another body, or
-// 409/4001 when the first request is still running after idempotentWait or the client gives up.
-func (s *Server) claimKey(req *request, scoped string, fp [sha256.Size]byte) (*idemEntry, *response) {
+// claimKey makes this request the first one with its key and returns its run, or returns the answer
+// the request gets instead: the stored response (replayed), 409/4000 for another body, or 409/4001
+// when the first request is still running after idempotentWait or the client gives up.
+func (s *Server) claimKey(req *request, scoped string, fp [sha256.Size]byte) (*idemRun, *response) {
 	deadline := time.NewTimer(idempotentWait)
 	defer deadline.Stop()
 	m := req.m
 	for {
 		m.mu.Lock()
-		cur := m.liveEntry(scoped, time.Now())
+		run, kept, num := m.idem.find(scoped, time.Now().UnixNano())
 		switch {
-		case cur == nil:
-			e := &idemEntry{fingerprint: fp, done: make(chan struct{})}
-			m.idempotency[scoped] = e
+		case run == nil && kept == nil:
+			run = m.idem.start(scoped, fp)
 			m.mu.Unlock()
-			return e, nil
-		case cur.fingerprint != fp:
+			return run, nil
+		case run != nil && run.fingerprint != fp, kept != nil && kept.fingerprint != fp:
 			m.mu.Unlock()
 			return nil, s.fail(api.CodeIdempotencyKeyReused, "This Idempotency-Key was already used with a different request body. Use a new key for a new request, or resend the original body.",
 				[]FieldError{{Field: "header.idempotency-key", Reason: "already used with a different body"}}, nil)
-		case cur.stored:
-			resp, written := cur.resp.replay(), cur.written
+		case kept != nil:
+			resp, written := m.idem.replay(num, kept), kept.written
 			m.mu.Unlock()
 			if written != 0 {
 				req.commit = commit{s.disk, written} // replayed once the first response is durable: a crash cannot undo what it says
 			}
 			return nil, resp
 		}
-		done := cur.done
+		done := run.done
 		m.mu.Unlock()
 		select {
 		case <-done:
@@ -100,67 +78,28 @@ func (s *Server) claimKey(req *request, scoped string, fp [sha256.Size]byte) (*i
 	}
 }
 
-// liveEntry returns the entry of a key unless there is none or its stored response has expired
-// (then the key is free again). The caller holds m.mu.
-func (m *merchant) liveEntry(scoped string, now time.Time) *idemEntry {
-	cur := m.idempotency[scoped]
-	if cur != nil && cur.stored && now.After(cur.expires) {
-		delete(m.idempotency, scoped)
-		return nil
-	}
-	return cur
-}
-
 // storeFirstResponse keeps the first response of a key for replays and wakes the requests waiting
-// for it. A 5xx is not kept: the key is freed, so that a retry runs again. The body is kept, not a
-// copy: nothing changes a response once its handler returned it.
-func (m *merchant) storeFirstResponse(s *Server, scoped string, e *idemEntry, resp *response) (c commit) {
+// for it. A 5xx is not kept: the key is freed, so that a retry runs again.
+func (m *merchant) storeFirstResponse(s *Server, scoped string, run *idemRun, resp *response) (c commit) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := time.Now() // under m.mu: the queue's order is exactly the order of expiry
+	now := time.Now() // under m.mu: the records' order is exactly the order of expiry
 	if resp.status >= 500 {
-		delete(m.idempotency, scoped)
+		m.idem.abandon(scoped, run)
 	} else {
-		e.resp, e.stored = *resp, true
-		e.expires = now.Add(IdempotencyTTL)
-		m.idemExpiry = append(m.idemExpiry, idemStored{scoped, e})
-		c = s.saveIdempotency(m, scoped, e)
-		e.written = c.seq
+		expires := now.Add(IdempotencyTTL)
+		num := m.idem.keep(scoped, run, resp, expires.UnixNano())
+		c = s.saveIdempotency(m, scoped, run.fingerprint, resp, expires)
+		m.idem.setWritten(num, c.seq)
 	}
-	close(e.done)
-	e.done = nil // waiters hold their own copy; a stored entry is never waited on again
-	m.sweepIdempotency(now)
+	close(run.done)
+	m.idem.sweep(now.UnixNano(), idemSweepBatch)
 	return c
 }
 
 func (s *Server) inUse() *response {
 	return s.fail(api.CodeIdempotencyKeyInUse, "The first request with this Idempotency-Key is still running; retry in a moment with the same key and body.",
 		[]FieldError{{Field: "header.idempotency-key", Reason: "first request still running"}}, nil)
-}
-
-// sweepIdempotency forgets keys whose stored response has expired, oldest first and at most
-// idemSweepBatch of them, so that a long-running sandbox does not grow without bound and no request
-// waits for a long sweep. The caller holds m.mu.
-func (m *merchant) sweepIdempotency(now time.Time) {
-	n := 0
-	for ; n < idemSweepBatch && m.idemHead < len(m.idemExpiry); n++ {
-		st := m.idemExpiry[m.idemHead]
-		if !now.After(st.e.expires) {
-			break
-		}
-		if m.idempotency[st.key] == st.e { // not already replaced by a new first request
-			delete(m.idempotency, st.key)
-		}
-		m.idemExpiry[m.idemHead] = idemStored{}
-		m.idemHead++
-	}
-	// Cut the forgotten prefix off once it is half the queue: O(1) amortized per key, and the queue's
-	// memory follows the keys still live.
-	if m.idemHead >= 32 && 2*m.idemHead >= len(m.idemExpiry) {
-		k := copy(m.idemExpiry, m.idemExpiry[m.idemHead:])
-		clear(m.idemExpiry[k:])
-		m.idemExpiry, m.idemHead = m.idemExpiry[:k], 0
-	}
 }
 
 // fingerprint identifies a request for the idempotency layer: method, path and the parsed body in

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -358,11 +359,11 @@ func (s *Server) deleteEndpointRecord(m *merchant, id string) commit {
 	return s.disk.write(op{bucketEndpoints, merchantKey(m, id), nil}, endpointOrderOp(m))
 }
 
-func (s *Server) saveIdempotency(m *merchant, scoped string, e *idemEntry) commit {
+func (s *Server) saveIdempotency(m *merchant, scoped string, fp [sha256.Size]byte, resp *response, expires time.Time) commit {
 	if s.disk == nil {
 		return commit{}
 	}
-	rec := idemRecord{Fingerprint: e.fingerprint[:], Status: e.resp.status, JSON: e.resp.json, Header: e.resp.header, Body: e.resp.body, Expires: e.expires}
+	rec := idemRecord{Fingerprint: fp[:], Status: resp.status, JSON: resp.json, Header: resp.header, Body: resp.body, Expires: expires}
 	return s.disk.write(op{bucketIdem, merchantKey(m, scoped), mustJSON(rec)})
 }
 

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -260,6 +261,7 @@ func (rec *endpointRecord) endpoint() (*endpoint, error) {
 // restoreIdempotency reads the stored first responses that have not expired, in order of expiry as
 // the sweep needs them; the expired ones are collected for deletion.
 func (s *Server) restoreIdempotency(tx *bolt.Tx, split func([]byte) (*merchant, string), now time.Time, expired *[][]byte) error {
+	byMerchant := map[*merchant][]restoredKey{}
 	err := tx.Bucket(bucketIdem).ForEach(func(k, v []byte) error {
 		m, scoped := split(k)
 		if m == nil {
@@ -273,19 +275,30 @@ func (s *Server) restoreIdempotency(tx *bolt.Tx, split func([]byte) (*merchant, 
 			*expired = append(*expired, bytes.Clone(k))
 			return nil
 		}
-		e := &idemEntry{stored: true, resp: response{status: rec.Status, json: rec.JSON, header: rec.Header, body: rec.Body}, expires: rec.Expires}
-		copy(e.fingerprint[:], rec.Fingerprint)
-		m.idempotency[scoped] = e
-		m.idemExpiry = append(m.idemExpiry, idemStored{scoped, e})
+		kept := restoredKey{scoped: scoped, resp: response{status: rec.Status, json: rec.JSON, header: rec.Header, body: rec.Body}, expires: rec.Expires}
+		copy(kept.fingerprint[:], rec.Fingerprint)
+		byMerchant[m] = append(byMerchant[m], kept)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	for _, m := range s.merchants {
-		sort.SliceStable(m.idemExpiry, func(i, j int) bool { return m.idemExpiry[i].e.expires.Before(m.idemExpiry[j].e.expires) })
+	for m, keys := range byMerchant {
+		// The store keeps its records in order of expiry.
+		sort.SliceStable(keys, func(i, j int) bool { return keys[i].expires.Before(keys[j].expires) })
+		for _, k := range keys {
+			m.idem.add(k.scoped, k.fingerprint, &k.resp, k.expires.UnixNano())
+		}
 	}
 	return nil
+}
+
+// restoredKey is a stored first response read back from disk.
+type restoredKey struct {
+	scoped      string
+	fingerprint [sha256.Size]byte
+	resp        response
+	expires     time.Time
 }
 
 // restoreEvents replaces the event log with the one on disk, numbers included, so that cursors

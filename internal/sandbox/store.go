@@ -67,9 +67,7 @@ type merchant struct {
 	references    map[string]string   // merchant reference -> paymentReference or payout_id
 	endpoints     map[string]*endpoint
 	endpointOrder []string // ids, oldest first
-	idempotency   map[string]*idemEntry
-	idemExpiry    []idemStored // keys with a stored response, in order of expiry; [:idemHead] forgotten
-	idemHead      int
+	idem          *idemStore
 
 	// failuresMu guards failures apart from mu: the dispatcher reads them on every attempt, and a
 	// delivery must not wait for the merchant's requests (nor they for it).
@@ -83,14 +81,14 @@ func newMerchant(publicKey, secretKey string) (*merchant, error) {
 		return nil, fmt.Errorf("merchant %s: the secret key cannot sign webhooks: %w", publicKey, err)
 	}
 	return &merchant{
-		publicKey:   publicKey,
-		secretKey:   secretKey,
-		secret:      sec,
-		payments:    map[string]*Payment{},
-		payouts:     map[string]*Payout{},
-		references:  map[string]string{},
-		endpoints:   map[string]*endpoint{},
-		idempotency: map[string]*idemEntry{},
+		publicKey:  publicKey,
+		secretKey:  secretKey,
+		secret:     sec,
+		payments:   map[string]*Payment{},
+		payouts:    map[string]*Payout{},
+		references: map[string]string{},
+		endpoints:  map[string]*endpoint{},
+		idem:       newIdemStore(),
 	}, nil
 }
 
