@@ -239,32 +239,37 @@ func historySandbox(b *testing.B, history int) *Server {
 	return srv
 }
 
-// preloadPayouts creates n payouts on srv and waits until each has settled and emitted its event.
+// preloadPayouts creates n more payouts on srv and waits until each has settled and emitted its
+// event (srv must have no seed data, so that its events are the payouts' ones).
 // Requests go through the idempotency layer and the handler, without HTTP and validation, on every
 // core.
-func preloadPayouts(b *testing.B, srv *Server, history int) {
-	b.Helper()
+func preloadPayouts(tb testing.TB, srv *Server, n int) {
+	tb.Helper()
 	op, _, _ := srv.spec.Route(http.MethodPost, api.OpProcessPayout().URL())
 	m := srv.merchants[0]
-	account := creditedAccount(b)
+	account := creditedAccount(tb)
+	var before uint64
+	if evs := srv.Events(""); len(evs) > 0 {
+		before = evs[len(evs)-1].Seq
+	}
 	var wg sync.WaitGroup
 	workers := runtime.GOMAXPROCS(0)
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := w; i < history; i += workers {
-				ref := fmt.Sprint("pre-", i)
+			for i := w; i < n; i += workers {
+				ref := fmt.Sprint("pre-", before+uint64(i))
 				body := []byte(fmt.Sprintf(`{"amount":2500,"countryId":"ctry_zm","transfer_to":"bank","bank_id":"bank_zm_zanaco","account_number":%q,"reference":%q}`, account, ref))
 				value, err := parseBody(body)
 				if err != nil {
-					b.Error(err)
+					tb.Error(err)
 					return
 				}
 				r := httptest.NewRequest(http.MethodPost, api.OpProcessPayout().URL(), nil)
 				r.Header.Set(api.HeaderIdempotencyKey, ref)
 				if resp := srv.idempotent(&request{r: r, op: op, m: m, body: body, value: value}, handlers[op.ID]); resp.status != http.StatusCreated {
-					b.Errorf("preload: %d %s", resp.status, resp.body)
+					tb.Errorf("preload: %d %s", resp.status, resp.body)
 					return
 				}
 			}
@@ -274,11 +279,11 @@ func preloadPayouts(b *testing.B, srv *Server, history int) {
 	for !srv.Idle() {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if evs := srv.Events(""); len(evs) == 0 || evs[len(evs)-1].Seq != uint64(history) {
-		b.Fatalf("preload: %d payouts should have emitted as many events", history)
+	if evs := srv.Events(""); len(evs) == 0 || evs[len(evs)-1].Seq != before+uint64(n) {
+		tb.Fatalf("preload: %d payouts should have emitted as many events", n)
 	}
 	if err := srv.disk.write().wait(); err != nil { // with a data directory: until it is all on disk
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	runtime.GC()
 }

@@ -41,6 +41,7 @@ func (s *Server) initializePayment(req *request) *response {
 	if p.Reference == "" {
 		p.Reference = m.generateReference()
 	}
+	p.pack() // O(1): one small copy
 	if holder, ok := s.rules.ClaimReference(m.references, p.Reference, p.PaymentReference); !ok {
 		m.mu.Unlock()
 		return s.duplicateReference(p.Reference, holder)

@@ -27,6 +27,7 @@ func (s *Server) processPayout(req *request) *response {
 	now := s.now()
 	p := &Payout{Payout: in}
 	p.PayoutID, p.Currency, p.Status, p.CreatedAt, p.UpdatedAt = newID(prefixPayout), country.CurrencyCode, api.PayoutStatusProcessing, now, now
+	p.pack()
 	created := *p // what the response shows: the settlement may change p as soon as m.mu is released
 	m.mu.Lock()
 	if p.Reference != "" {

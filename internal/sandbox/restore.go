@@ -127,6 +127,7 @@ func (s *Server) restore() error {
 				return fmt.Errorf("payment %q: %w", k, err)
 			}
 			p := &Payment{Payment: rec.Payment, seeded: rec.Seeded}
+			p.pack()
 			m.payments[p.PaymentReference] = p
 			if p.Reference != "" {
 				m.references[p.Reference] = p.PaymentReference
@@ -149,6 +150,7 @@ func (s *Server) restore() error {
 			}
 			s.shareReferenceStrings(&rec.Payout)
 			p := &Payout{Payout: rec.Payout, seeded: rec.Seeded}
+			p.pack()
 			m.payouts[p.PayoutID] = p
 			if p.Reference != "" {
 				m.references[p.Reference] = p.PayoutID

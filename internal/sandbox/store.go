@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,13 +14,62 @@ import (
 // in-process inspection all encode) and what the sandbox keeps beside it.
 type Payment struct {
 	api.Payment
-	seeded bool // seed data (seed.go): nothing is delivered to its webhook_url
+	seeded      bool   // seed data (seed.go): nothing is delivered to its webhook_url
+	redirectURL string // what RedirectURL points to once packed
 }
 
 // Payout is a stored payout: the document's Payout and what the sandbox keeps beside it.
 type Payout struct {
 	api.Payout
-	seeded bool // seed data (seed.go): nothing is delivered to its webhook_url
+	seeded        bool   // seed data (seed.go): nothing is delivered to its webhook_url
+	accountNumber string // what AccountNumber points to once packed
+}
+
+// pack puts the payment's own strings into one allocation, and its optional RedirectURL into the
+// payment itself. See packStrings.
+func (p *Payment) pack() {
+	if p.RedirectURL != nil {
+		p.redirectURL = *p.RedirectURL
+	}
+	packStrings(&p.PaymentReference, &p.Reference, &p.Narration, &p.PhoneNumber, &p.WebhookURL, &p.redirectURL)
+	if p.RedirectURL != nil {
+		p.RedirectURL = &p.redirectURL
+	}
+}
+
+// pack puts the payout's own strings into one allocation, and its optional AccountNumber into the
+// payout itself. See packStrings.
+func (p *Payout) pack() {
+	if p.AccountNumber != nil {
+		p.accountNumber = *p.AccountNumber
+	}
+	packStrings(&p.PayoutID, &p.Reference, &p.MomoPhoneNumber, &p.Narration, &p.WebhookURL, &p.accountNumber)
+	if p.AccountNumber != nil {
+		p.AccountNumber = &p.accountNumber
+	}
+}
+
+// packStrings copies the strings into one allocation and points each at its part of it. A sandbox
+// keeps every object it created, and the garbage collector visits every heap object on every cycle:
+// a payout decoded field by field is half a dozen objects (each string, the pointer to an optional
+// one), packed it is two, the struct and its bytes. The merchant's maps share the packed strings
+// (keys by id and reference), so they add none. Call it before the strings are shared.
+func packStrings(fields ...*string) {
+	n := 0
+	for _, f := range fields {
+		n += len(*f)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, f := range fields {
+		b.WriteString(*f)
+	}
+	all, off := b.String(), 0
+	for _, f := range fields {
+		k := len(*f)
+		*f = all[off : off+k]
+		off += k
+	}
 }
 
 // WebhookEndpoint is a webhook endpoint as GET returns it: without its secret (the document's
