@@ -31,20 +31,22 @@ func (s *Server) initializePayment(req *request) *response {
 	}
 	m := req.m
 	now := s.now()
-	p := &Payment{Payment: api.Payment{
+	payment := Payment{Payment: api.Payment{
 		PaymentReference: newID(prefixPayment), Reference: in.Reference, Status: api.PaymentStatusPending, Amount: in.Amount,
 		Currency: in.Currency, Country: in.Country, Method: in.Method, Narration: in.Narration,
 		PhoneNumber: in.PhoneNumber, WebhookURL: in.WebhookURL, RedirectURL: in.RedirectURL,
 		CreatedAt: now, UpdatedAt: now,
 	}}
 	m.mu.Lock()
-	if p.Reference == "" {
-		p.Reference = m.generateReference()
+	if payment.Reference == "" {
+		payment.Reference = m.generateReference()
 	}
-	p.pack() // O(1): one small copy
+	saved := m.arena
+	p := m.arena.payment(payment) // O(1): a copy into the arena
 	if holder, ok := s.rules.ClaimReference(m.references, p.Reference, p.PaymentReference); !ok {
+		m.arena.rewind(saved)
 		m.mu.Unlock()
-		return s.duplicateReference(p.Reference, holder)
+		return s.duplicateReference(payment.Reference, holder)
 	}
 	m.payments[p.PaymentReference] = p
 	req.commit = s.savePayment(m, p)

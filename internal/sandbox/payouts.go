@@ -25,17 +25,18 @@ func (s *Server) processPayout(req *request) *response {
 	s.shareReferenceStrings(&in)
 	m := req.m
 	now := s.now()
-	p := &Payout{Payout: in}
-	p.PayoutID, p.Currency, p.Status, p.CreatedAt, p.UpdatedAt = newID(prefixPayout), country.CurrencyCode, api.PayoutStatusProcessing, now, now
-	p.pack()
-	created := *p // what the response shows: the settlement may change p as soon as m.mu is released
+	in.PayoutID, in.Currency, in.Status, in.CreatedAt, in.UpdatedAt = newID(prefixPayout), country.CurrencyCode, api.PayoutStatusProcessing, now, now
 	m.mu.Lock()
+	saved := m.arena
+	p := m.arena.payout(Payout{Payout: in}) // O(1): a copy into the arena
 	if p.Reference != "" {
 		if holder, ok := s.rules.ClaimReference(m.references, p.Reference, p.PayoutID); !ok {
+			m.arena.rewind(saved)
 			m.mu.Unlock()
-			return s.duplicateReference(p.Reference, holder)
+			return s.duplicateReference(in.Reference, holder)
 		}
 	}
+	created := *p // what the response shows: the settlement may change p as soon as m.mu is released
 	m.payouts[p.PayoutID] = p
 	req.commit = s.savePayout(m, p)
 	s.after(s.cfg.timings.PayoutDelay, func() { s.settlePayout(m, p) })

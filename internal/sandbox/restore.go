@@ -126,8 +126,7 @@ func (s *Server) restore() error {
 			if err := json.Unmarshal(v, &rec); err != nil {
 				return fmt.Errorf("payment %q: %w", k, err)
 			}
-			p := &Payment{Payment: rec.Payment, seeded: rec.Seeded}
-			p.pack()
+			p := m.arena.payment(Payment{Payment: rec.Payment, seeded: rec.Seeded})
 			m.payments[p.PaymentReference] = p
 			if p.Reference != "" {
 				m.references[p.Reference] = p.PaymentReference
@@ -149,8 +148,7 @@ func (s *Server) restore() error {
 				return fmt.Errorf("payout %q: %w", k, err)
 			}
 			s.shareReferenceStrings(&rec.Payout)
-			p := &Payout{Payout: rec.Payout, seeded: rec.Seeded}
-			p.pack()
+			p := m.arena.payout(Payout{Payout: rec.Payout, seeded: rec.Seeded})
 			m.payouts[p.PayoutID] = p
 			if p.Reference != "" {
 				m.references[p.Reference] = p.PayoutID

@@ -107,9 +107,10 @@ func (s *Server) seedOne(m *merchant, src seedSource, raw json.RawMessage) error
 			p.Status, p.FailureReason, p.UpdatedAt = api.PaymentStatus(src.status), "", p.CreatedAt
 		}
 		p.seeded = true
-		m.payments[p.PaymentReference] = &p
-		if p.Reference != "" {
-			m.references[p.Reference] = p.PaymentReference
+		stored := m.arena.payment(p)
+		m.payments[stored.PaymentReference] = stored
+		if stored.Reference != "" {
+			m.references[stored.Reference] = stored.PaymentReference
 		}
 	case "payout":
 		var p Payout
@@ -120,9 +121,10 @@ func (s *Server) seedOne(m *merchant, src seedSource, raw json.RawMessage) error
 			p.Status, p.FailureReason, p.UpdatedAt = api.PayoutStatus(src.status), "", p.CreatedAt
 		}
 		p.seeded = true
-		m.payouts[p.PayoutID] = &p
-		if p.Reference != "" {
-			m.references[p.Reference] = p.PayoutID
+		stored := m.arena.payout(p)
+		m.payouts[stored.PayoutID] = stored
+		if stored.Reference != "" {
+			m.references[stored.Reference] = stored.PayoutID
 		}
 	case "event":
 		return s.seedEvent(m, raw)

@@ -2,9 +2,9 @@ package sandbox
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
@@ -15,61 +15,106 @@ import (
 type Payment struct {
 	api.Payment
 	seeded      bool   // seed data (seed.go): nothing is delivered to its webhook_url
-	redirectURL string // what RedirectURL points to once packed
+	redirectURL string // what RedirectURL points to in the arena
 }
 
 // Payout is a stored payout: the document's Payout and what the sandbox keeps beside it.
 type Payout struct {
 	api.Payout
 	seeded        bool   // seed data (seed.go): nothing is delivered to its webhook_url
-	accountNumber string // what AccountNumber points to once packed
+	accountNumber string // what AccountNumber points to in the arena
 }
 
-// pack puts the payment's own strings into one allocation, and its optional RedirectURL into the
-// payment itself. See packStrings.
-func (p *Payment) pack() {
-	if p.RedirectURL != nil {
-		p.redirectURL = *p.RedirectURL
-	}
-	packStrings(&p.PaymentReference, &p.Reference, &p.Narration, &p.PhoneNumber, &p.WebhookURL, &p.redirectURL)
-	if p.RedirectURL != nil {
-		p.RedirectURL = &p.redirectURL
-	}
+// objectArena is where a merchant's payments and payouts live: the structs in chunks of
+// arenaObjects, their strings packed into chunks of arenaText bytes. A sandbox keeps every object it
+// created, and the garbage collector visits every heap object of the live heap on every cycle, each a
+// likely cache miss once the heap is large: a payout decoded field by field was half a dozen objects
+// (the struct, each string, the pointer to an optional one), so a sandbox holding a million of them
+// spent most of each collection visiting them and created payouts markedly slower than a fresh one.
+// In the arena a million payouts are a few thousand chunks. The merchant's maps point into the arena
+// too (keys by id and reference), so they add no objects either. Nothing is ever freed: a sandbox
+// forgets no object. The caller holds the merchant's lock.
+type objectArena struct {
+	payouts  []Payout // the chunk being filled; a chunk is never moved, so pointers into it stay valid
+	payments []Payment
+	text     []byte
 }
 
-// pack puts the payout's own strings into one allocation, and its optional AccountNumber into the
-// payout itself. See packStrings.
-func (p *Payout) pack() {
-	if p.AccountNumber != nil {
-		p.accountNumber = *p.AccountNumber
+const (
+	arenaObjects = 256
+	arenaText    = 64 << 10
+)
+
+// payout stores a copy of p and returns it.
+func (a *objectArena) payout(p Payout) *Payout {
+	if len(a.payouts) == cap(a.payouts) {
+		a.payouts = make([]Payout, 0, arenaObjects)
 	}
-	packStrings(&p.PayoutID, &p.Reference, &p.MomoPhoneNumber, &p.Narration, &p.WebhookURL, &p.accountNumber)
-	if p.AccountNumber != nil {
-		p.AccountNumber = &p.accountNumber
+	a.payouts = append(a.payouts, p)
+	q := &a.payouts[len(a.payouts)-1]
+	if q.AccountNumber != nil {
+		q.accountNumber = *q.AccountNumber
 	}
+	a.pack(&q.PayoutID, &q.Reference, &q.MomoPhoneNumber, &q.Narration, &q.WebhookURL, &q.accountNumber)
+	if q.AccountNumber != nil {
+		q.AccountNumber = &q.accountNumber // the optional field points into the payout itself
+	}
+	return q
 }
 
-// packStrings copies the strings into one allocation and points each at its part of it. A sandbox
-// keeps every object it created, and the garbage collector visits every heap object on every cycle:
-// a payout decoded field by field is half a dozen objects (each string, the pointer to an optional
-// one), packed it is two, the struct and its bytes. The merchant's maps share the packed strings
-// (keys by id and reference), so they add none. Call it before the strings are shared.
-func packStrings(fields ...*string) {
+// payment stores a copy of p and returns it.
+func (a *objectArena) payment(p Payment) *Payment {
+	if len(a.payments) == cap(a.payments) {
+		a.payments = make([]Payment, 0, arenaObjects)
+	}
+	a.payments = append(a.payments, p)
+	q := &a.payments[len(a.payments)-1]
+	if q.RedirectURL != nil {
+		q.redirectURL = *q.RedirectURL
+	}
+	a.pack(&q.PaymentReference, &q.Reference, &q.Narration, &q.PhoneNumber, &q.WebhookURL, &q.redirectURL)
+	if q.RedirectURL != nil {
+		q.RedirectURL = &q.redirectURL
+	}
+	return q
+}
+
+// pack copies the strings into the arena's text and points each at its copy. The text is only ever
+// appended to, so the bytes under a string never change.
+func (a *objectArena) pack(fields ...*string) {
 	n := 0
 	for _, f := range fields {
 		n += len(*f)
 	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, f := range fields {
-		b.WriteString(*f)
+	if cap(a.text)-len(a.text) < n {
+		a.text = make([]byte, 0, max(arenaText, n))
 	}
-	all, off := b.String(), 0
+	start := len(a.text)
+	for _, f := range fields {
+		a.text = append(a.text, *f...)
+	}
+	all := unsafe.String(unsafe.SliceData(a.text[start:]), n)
+	off := 0
 	for _, f := range fields {
 		k := len(*f)
 		*f = all[off : off+k]
 		off += k
 	}
+}
+
+// rewind takes back what was stored since saved (a copy of the arena taken before): an object that
+// turned out not to be created (its reference was taken) must not stay in the arena for good.
+func (a *objectArena) rewind(saved objectArena) {
+	a.payouts = rewindChunk(a.payouts, saved.payouts)
+	a.payments = rewindChunk(a.payments, saved.payments)
+	a.text = saved.text // bytes past it are overwritten by the next pack
+}
+
+func rewindChunk[T any](cur, saved []T) []T {
+	if unsafe.SliceData(cur) == unsafe.SliceData(saved) {
+		clear(cur[len(saved):]) // no stale pointers left in the chunk
+	}
+	return saved
 }
 
 // WebhookEndpoint is a webhook endpoint as GET returns it: without its secret (the document's
@@ -118,6 +163,7 @@ type merchant struct {
 	endpoints     map[string]*endpoint
 	endpointOrder []string // ids, oldest first
 	idem          *idemStore
+	arena         objectArena // payments and payouts live here
 
 	// failuresMu guards failures apart from mu: the dispatcher reads them on every attempt, and a
 	// delivery must not wait for the merchant's requests (nor they for it).
