@@ -72,6 +72,15 @@ var encoders = sync.Pool{New: func() any {
 // result is a slice of its own, exactly as long as the JSON: stored responses and event bodies live
 // for a day or longer, and a buffer grown by doubling would keep up to twice their size alive.
 func marshal(v any) []byte {
+	var out []byte
+	marshalTo(v, func(b []byte) { out = bytes.Clone(b) })
+	return out
+}
+
+// marshalTo encodes v as marshal does and hands the JSON to use, which must not keep it: the bytes
+// are the pooled encoder's, reused once use returns. It spares a copy to a caller that only reads
+// them (the idempotency fingerprint hashes them). use is not called if v cannot be encoded.
+func marshalTo(v any, use func([]byte)) {
 	e := encoders.Get().(*encoder)
 	defer func() {
 		if e.buf.Cap() <= 64<<10 { // a rare large list is not worth keeping a large buffer for
@@ -81,9 +90,9 @@ func marshal(v any) []byte {
 	e.buf.Reset()
 	if err := e.enc.Encode(v); err != nil {
 		// Only our own types are encoded; a failure is a bug, reported as a 500 envelope by the caller.
-		return nil
+		return
 	}
-	return bytes.Clone(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
+	use(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
 }
 
 func jsonResponse(status int, body []byte) *response {

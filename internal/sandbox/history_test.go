@@ -59,6 +59,7 @@ func TestObjectArena(t *testing.T) {
 	assert.NotEqual(t, addr(in.PayoutID), addr(p.PayoutID), "the id is a copy")
 	assert.Equal(t, addr(p.PayoutID)+uintptr(len(p.PayoutID)), addr(p.Reference), "the reference follows the id in the text")
 	assert.Equal(t, addr(p.Reference)+uintptr(len(p.Reference)), addr(p.Narration))
+	assert.Nil(t, unsafe.StringData(p.MomoPhoneNumber), "an empty field points nowhere")
 
 	saved := a
 	dup := a.payout(in)

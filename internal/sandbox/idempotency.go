@@ -113,7 +113,7 @@ func fingerprint(method, path string, body any) [sha256.Size]byte {
 	h.Write([]byte(path))
 	h.Write([]byte{0})
 	if body != nil {
-		h.Write(marshal(body))
+		marshalTo(body, func(b []byte) { h.Write(b) })
 	}
 	var out [sha256.Size]byte
 	h.Sum(out[:0])

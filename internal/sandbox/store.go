@@ -97,7 +97,9 @@ func (a *objectArena) pack(fields ...*string) {
 	off := 0
 	for _, f := range fields {
 		k := len(*f)
-		*f = all[off : off+k]
+		if k > 0 { // an empty string stays the zero string: a pointer fewer for the collector to follow
+			*f = all[off : off+k]
+		}
 		off += k
 	}
 }
