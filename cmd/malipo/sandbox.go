@@ -63,7 +63,8 @@ SIGTERM, then drains requests and queued webhooks for up to --shutdown-timeout.
 
 A web dashboard at /_dashboard/ on the same address shows the merchant's payments, payouts, webhook
 endpoints, events and every delivery attempt, live, with buttons to resend an event and settle a
-processing payment or payout (--dashboard=false turns it off).
+processing payment or payout (--dashboard=false turns it off). Open it by IP address or localhost:
+it refuses other host names (DNS-rebinding protection).
 
 The keys can come from the environment: MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY.`,
 		Example: `  malipo sandbox

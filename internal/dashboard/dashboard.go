@@ -21,7 +21,9 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -93,7 +95,31 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "no-referrer")
 	hd.Set("Cache-Control", "no-store")
+	if !localHost(r.Host) {
+		http.Error(w, fmt.Sprintf("The dashboard answers only to an IP address or localhost, and this request named the host %q. "+
+			"Open it by address, e.g. http://127.0.0.1:PORT%s (this keeps web pages that point a name of their own at this machine, DNS rebinding, away from it).",
+			r.Host, Prefix), http.StatusForbidden)
+		return
+	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// localHost reports whether a request's Host names the machine by address or as localhost. A web
+// page on another site can point a name of its own at 127.0.0.1 (DNS rebinding): the browser then
+// treats the dashboard as that site's own origin, so that cross-origin protection lets its buttons
+// through and its tables be read. Such requests carry the other site's name as Host; a name the
+// browser resolves itself (localhost, *.localhost) or an address cannot be rebound.
+func localHost(host string) bool {
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.TrimSuffix(strings.ToLower(name), ".")
+	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
+		return true
+	}
+	_, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(name, "["), "]"))
+	return err == nil
 }
 
 // Mount serves the dashboard under Prefix and everything else with apiHandler. It is not a ServeMux,

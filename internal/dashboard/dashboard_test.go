@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -118,6 +119,53 @@ func TestMountLeavesTheAPIAlone(t *testing.T) {
 	_ = r.Body.Close()
 	assert.Equal(t, http.StatusFound, r.StatusCode)
 	assert.Equal(t, dashboard.Prefix, r.Header.Get("Location"))
+}
+
+// A page that points a name of its own at the sandbox (DNS rebinding) reaches nothing of the
+// dashboard, not even its tables; by address or localhost the dashboard answers. The API is not
+// concerned: clients name the sandbox as they like.
+func TestDashboardAnswersOnlyToAddressesAndLocalhost(t *testing.T) {
+	srv, ts := start(t)
+	id := createPayout(t, ts.URL, "https://merchant.example.org/hooks")
+	get := func(host, path string) *http.Response {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodGet, ts.URL+path, nil)
+		require.NoError(t, err)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = resp.Body.Close() })
+		return resp
+	}
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(ts.URL, "http://"))
+	for _, host := range []string{"rebind.evil.example:" + port, "rebind.evil.example", "localhost.evil.example:" + port, "127.0.0.1.evil.example"} {
+		for _, path := range []string{dashboard.Prefix, dashboard.Prefix + "tables", dashboard.Prefix + "stream"} {
+			resp := get(host, path)
+			assert.Equal(t, http.StatusForbidden, resp.StatusCode, "%s %s", host, path)
+			body, _ := io.ReadAll(resp.Body)
+			assert.NotContains(t, string(body), id, "%s %s: nothing of the merchant's", host, path)
+			assert.Contains(t, string(body), "http://127.0.0.1:PORT"+dashboard.Prefix, "the refusal says what to open instead")
+		}
+	}
+	form := url.Values{"kind": {"payout"}, "id": {id}, "status": {"success"}}
+	req, err := http.NewRequest(http.MethodPost, ts.URL+dashboard.Prefix+"settle", strings.NewReader(form.Encode()))
+	require.NoError(t, err)
+	req.Host = "rebind.evil.example:" + port
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "http://rebind.evil.example:"+port)
+	req.Header.Set("Sec-Fetch-Site", "same-origin") // what the browser says after the rebinding
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
+	p, _ := srv.Payout(sandbox.DefaultPublicKey, id)
+	assert.Equal(t, api.PayoutStatusProcessing, p.Status, "nothing happened")
+
+	for _, host := range []string{"127.0.0.1:" + port, "localhost:" + port, "LOCALHOST", "sandbox.localhost:" + port, "[::1]:" + port, "10.1.2.3:8080", "localhost."} {
+		assert.Equal(t, http.StatusOK, get(host, dashboard.Prefix).StatusCode, host)
+	}
+	apiResp := get("rebind.evil.example:"+port, api.OpListCountries().URL())
+	assert.NotEqual(t, http.StatusForbidden, apiResp.StatusCode, "the API answers whatever the Host")
 }
 
 // A button pressed on another site (CSRF) changes nothing; the same form from the page settles.

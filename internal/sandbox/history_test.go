@@ -46,7 +46,7 @@ func TestStoredPayoutHeapObjects(t *testing.T) {
 // then), and a rewound store leaves nothing behind.
 func TestObjectArena(t *testing.T) {
 	var a objectArena
-	account := "0000000001"
+	account := "acct-under-test"
 	in := Payout{}
 	in.PayoutID, in.Reference, in.Narration, in.AccountNumber = newID(prefixPayout), "ref-1", "Supplier invoice 88", &account
 	p := a.payout(in)
