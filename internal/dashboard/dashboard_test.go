@@ -127,12 +127,13 @@ func TestMountLeavesTheAPIAlone(t *testing.T) {
 func TestDashboardAnswersOnlyToAddressesAndLocalhost(t *testing.T) {
 	srv, ts := start(t)
 	id := createPayout(t, ts.URL, "https://merchant.example.org/hooks")
+	client := &http.Client{Timeout: 10 * time.Second} // an open live stream would otherwise hang the test
 	get := func(host, path string) *http.Response {
 		t.Helper()
 		req, err := http.NewRequest(http.MethodGet, ts.URL+path, nil)
 		require.NoError(t, err)
 		req.Host = host
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := client.Do(req)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = resp.Body.Close() })
 		return resp
@@ -142,6 +143,9 @@ func TestDashboardAnswersOnlyToAddressesAndLocalhost(t *testing.T) {
 		for _, path := range []string{dashboard.Prefix, dashboard.Prefix + "tables", dashboard.Prefix + "stream"} {
 			resp := get(host, path)
 			assert.Equal(t, http.StatusForbidden, resp.StatusCode, "%s %s", host, path)
+			if resp.StatusCode != http.StatusForbidden {
+				continue // the stream's body never ends
+			}
 			body, _ := io.ReadAll(resp.Body)
 			assert.NotContains(t, string(body), id, "%s %s: nothing of the merchant's", host, path)
 			assert.Contains(t, string(body), "http://127.0.0.1:PORT"+dashboard.Prefix, "the refusal says what to open instead")
@@ -154,7 +158,7 @@ func TestDashboardAnswersOnlyToAddressesAndLocalhost(t *testing.T) {
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Origin", "http://rebind.evil.example:"+port)
 	req.Header.Set("Sec-Fetch-Site", "same-origin") // what the browser says after the rebinding
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	require.NoError(t, err)
 	_ = resp.Body.Close()
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
