@@ -47,36 +47,37 @@ const (
 
 // payout stores a copy of p and returns it.
 func (a *objectArena) payout(p Payout) *Payout {
-	if len(a.payouts) == cap(a.payouts) {
-		a.payouts = make([]Payout, 0, arenaObjects)
-	}
-	a.payouts = append(a.payouts, p)
-	q := &a.payouts[len(a.payouts)-1]
-	if q.AccountNumber != nil {
-		q.accountNumber = *q.AccountNumber
-	}
+	q := store(&a.payouts, p)
+	intoOwn(&q.AccountNumber, &q.accountNumber)
 	a.pack(&q.PayoutID, &q.Reference, &q.MomoPhoneNumber, &q.Narration, &q.WebhookURL, &q.accountNumber)
-	if q.AccountNumber != nil {
-		q.AccountNumber = &q.accountNumber // the optional field points into the payout itself
-	}
 	return q
 }
 
 // payment stores a copy of p and returns it.
 func (a *objectArena) payment(p Payment) *Payment {
-	if len(a.payments) == cap(a.payments) {
-		a.payments = make([]Payment, 0, arenaObjects)
-	}
-	a.payments = append(a.payments, p)
-	q := &a.payments[len(a.payments)-1]
-	if q.RedirectURL != nil {
-		q.redirectURL = *q.RedirectURL
-	}
+	q := store(&a.payments, p)
+	intoOwn(&q.RedirectURL, &q.redirectURL)
 	a.pack(&q.PaymentReference, &q.Reference, &q.Narration, &q.PhoneNumber, &q.WebhookURL, &q.redirectURL)
-	if q.RedirectURL != nil {
-		q.RedirectURL = &q.redirectURL
-	}
 	return q
+}
+
+// store copies v into the chunk being filled, starting a new chunk when it is full, and returns the
+// copy.
+func store[T any](chunk *[]T, v T) *T {
+	if len(*chunk) == cap(*chunk) {
+		*chunk = make([]T, 0, arenaObjects)
+	}
+	*chunk = append(*chunk, v)
+	return &(*chunk)[len(*chunk)-1]
+}
+
+// intoOwn makes a set optional field point to own, a field of the stored object, holding its value:
+// one pointer into the object itself instead of a separate heap string.
+func intoOwn(opt **string, own *string) {
+	if *opt != nil {
+		*own = **opt
+		*opt = own
+	}
 }
 
 // pack copies the strings into the arena's text and points each at its copy. The text is only ever
