@@ -271,7 +271,7 @@ func (s *suite) runSelected(ctx context.Context, selected []*Check, reporters []
 	s.runAll(ctx, final, report)
 
 	sort.SliceStable(sum.Results, func(i, j int) bool { return sum.Results[i].ID < sum.Results[j].ID })
-	sum.count()
+	sum.Count()
 	sum.Duration = time.Since(start)
 	sum.Coverage = s.coverage.summary(s.receiver.TypesSeen())
 	return sum
@@ -297,8 +297,9 @@ func (s *suite) stoppedEarly(sum *Summary, selected int) error {
 	return err
 }
 
-// count tallies the results by outcome.
-func (s *Summary) count() {
+// Count tallies Results by outcome into Passed, Failed, Skipped and Interrupted. A grader that fills a
+// Summary of its own (receivertests) calls it once its results are in.
+func (s *Summary) Count() {
 	for _, r := range s.Results {
 		switch r.Outcome {
 		case Passed:

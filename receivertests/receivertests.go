@@ -391,18 +391,7 @@ func (g *grader) runAll(ctx context.Context, selected []*check, public []*contra
 	run(regular, g.cfg.Concurrency)
 	run(alone, 1)
 	sort.SliceStable(sum.Results, func(i, j int) bool { return sum.Results[i].ID < sum.Results[j].ID })
-	for _, r := range sum.Results {
-		switch r.Outcome {
-		case contracttests.Passed:
-			sum.Passed++
-		case contracttests.Failed:
-			sum.Failed++
-		case contracttests.Skipped:
-			sum.Skipped++
-		case contracttests.Interrupted:
-			sum.Interrupted++
-		}
-	}
+	sum.Count()
 	sum.NotRun = len(selected) - len(sum.Results)
 	sum.Duration = time.Since(start)
 	return sum
