@@ -448,31 +448,23 @@ const (
 func compactEvidence(ev Evidence, indent string) string {
 	var b strings.Builder
 	line := func(label, text string) { b.WriteString(indent + fmt.Sprintf("%-9s ", label+":") + text + "\n") }
-	if ev.Kind == EvidenceWebhook {
+	if ev.Kind == EvidenceWebhook || ev.Kind == EvidenceDelivery {
+		// A webhook the target sent to the suite's receiver, or a delivery the receiver grader sent to
+		// the receiver under test: only the latter's answer body and replay command matter to the reader.
 		what := ev.Operation
 		if id := ev.Request.Header.Get("Webhook-Id"); id != "" {
 			what += ", webhook-id " + id
 		}
 		line("delivery", strings.TrimSpace(fmt.Sprintf("%s %s  %s  %s", ev.Request.Method, ev.Request.URL, what, bodySnippet(ev.Request))))
-		if ev.Error != "" {
+		switch {
+		case ev.Error != "":
 			line("answered", "nothing: "+ev.Error)
-		} else {
+		case ev.Kind == EvidenceDelivery:
+			line("answered", strings.TrimSpace(fmt.Sprintf("%d  %s", ev.Response.Status, bodySnippet(ev.Response))))
+		default:
 			line("answered", fmt.Sprintf("%d", ev.Response.Status))
 		}
-		return b.String()
-	}
-	if ev.Kind == EvidenceDelivery {
-		what := ev.Operation
-		if id := ev.Request.Header.Get("Webhook-Id"); id != "" {
-			what += ", webhook-id " + id
-		}
-		line("delivery", strings.TrimSpace(fmt.Sprintf("%s %s  %s  %s", ev.Request.Method, ev.Request.URL, what, bodySnippet(ev.Request))))
-		if ev.Error != "" {
-			line("answered", "nothing: "+ev.Error)
-		} else {
-			line("answered", strings.TrimSpace(fmt.Sprintf("%d  %s", ev.Response.Status, bodySnippet(ev.Response))))
-		}
-		if ev.Curl != "" && len(ev.Curl) <= maxTextCurl {
+		if ev.Kind == EvidenceDelivery && ev.Curl != "" && len(ev.Curl) <= maxTextCurl {
 			line("replay", ev.Curl)
 		}
 		return b.String()
