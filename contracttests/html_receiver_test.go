@@ -24,13 +24,8 @@ import (
 func TestHTMLReportOfAReceiverRun(t *testing.T) {
 	secret, err := webhook.NewSecret()
 	require.NoError(t, err)
-	var fault receiverfaults.Fault
-	for _, f := range receiverfaults.All() {
-		if f.Name == "accepts-any-signature" {
-			fault = f
-		}
-	}
-	require.NotNil(t, fault.New)
+	fault, ok := receiverfaults.Named("accepts-any-signature")
+	require.True(t, ok)
 	srv := httptest.NewServer(fault.New(secret))
 	defer srv.Close()
 	htmlPath := filepath.Join(t.TempDir(), "receiver.html")

@@ -72,13 +72,8 @@ func TestWebhooksTestPassesACorrectReceiver(t *testing.T) {
 // Against a receiver that breaks a rule it exits 1, naming the failed check, its rule and a curl line.
 func TestWebhooksTestFailsAFlawedReceiver(t *testing.T) {
 	secret := newWebhookSecret(t)
-	var fault receiverfaults.Fault
-	for _, f := range receiverfaults.All() {
-		if f.Name == "accepts-any-signature" {
-			fault = f
-		}
-	}
-	require.NotNil(t, fault.New)
+	fault, ok := receiverfaults.Named("accepts-any-signature")
+	require.True(t, ok)
 	srv := httptest.NewServer(fault.New(secret))
 	defer srv.Close()
 	htmlPath := filepath.Join(t.TempDir(), "r.html")

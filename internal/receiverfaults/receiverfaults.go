@@ -83,6 +83,16 @@ func rewrite(next http.Handler, fn func(r *http.Request, body []byte)) http.Hand
 	})
 }
 
+// Named returns the fault called name, and false when there is none.
+func Named(name string) (Fault, bool) {
+	for _, f := range All() {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Fault{}, false
+}
+
 // All returns every fault.
 func All() []Fault {
 	return []Fault{
