@@ -264,4 +264,5 @@ func TestStoringAKeyAllocatesNoObjectOfItsOwn(t *testing.T) {
 		i++
 	})
 	assert.Less(t, allocs, 0.05, "heap objects allocated per stored key")
+	assert.Zero(t, testing.AllocsPerRun(100, func() { st.find(keys[n/2], 0) }), "a lookup, which every request with a key makes, allocates nothing")
 }

@@ -102,7 +102,7 @@ func (st *idemStore) find(key string, now int64) (run *idemRun, kept *keptRespon
 // stored returns the record that holds key, live or expired but not yet swept.
 func (st *idemStore) stored(key string) (uint64, *keptResponse) {
 	if num, ok := st.index[st.hash(st, key)]; ok {
-		if kept := st.records.at(num); kept != nil && st.keyOf(kept) == key {
+		if kept := st.records.at(num); kept != nil && st.holds(kept, key) {
 			return num, kept
 		}
 	}
@@ -114,6 +114,11 @@ func (st *idemStore) stored(key string) (uint64, *keptResponse) {
 
 func (st *idemStore) keyOf(kept *keptResponse) string {
 	return string(st.bytes.get(kept.chunk, kept.off, kept.keyLen))
+}
+
+// holds reports whether kept is key's record, without copying its key (every lookup asks).
+func (st *idemStore) holds(kept *keptResponse, key string) bool {
+	return string(st.bytes.get(kept.chunk, kept.off, kept.keyLen)) == key
 }
 
 // start records that the first request with key is running.
@@ -150,7 +155,7 @@ func (st *idemStore) add(key string, fp [sha256.Size]byte, resp *response, expir
 	// The hash's slot is ours unless another key holds it (a collision, or one that has expired and
 	// not yet been swept: both are rare, and spill serves either).
 	if other, ok := st.index[h]; ok {
-		if rec := st.records.at(other); rec != nil && st.keyOf(rec) != key {
+		if rec := st.records.at(other); rec != nil && !st.holds(rec, key) {
 			st.spill[key] = num
 			return num
 		}
