@@ -15,8 +15,8 @@ import (
 // the live heap on every cycle, so this number times the sandbox's history is what each collection of
 // a long-running sandbox costs (issue 15: payout creates after a million payouts as fast as on a fresh
 // sandbox). It was 8 objects a payout before the idempotency store and the object arena, next to none
-// after. The event log is bounded (maxEventLog), so it is full before the
-// first count and after the second, and cancels out.
+// after. The event log is bounded (maxEventLog), so it is full before the first count and after the
+// second, and cancels out.
 func TestStoredPayoutHeapObjects(t *testing.T) {
 	if testing.Short() {
 		t.Skip("creates 2×maxEventLog payouts")

@@ -42,8 +42,7 @@ func (s *Server) idempotent(req *request, h handlerFunc) *response {
 // the request gets instead: the stored response (replayed), 409/4000 for another body, or 409/4001
 // when the first request is still running after idempotentWait or the client gives up.
 func (s *Server) claimKey(req *request, scoped string, fp [sha256.Size]byte) (*idemRun, *response) {
-	deadline := time.NewTimer(idempotentWait)
-	defer deadline.Stop()
+	var deadline <-chan time.Time // set at the first wait: most requests never wait, and need no timer
 	m := req.m
 	for {
 		m.mu.Lock()
@@ -67,12 +66,17 @@ func (s *Server) claimKey(req *request, scoped string, fp [sha256.Size]byte) (*i
 		}
 		done := run.done
 		m.mu.Unlock()
+		if deadline == nil {
+			t := time.NewTimer(idempotentWait)
+			defer t.Stop()
+			deadline = t.C
+		}
 		select {
 		case <-done:
 			continue // replay, or run ourselves if the first attempt was not stored
 		case <-req.r.Context().Done():
 			return nil, s.inUse()
-		case <-deadline.C:
+		case <-deadline:
 			return nil, s.inUse()
 		}
 	}
