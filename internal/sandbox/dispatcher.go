@@ -69,12 +69,17 @@ type delivery struct {
 }
 
 // queueKey is the destination and the object: deliveries with the same key are sent strictly one
-// after the other, which keeps every object's events in order at every receiver.
-func (d *delivery) queueKey() string {
-	if d.endpointID != "" {
-		return "we:" + d.endpointID + "\x00" + d.event.ObjectID
+// after the other, which keeps every object's events in order at every receiver. With independent
+// deliveries (WithIndependentDeliveries) it is the destination and the event instead.
+func (d *delivery) queueKey(independent bool) string {
+	of := d.event.ObjectID
+	if independent {
+		of = d.event.ID
 	}
-	return "url:" + d.url + "\x00" + d.event.ObjectID
+	if d.endpointID != "" {
+		return "we:" + d.endpointID + "\x00" + of
+	}
+	return "url:" + d.url + "\x00" + of
 }
 
 type queue struct {
@@ -132,7 +137,7 @@ func (d *dispatcher) enqueue(del *delivery) {
 		d.s.log.Warn("webhook not queued: the sandbox is shutting down", "event_id", del.event.ID, "type", del.event.Type, "kept_in_outbox", del.outboxKey != nil)
 		return
 	}
-	key := del.queueKey()
+	key := del.queueKey(d.s.cfg.independent)
 	q, ok := d.queues[key]
 	if !ok {
 		q = &queue{key: key}
@@ -202,8 +207,15 @@ func (d *dispatcher) attempts(del *delivery) (finished bool) {
 			d.s.log.Info("webhook dropped by a hook", "event_id", del.event.ID, "type", del.event.Type)
 			return true
 		}
+		if out.Delay > 0 && !d.holdBack(out) {
+			continue // stopped meanwhile: the loop's first test says so
+		}
 		att := d.attempt(del, target, out)
 		<-d.sem
+		if out.AckLost && att.Delivered {
+			att.StatusCode, att.ResponseBody, att.Delivered = 0, nil, false
+			att.Error = "the acknowledgement was lost on its way back (a hook simulated it); the delivery is retried"
+		}
 		att.Final = att.Delivered || n > len(d.schedule)
 		d.record(att, del.merchant.publicKey)
 		if att.Final {
@@ -215,6 +227,29 @@ func (d *dispatcher) attempts(del *delivery) (finished bool) {
 		case <-d.ctx.Done():
 			t.Stop()
 		}
+	}
+}
+
+// holdBack waits out an attempt's Delay with its delivery slot given back, then takes a slot again;
+// the attempt's timestamp moves by the wait. It reports false, holding no slot, when the dispatcher
+// stopped meanwhile.
+func (d *dispatcher) holdBack(out *Outgoing) bool {
+	<-d.sem
+	t := time.NewTimer(out.Delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-d.ctx.Done():
+		return false
+	}
+	out.Timestamp = out.Timestamp.Add(out.Delay)
+	d.blocked.Add(1)
+	defer d.blocked.Add(-1)
+	select {
+	case d.sem <- struct{}{}:
+		return true
+	case <-d.ctx.Done():
+		return false
 	}
 }
 
@@ -251,6 +286,9 @@ func (d *dispatcher) attempt(del *delivery, target string, out *Outgoing) (att A
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "malipo-sandbox")
+	for name, values := range out.Header {
+		req.Header[http.CanonicalHeaderKey(name)] = values
+	}
 	webhook.SetHeaders(req.Header, out.WebhookID, out.Timestamp, body, out.Secrets...)
 	resp, err := d.client.Do(req)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
 // TestWebhookRetries covers the three ways an attempt fails: a non-2xx status, a time-out and a
@@ -201,4 +202,56 @@ func TestShutdownDeadline(t *testing.T) {
 	err := e.srv.Shutdown(ctx)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Less(t, time.Since(start), time.Second, "a delivery waiting for its retry is abandoned at the deadline")
+}
+
+// TestOutgoingDelayWithIndependentDeliveries holds payment.processing back past the prompt: with
+// independent deliveries payment.success overtakes it, and the delayed attempt still verifies (its
+// timestamp moved with the wait). Without them the object's order holds (TestWebhookOrderPerObject).
+func TestOutgoingDelayWithIndependentDeliveries(t *testing.T) {
+	const hold = 150 * time.Millisecond
+	e := newEnv(t, WithIndependentDeliveries(), WithHooks(Hooks{Outgoing: func(o *Outgoing) {
+		if o.EventType == api.EventTypePaymentProcessing {
+			o.Delay = hold
+		}
+	}}))
+	rc := newReceiver(t)
+	res := e.client.do(http.MethodPost, api.OpInitializePayment().URL(), paymentInit(approvingPhone(t), rc.url("/unordered")))
+	ref := res.data(t)["paymentReference"].(string)
+	require.Equal(t, http.StatusAccepted, e.client.do(http.MethodPost, api.OpCompletePayment().URL(ref), nil).status)
+	got := rc.waitFor(2, forObject(ref))
+	assert.Equal(t, []string{"payment.success", "payment.processing"}, []string{got[0].event.Type, got[1].event.Type})
+	for _, d := range got {
+		verify(t, d, webhook.MerchantSigningSecret(DefaultSecretKey))
+	}
+}
+
+// TestOutgoingAckLostAndHeader loses the acknowledgement of each first attempt: the receiver gets the
+// event twice with one webhook-id, the first attempt is recorded as failed without a status, and both
+// carry the hook's extra header.
+func TestOutgoingAckLostAndHeader(t *testing.T) {
+	e := newEnv(t, WithHooks(Hooks{Outgoing: func(o *Outgoing) {
+		o.AckLost = o.Number == 1
+		o.Header = http.Header{"X-Request-Id": {"req-" + o.WebhookID}}
+	}}))
+	rc := newReceiver(t)
+	id := e.client.createPayout(with(mobilePayout(""), "webhook_url", rc.url("/twice")))
+	got := rc.waitFor(2, forObject(id))
+	e.idle()
+	require.Len(t, rc.deliveries(), 2, "one retry after the lost acknowledgement, no more")
+	assert.Equal(t, got[0].header.Get(webhook.HeaderID), got[1].header.Get(webhook.HeaderID))
+	for _, d := range got {
+		assert.Equal(t, "req-"+d.header.Get(webhook.HeaderID), d.header.Get("X-Request-Id"))
+	}
+	var attempts []Attempt
+	for _, a := range e.srv.Attempts() {
+		if a.ObjectID == id {
+			attempts = append(attempts, a)
+		}
+	}
+	require.Len(t, attempts, 2)
+	assert.False(t, attempts[0].Delivered)
+	assert.Zero(t, attempts[0].StatusCode)
+	assert.NotEmpty(t, attempts[0].Error)
+	assert.True(t, attempts[1].Delivered)
+	assert.Equal(t, http.StatusOK, attempts[1].StatusCode)
 }

@@ -13,8 +13,10 @@ import (
 // Hooks are the seams through which a layer outside the reference implementation changes what the
 // sandbox does: the HTTP handler as a whole, the rules it applies to stored state, and each webhook
 // attempt before it is signed. The handlers never know whether a hook is present; each seam's default
-// is the contract. The one layer that uses them is package internal/faults, which breaks one rule of
-// the contract at a time so that the contract suite's self-test can prove that it notices.
+// is the contract. Two layers use them: package internal/faults, which breaks one rule of the contract
+// at a time so that the contract suite's self-test can prove that it notices, and package
+// internal/variance, which makes the choices the document leaves open otherwise than the sandbox does,
+// so that the suite's variance test can prove it accepts every implementation the document allows.
 type Hooks struct {
 	// Middleware wraps the sandbox's HTTP handler; it sees every request and response. It is given
 	// the server so that it can read the merchants' keys (KeyPairs) and re-enter the API.
@@ -65,6 +67,18 @@ type Outgoing struct {
 	Secrets []webhook.Secret
 	// Drop, once a hook sets it, ends the delivery without sending anything.
 	Drop bool
+	// Header holds headers to send besides the dispatcher's own. They may replace Content-Type and
+	// User-Agent; the Standard Webhooks headers are always the ones built from the fields above.
+	Header http.Header
+	// Delay holds the attempt back this long before it is sent, without taking a delivery slot
+	// meanwhile; the signature's timestamp moves with it. A later event of the same object can
+	// overtake a delayed one only when deliveries are independent (WithIndependentDeliveries).
+	Delay time.Duration
+	// AckLost makes the dispatcher disregard the receiver's answer, as when an acknowledgement is lost
+	// on its way back: the attempt is recorded as failed without a status and the delivery is retried
+	// with the same webhook-id, so a receiver that did acknowledge gets the event again. The document
+	// allows it (delivery is at least once); the sandbox never loses one on its own.
+	AckLost bool
 }
 
 // KeyPair is one merchant's API keys.

@@ -48,6 +48,7 @@ type config struct {
 	retrySchedule  []time.Duration
 	webhookTimeout time.Duration
 	concurrency    int
+	independent    bool
 	logger         *slog.Logger
 	clock          func() time.Time
 	validation     bool
@@ -138,6 +139,13 @@ func WithDeliveryConcurrency(n int) Option {
 		c.concurrency = n
 	}
 }
+
+// WithIndependentDeliveries sends every event on its own instead of after the earlier events of its
+// object to the same destination, so that an object's events can arrive in any order: the document
+// promises one event per status change, at least once, and no order. The sandbox keeps them in order
+// by default because a person reading a receiver's log expects it; an implementation need not, and
+// package internal/variance uses this to show that the contract suite does not assume it.
+func WithIndependentDeliveries() Option { return func(c *config) { c.independent = true } }
 
 // WithLogger makes the sandbox log one structured line per request and per webhook attempt. Keys and
 // webhook secrets are never logged. Without it nothing is logged.
