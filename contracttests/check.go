@@ -55,6 +55,9 @@ type Check struct {
 	Covers []string
 	// Doc is a one-line description, shown by --list and in failure reports.
 	Doc string
+	// Rule is the words of the document the check enforces. Every check has one (TestEveryCheckNamesItsRule):
+	// a check asserts what the document says, never what one implementation happens to do.
+	Rule Rule
 	// Extension marks checks of an extension of the contract: skipped when the target lacks one that
 	// the operations in Covers belong to (the webhook-endpoint extension when they name none).
 	Extension bool
@@ -64,6 +67,27 @@ type Check struct {
 	Final bool
 	// Run performs the check.
 	Run func(t *T)
+}
+
+// Rule is where the document states what a check enforces: a JSON pointer into the document (a schema
+// keyword, an operation's response or security, an extension, a description) and, for a rule written
+// in prose, the sentence, verbatim as it appears in the text at Pointer (line breaks aside). Reports
+// show it next to each failure ("the document says: …"), and failures of many checks that share a rule
+// and a violation are reported as one finding.
+type Rule struct {
+	// Pointer is a JSON pointer into the document, starting with "#/".
+	Pointer string `json:"pointer"`
+	// Quote is the sentence of the text at Pointer that states the rule; empty when Pointer names a
+	// schema keyword, whose value is the rule.
+	Quote string `json:"quote,omitempty"`
+}
+
+// String renders the rule for a report: the quote, then where it is.
+func (r Rule) String() string {
+	if r.Quote == "" {
+		return r.Pointer
+	}
+	return "\u201c" + r.Quote + "\u201d (" + r.Pointer + ")"
 }
 
 // Outcome is the verdict of one check.
@@ -113,9 +137,11 @@ func (f Failure) String() string {
 
 // Result is the outcome of one check with its evidence.
 type Result struct {
-	Check      *Check        `json:"-"`
-	ID         string        `json:"id"`
-	Category   Category      `json:"category"`
+	Check    *Check   `json:"-"`
+	ID       string   `json:"id"`
+	Category Category `json:"category"`
+	// Rule is the check's Rule: what the document says that the check enforces.
+	Rule       Rule          `json:"rule,omitzero"`
 	Outcome    Outcome       `json:"outcome"`
 	Duration   time.Duration `json:"duration_ns"`
 	SkipReason string        `json:"skip_reason,omitempty"`

@@ -335,7 +335,7 @@ func (s *suite) runAll(ctx context.Context, checks []*Check, report func(Result)
 }
 
 func (s *suite) runOne(ctx context.Context, c *Check) Result {
-	res := Result{Check: c, ID: c.ID, Category: c.Category}
+	res := Result{Check: c, ID: c.ID, Category: c.Category, Rule: c.Rule}
 	// What the document lacks comes first: a check of an operation the document does not have is
 	// skipped for that reason, whatever the target answered to the extension probe.
 	if reason := s.missingCover(c); reason != "" {

@@ -42,6 +42,8 @@ func YAML() []byte { return bytes.Clone(embeddedSpec) }
 // Spec is a loaded, indexed and validating view of an OpenAPI document. It is immutable after Load and
 // safe for concurrent use; build it once and share it, since loading costs tens of milliseconds.
 type Spec struct {
+	source     []byte // the document as given, for Says (pointer.go)
+	tree       treeOnce
 	doc        libopenapi.Document
 	model      *v3.Document
 	validator  validator.Validator
@@ -121,6 +123,7 @@ func Load(spec []byte, opts ...Option) (*Spec, error) {
 		return nil, fmt.Errorf("build OpenAPI model: %w", err)
 	}
 	s := &Spec{
+		source:   bytes.Clone(spec),
 		doc:      doc,
 		model:    &built.Model,
 		byID:     map[string]*Operation{},
