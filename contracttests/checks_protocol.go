@@ -156,12 +156,6 @@ func unknownReferenceChecks() []*Check {
 				b["bank_id"] = rd.OtherBankID
 				t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b), api.CodeValidationFailed, "/bank_id")
 			}},
-		{ID: "negative.initializePayment.unknown-country", Category: CategoryNegative, Covers: []string{"initializePayment"},
-			Doc: "a payment in a country the service does not support is rejected with 400 naming /country",
-			Run: func(t *T) {
-				body := t.ExampleBody(api.OpInitializePayment(), "", map[string]any{"country": "QQ"})
-				t.ExpectError(t.Do(api.OpInitializePayment().Method, api.OpInitializePayment().URL(), body), api.CodeValidationFailed, "/country")
-			}},
 	}
 }
 
