@@ -248,16 +248,26 @@ func (t *T) Eventually(what string, cond func() (done bool, state string)) {
 
 // eventually is Eventually without observing the pace; it returns how long cond took to be done.
 func (t *T) eventually(what string, cond func() (done bool, state string)) time.Duration {
+	took, ok, state := t.poll(what, cond)
+	if !ok {
+		t.Fatalf("timed out after %s waiting for %s; last seen: %s", t.suite.cfg.EventuallyTimeout, what, state)
+	}
+	return took
+}
+
+// poll is eventually without the verdict: it reports whether cond came true within the run's wait
+// (--wait), and the last state seen, so that a check can tell "not yet observable" from "missing".
+func (t *T) poll(what string, cond func() (done bool, state string)) (took time.Duration, ok bool, state string) {
 	start := time.Now()
 	deadline := start.Add(t.suite.cfg.EventuallyTimeout)
 	interval := 10 * time.Millisecond
 	for {
 		done, state := cond()
 		if done {
-			return time.Since(start)
+			return time.Since(start), true, state
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s; last seen: %s", t.suite.cfg.EventuallyTimeout, what, state)
+			return time.Since(start), false, state
 		}
 		select {
 		case <-t.ctx.Done():

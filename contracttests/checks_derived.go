@@ -41,6 +41,9 @@ type bodyTarget struct {
 	cleanupParam string
 	// extension is true when the document puts op in an extension a target may leave out.
 	extension bool
+	// location is the schema's JSON pointer in the document: the component a $ref names, or the
+	// request body's own schema.
+	location string
 }
 
 // bodyTargets returns every JSON request body of the document's operations, in document order: one
@@ -61,7 +64,7 @@ func bodyTargets(spec *openapi.Spec) ([]bodyTarget, error) {
 			if err != nil {
 				return nil, err
 			}
-			bt := bodyTarget{op: op, branch: branch, schema: bsch}
+			bt := bodyTarget{op: op, branch: branch, schema: bsch, location: requestBodyLocation(op, branch)}
 			bt.example, bt.exampleErr = requestExample(op, branch)
 			bt.cleanup, bt.cleanupParam = deleteOperationFor(spec, op)
 			bt.extension = isExtensionIn(spec, op)
@@ -92,6 +95,8 @@ type mutation struct {
 	name    string
 	pointer string
 	apply   func(body map[string]any)
+	// rule is the schema keyword the mutation breaks, as a JSON pointer into the document.
+	rule string
 }
 
 // derivedNegativeChecks returns one check per mutation of each operation's request schema.
@@ -106,7 +111,7 @@ func derivedNegativeChecks(spec *openapi.Spec) ([]*Check, error) {
 		if bt.branch != "" {
 			prefix += "." + bt.branch
 		}
-		for _, m := range schemaMutations(bt.schema) {
+		for _, m := range schemaMutations(bt.schema, bt.location) {
 			checks = append(checks, negativeCheck(bt, prefix+"."+m.name, m))
 		}
 	}
@@ -117,7 +122,7 @@ func negativeCheck(bt bodyTarget, id string, m mutation) *Check {
 	what := strings.ReplaceAll(m.name, ".", " ")
 	op := bt.op
 	return &Check{
-		ID: id, Category: CategoryNegative, Covers: []string{op.ID}, Extension: bt.extension,
+		ID: id, Category: CategoryNegative, Covers: []string{op.ID}, Extension: bt.extension, Rule: Rule{Pointer: m.rule},
 		Doc: fmt.Sprintf("%s, naming %q", errorDoc(op.ID+" with "+what, api.CodeValidationFailed), m.pointer),
 		Run: func(t *T) {
 			if bt.exampleErr != nil {
@@ -165,11 +170,44 @@ func requestBodySchema(op *openapi.Operation, branch string) (*base.Schema, erro
 	return nil, fmt.Errorf("operation %s: branch %s (%s) is not in oneOf", op.ID, branch, ref)
 }
 
+// requestBodyLocation is the JSON pointer of an operation's JSON request schema, or of the oneOf
+// branch the discriminator value selects: the component its $ref names, else the inline schema.
+func requestBodyLocation(op *openapi.Operation, branch string) string {
+	inline := "#/" + strings.Join([]string{"paths", escapeToken(op.Path), strings.ToLower(op.Method), "requestBody", "content", escapeToken(jsonMediaType), "schema"}, "/")
+	mt, ok := op.Op.RequestBody.Content.Get(jsonMediaType)
+	if !ok || mt.Schema == nil {
+		return inline
+	}
+	if branch != "" {
+		if ref, ok := mt.Schema.Schema().Discriminator.Mapping.Get(branch); ok {
+			return ref
+		}
+	}
+	if mt.Schema.IsReference() {
+		return mt.Schema.GetReference()
+	}
+	return inline
+}
+
+// propertyLocation is the JSON pointer of property name of the schema at loc: the component its $ref
+// names, else the property itself.
+func propertyLocation(sch *base.Schema, loc, name string) string {
+	if proxy := sch.Properties.GetOrZero(name); proxy != nil && proxy.IsReference() {
+		return proxy.GetReference()
+	}
+	return loc + "/properties/" + escapeToken(name)
+}
+
+// escapeToken escapes one JSON pointer token (RFC 6901): `/v1/countries` becomes `~1v1~1countries`.
+func escapeToken(tok string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+}
+
 // schemaMutations derives, for an object schema: each required property dropped, each property's
 // type swapped, each constraint (minimum, exclusiveMinimum, maximum, multipleOf, enum, pattern,
 // minLength, maxLength, minItems, uniqueItems, item enum) broken, and an unknown property where
 // additionalProperties is false. They are sorted by name, which the check ids are made of.
-func schemaMutations(sch *base.Schema) []mutation {
+func schemaMutations(sch *base.Schema, loc string) []mutation {
 	required := map[string]bool{}
 	for _, r := range sch.Required {
 		required[r] = true
@@ -181,72 +219,72 @@ func schemaMutations(sch *base.Schema) []mutation {
 			continue
 		}
 		if required[name] {
-			out = append(out, mutation{name + ".missing", "/" + name, func(b map[string]any) { delete(b, name) }})
+			out = append(out, mutation{name + ".missing", "/" + name, func(b map[string]any) { delete(b, name) }, loc + "/required"})
 		}
-		out = append(out, propertyMutations(name, prop)...)
+		out = append(out, propertyMutations(name, prop, propertyLocation(sch, loc, name))...)
 	}
-	out = append(out, objectMutations(sch)...)
+	out = append(out, objectMutations(sch, loc)...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 }
 
 // propertyMutations breaks one property's value: its type, then the constraints of its type.
-func propertyMutations(name string, prop *base.Schema) []mutation {
+func propertyMutations(name string, prop *base.Schema, loc string) []mutation {
 	typ := ""
 	if len(prop.Type) > 0 {
 		typ = prop.Type[0]
 	}
 	var out []mutation
 	if wrong, ok := wrongType[typ]; ok {
-		out = append(out, setMutation(name, ".wrong-type", wrong))
+		out = append(out, setMutation(name, ".wrong-type", wrong, loc+"/type"))
 	}
 	if typ == "integer" {
-		out = append(out, setMutation(name, ".not-integer", 1.5))
+		out = append(out, setMutation(name, ".not-integer", 1.5, loc+"/type"))
 	}
-	out = append(out, numberMutations(name, prop)...)
-	out = append(out, stringMutations(name, prop)...)
+	out = append(out, numberMutations(name, prop, loc)...)
+	out = append(out, stringMutations(name, prop, loc)...)
 	if typ == "array" {
-		out = append(out, arrayMutations(name, prop)...)
+		out = append(out, arrayMutations(name, prop, loc)...)
 	}
 	return out
 }
 
 // numberMutations step over each numeric bound: below the minimum, at the exclusive minimum, above the
 // maximum, off a fractional multipleOf.
-func numberMutations(name string, prop *base.Schema) []mutation {
+func numberMutations(name string, prop *base.Schema, loc string) []mutation {
 	var out []mutation
 	if prop.Minimum != nil {
-		out = append(out, setMutation(name, ".below-minimum", *prop.Minimum-1))
+		out = append(out, setMutation(name, ".below-minimum", *prop.Minimum-1, loc+"/minimum"))
 	}
 	if prop.ExclusiveMinimum != nil && prop.ExclusiveMinimum.IsB() {
-		out = append(out, setMutation(name, ".at-exclusive-minimum", prop.ExclusiveMinimum.B))
+		out = append(out, setMutation(name, ".at-exclusive-minimum", prop.ExclusiveMinimum.B, loc+"/exclusiveMinimum"))
 	}
 	if prop.Maximum != nil {
-		out = append(out, setMutation(name, ".above-maximum", *prop.Maximum+1))
+		out = append(out, setMutation(name, ".above-maximum", *prop.Maximum+1, loc+"/maximum"))
 	}
 	if prop.MultipleOf != nil && *prop.MultipleOf < 1 {
-		out = append(out, setMutation(name, ".not-multiple", 1+*prop.MultipleOf/10))
+		out = append(out, setMutation(name, ".not-multiple", 1+*prop.MultipleOf/10, loc+"/multipleOf"))
 	}
 	return out
 }
 
 // stringMutations break the constraints a string value breaks: an enum ("not-a-valid-value"), a
 // pattern (where breaksPattern finds a value that does) and the length bounds.
-func stringMutations(name string, prop *base.Schema) []mutation {
+func stringMutations(name string, prop *base.Schema, loc string) []mutation {
 	var out []mutation
 	if len(prop.Enum) > 0 {
-		out = append(out, setMutation(name, ".not-in-enum", "not-a-valid-value"))
+		out = append(out, setMutation(name, ".not-in-enum", "not-a-valid-value", loc+"/enum"))
 	}
 	if prop.Pattern != "" {
 		if bad, ok := breaksPattern(prop.Pattern); ok {
-			out = append(out, setMutation(name, ".pattern", bad))
+			out = append(out, setMutation(name, ".pattern", bad, loc+"/pattern"))
 		}
 	}
 	if prop.MinLength != nil && *prop.MinLength > 0 {
-		out = append(out, setMutation(name, ".too-short", strings.Repeat("1", int(*prop.MinLength)-1)))
+		out = append(out, setMutation(name, ".too-short", strings.Repeat("1", int(*prop.MinLength)-1), loc+"/minLength"))
 	}
 	if prop.MaxLength != nil {
-		out = append(out, setMutation(name, ".too-long", strings.Repeat("1", int(*prop.MaxLength)+1)))
+		out = append(out, setMutation(name, ".too-long", strings.Repeat("1", int(*prop.MaxLength)+1), loc+"/maxLength"))
 	}
 	return out
 }
@@ -254,20 +292,24 @@ func stringMutations(name string, prop *base.Schema) []mutation {
 // arrayMutations break an array property: too few items, an item outside the items' enum, and
 // duplicates where uniqueItems is set (only for enum items, the one kind of item with a known valid
 // value).
-func arrayMutations(name string, prop *base.Schema) []mutation {
+func arrayMutations(name string, prop *base.Schema, loc string) []mutation {
 	var item *base.Schema
+	itemLoc := loc + "/items"
 	if prop.Items != nil && prop.Items.IsA() {
 		item = prop.Items.A.Schema()
+		if prop.Items.A.IsReference() {
+			itemLoc = prop.Items.A.GetReference()
+		}
 	}
 	var out []mutation
 	if prop.MinItems != nil && *prop.MinItems > 0 {
-		out = append(out, setMutation(name, ".too-few-items", []any{}))
+		out = append(out, setMutation(name, ".too-few-items", []any{}, loc+"/minItems"))
 	}
 	if item != nil && len(item.Enum) > 0 {
-		out = append(out, mutation{name + ".item-not-in-enum", "/" + name + "/0", setField(name, []any{"not-a-valid-value"})})
+		out = append(out, mutation{name + ".item-not-in-enum", "/" + name + "/0", setField(name, []any{"not-a-valid-value"}), itemLoc + "/enum"})
 		if prop.UniqueItems != nil && *prop.UniqueItems {
 			first := item.Enum[0].Value
-			out = append(out, setMutation(name, ".duplicate-items", []any{first, first}))
+			out = append(out, setMutation(name, ".duplicate-items", []any{first, first}, loc+"/uniqueItems"))
 		}
 	}
 	return out
@@ -275,25 +317,25 @@ func arrayMutations(name string, prop *base.Schema) []mutation {
 
 // objectMutations break the object as a whole: an unknown property where additionalProperties is
 // false, and no property at all where minProperties asks for some.
-func objectMutations(sch *base.Schema) []mutation {
+func objectMutations(sch *base.Schema, loc string) []mutation {
 	var out []mutation
 	if sch.AdditionalProperties != nil && sch.AdditionalProperties.IsB() && !sch.AdditionalProperties.B {
-		out = append(out, mutation{"unknown-field", "/unexpected_field", func(b map[string]any) { b["unexpected_field"] = "x" }})
+		out = append(out, mutation{"unknown-field", "/unexpected_field", func(b map[string]any) { b["unexpected_field"] = "x" }, loc + "/additionalProperties"})
 	}
 	if sch.MinProperties != nil && *sch.MinProperties > 0 {
 		out = append(out, mutation{"empty-object", "", func(b map[string]any) {
 			for k := range b {
 				delete(b, k)
 			}
-		}})
+		}, loc + "/minProperties"})
 	}
 	return out
 }
 
 // setMutation sets property name to v; the error must name the property. suffix is the mutation's
 // name after the property's (".too-long").
-func setMutation(name, suffix string, v any) mutation {
-	return mutation{name + suffix, "/" + name, setField(name, v)}
+func setMutation(name, suffix string, v any, rule string) mutation {
+	return mutation{name + suffix, "/" + name, setField(name, v), rule}
 }
 
 // setField returns a change that sets property name of a body to v.
@@ -326,6 +368,20 @@ func breaksPattern(pattern string) (string, bool) {
 
 // derivedAuthChecks returns the auth matrix: for every operation, no keys and a wrong public key; for
 // operations that need the secret key, also no secret key, a wrong one, and the two keys swapped.
+// operationLocation is the JSON pointer of an operation in the document.
+func operationLocation(op *openapi.Operation) string {
+	return "#/paths/" + escapeToken(op.Path) + "/" + strings.ToLower(op.Method)
+}
+
+// securityRule is the security requirement an auth check enforces: the operation's own, else the
+// document's default.
+func securityRule(op *openapi.Operation) Rule {
+	if op.Op.Security != nil {
+		return Rule{Pointer: operationLocation(op) + "/security"}
+	}
+	return Rule{Pointer: "#/security"}
+}
+
 func derivedAuthChecks(spec *openapi.Spec) []*Check {
 	var checks []*Check
 	for _, op := range apiOperations(spec) {
@@ -337,7 +393,7 @@ func derivedAuthChecks(spec *openapi.Spec) []*Check {
 		req := authRequestFor(spec, op)
 		add := func(name, doc string, code api.ErrorCode, opts func(t *T) []ReqOption) {
 			checks = append(checks, &Check{
-				ID: "auth." + op.ID + "." + name, Category: CategoryAuth, Covers: []string{op.ID}, Extension: ext,
+				ID: "auth." + op.ID + "." + name, Category: CategoryAuth, Covers: []string{op.ID}, Extension: ext, Rule: securityRule(op),
 				Doc: fmt.Sprintf("%s %s is rejected with %d (code %d)", op.ID, doc, code.HTTPStatus(), code),
 				Run: func(t *T) {
 					path, body := req.build(t)

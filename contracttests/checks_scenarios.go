@@ -31,7 +31,8 @@ func scenarioChecks(spec *openapi.Spec) []*Check {
 		} {
 			checks = append(checks, &Check{
 				ID: "scenarios." + op.ID + "." + sc.name, Category: CategoryScenarios, Covers: []string{op.ID}, Extension: ext,
-				Doc: op.ID + " answers the " + string(sc.scenario) + " scenario with " + strconv.Itoa(sc.code.HTTPStatus()) + " (code " + strconv.Itoa(int(sc.code)) + ") as documented",
+				Rule: Rule{Pointer: operationLocation(op) + "/responses/" + strconv.Itoa(sc.code.HTTPStatus())},
+				Doc:  op.ID + " answers the " + string(sc.scenario) + " scenario with " + strconv.Itoa(sc.code.HTTPStatus()) + " (code " + strconv.Itoa(int(sc.code)) + ") as documented",
 				Run: func(t *T) {
 					if !t.suite.scenarios {
 						t.Skip("the target does not play the sandbox's error scenarios (" + api.HeaderSandboxScenario + "); a production implementation need not")

@@ -30,17 +30,19 @@ func stateChecks(tv openapi.TestValues) []*Check {
 // document is driven to its documented outcome with no code change.
 func testValueChecks(tv openapi.TestValues) []*Check {
 	var checks []*Check
-	for _, v := range tv.Payments {
+	for i, v := range tv.Payments {
 		checks = append(checks, &Check{
 			ID: "state.payment." + outcomeName(v.Outcome) + "." + v.PhoneNumber, Category: CategoryState,
+			Rule:   Rule{Pointer: fmt.Sprintf("#/x-malipo-test-values/payments/%d", i)},
 			Covers: []string{"initializePayment", "completePayment", "getTransactionStatus", string(api.EventTypePaymentProcessing), "payment." + v.Status},
 			Doc:    fmt.Sprintf("a payment to %s (%s) ends %s", v.PhoneNumber, v.Description, describe(v.Outcome)),
 			Run:    func(t *T) { paymentLifecycle(t, v.PhoneNumber, v.Outcome) },
 		})
 	}
-	for _, v := range tv.Payouts.MobileNumber {
+	for i, v := range tv.Payouts.MobileNumber {
 		checks = append(checks, &Check{
 			ID: "state.payout.mobile." + outcomeName(v.Outcome) + "." + v.MomoPhoneNumber, Category: CategoryState,
+			Rule:   Rule{Pointer: fmt.Sprintf("#/x-malipo-test-values/payouts/mobile_number/%d", i)},
 			Covers: []string{"processPayout", "getPayout", "getTransactionStatus", "payout." + v.Status},
 			Doc:    fmt.Sprintf("a mobile payout to %s (%s) ends %s", v.MomoPhoneNumber, v.Description, describe(v.Outcome)),
 			Run: func(t *T) {
@@ -49,9 +51,10 @@ func testValueChecks(tv openapi.TestValues) []*Check {
 			},
 		})
 	}
-	for _, v := range tv.Payouts.Bank {
+	for i, v := range tv.Payouts.Bank {
 		checks = append(checks, &Check{
 			ID: "state.payout.bank." + outcomeName(v.Outcome) + "." + v.AccountNumber, Category: CategoryState,
+			Rule:   Rule{Pointer: fmt.Sprintf("#/x-malipo-test-values/payouts/bank/%d", i)},
 			Covers: []string{"processPayout", "getPayout", "getTransactionStatus", "payout." + v.Status},
 			Doc:    fmt.Sprintf("a bank payout to account %s (%s) ends %s", v.AccountNumber, v.Description, describe(v.Outcome)),
 			Run: func(t *T) {

@@ -38,14 +38,15 @@ func LoadSpec(path string) (*openapi.Spec, error) {
 	return spec, nil
 }
 
-// skippedCovers records what the skipped checks of a run cover, so that webhooks.all-types-observed
-// can tell an event type the target never sent from one whose checks did not run.
-type skippedCovers struct {
+// coverSet records what a set of checks of a run cover (the skipped ones, the ones that ran), so that
+// webhooks.all-types-observed can tell an event type the target never sent from one whose checks did
+// not run.
+type coverSet struct {
 	mu     sync.Mutex
 	covers map[string]bool
 }
 
-func (s *skippedCovers) note(c *Check) {
+func (s *coverSet) note(c *Check) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.covers == nil {
@@ -56,7 +57,7 @@ func (s *skippedCovers) note(c *Check) {
 	}
 }
 
-func (s *skippedCovers) has(cover string) bool {
+func (s *coverSet) has(cover string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.covers[cover]

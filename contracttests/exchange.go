@@ -140,6 +140,7 @@ func WithRawBody(contentType string, body []byte) ReqOption {
 // running check, with its pointer and spec location. A transport error ends the check.
 func (t *T) Do(method, path string, body any, opts ...ReqOption) *Exchange {
 	r := &request{method: method, path: path, header: http.Header{}, omitKeys: map[string]bool{}}
+	t.noteEndpointURL(body)
 	if body != nil {
 		data, err := json.Marshal(body)
 		if err != nil {
@@ -151,6 +152,23 @@ func (t *T) Do(method, path string, body any, opts ...ReqOption) *Exchange {
 		o(r)
 	}
 	return t.send(r)
+}
+
+// noteEndpointURL tells the receiver when a request body names one of its paths as a webhook
+// endpoint's `url` (create or update an endpoint): deliveries there are signed with the endpoint's
+// secret, not the merchant's (webhooks.signatures).
+func (t *T) noteEndpointURL(body any) {
+	m, ok := body.(map[string]any)
+	if !ok {
+		return
+	}
+	u, ok := m["url"].(string)
+	if !ok {
+		return
+	}
+	if path, ok := strings.CutPrefix(u, t.suite.receiver.URL("")); ok {
+		t.suite.receiver.markEndpoint(path)
+	}
 }
 
 // send sends the request to the target, records the exchange (as evidence of the check, and, for a

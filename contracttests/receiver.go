@@ -61,6 +61,10 @@ type Receiver struct {
 	// evidence records every delivery, into the evidence of the check that owns its path (owners).
 	evidence *recorder
 	owners   map[string]evidenceOwner
+	// endpoints are the paths a check registered as a webhook endpoint's URL: their deliveries are
+	// signed with that endpoint's secret; every other claimed path is an object's own webhook_url,
+	// signed with the merchant secret key (MerchantSigned).
+	endpoints map[string]bool
 }
 
 // evidenceOwner is the check a receiver path belongs to.
@@ -160,6 +164,33 @@ func (r *Receiver) Deliveries(path string) []*Delivery {
 		}
 	}
 	return out
+}
+
+// markEndpoint records that path is the URL of a webhook endpoint, not an object's webhook_url.
+func (r *Receiver) markEndpoint(path string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.endpoints == nil {
+		r.endpoints = map[string]bool{}
+	}
+	r.endpoints[path] = true
+}
+
+// MerchantSigned returns copies of the deliveries so far to the paths the checks gave as an object's
+// own webhook_url (and never as a webhook endpoint's URL): the document has them signed with the
+// merchant secret key. Each comes with the id of the check whose path it arrived on.
+func (r *Receiver) MerchantSigned() (ds []*Delivery, checks []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, d := range r.deliveries {
+		owner, claimed := r.owners[d.Path]
+		if !claimed || r.endpoints[d.Path] {
+			continue
+		}
+		c := *d
+		ds, checks = append(ds, &c), append(checks, owner.check)
+	}
+	return ds, checks
 }
 
 // TypesSeen returns every event type delivered so far.

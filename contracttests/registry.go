@@ -45,6 +45,9 @@ func AllFor(spec *openapi.Spec) ([]*Check, error) {
 	all = append(all, extensionChecks()...)
 	all = append(all, scenarioChecks(spec)...)
 	all = append(all, eventChecks()...)
+	if err := assignRules(all); err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	for _, c := range all {
 		if seen[c.ID] {

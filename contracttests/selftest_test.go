@@ -58,7 +58,7 @@ var faultChecks = map[faults.Fault]faultRule{
 		`^(auth|negative|scenarios)\.|^idempotency\.(reference\.|\w+\.conflict$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-(twice|without-phone)$|^extensions\.webhook-endpoints\.(crud|not-found|weak-secret)$|^extensions\.events\.(not-found|resend-to-endpoint)$`},
 	faults.ErrorMissingFieldPointer: {`^negative\.processPayout\.bank\.bank_id\.missing$`,
 		`^negative\.\w+\.` + checkEnding(schemaRules, typeRules, otherRules) + `|^idempotency\.reference\.|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-without-phone$|^extensions\.webhook-endpoints\.weak-secret$`}, // every check that expects a field named
-	faults.BadSignature:               {`^state\.payout\.bank\.success\.`, `^(state|webhooks|extensions\.(webhook-endpoints|events))\.`}, // every check that verifies a delivery
+	faults.BadSignature:               {`^webhooks\.signatures$`, `^(state|webhooks|extensions\.(webhook-endpoints|events))\.`}, // every check that verifies a delivery
 	faults.NoWebhookRetry:             {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
 	faults.UnstableWebhookID:          {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
 	faults.IdempotencyIgnored:         {`^idempotency\.processPayout\.replay$`, `^idempotency\.\w+\.(replay|conflict|concurrent)$`},

@@ -98,11 +98,29 @@ func (s *Spec) ErrorStatuses() (map[int]int, error) {
 // how long a receiver has to acknowledge a delivery.
 const DeliveryTimeoutExtension = "x-malipo-delivery-timeout-seconds"
 
+// FirstRetryExtension is the extension, on the tag of the document's webhooks (Events), that bounds
+// how long after a failed attempt its first retry may come.
+const FirstRetryExtension = "x-malipo-first-retry-within-seconds"
+
 // WebhookDeliveryTimeout returns how long a merchant's receiver has to answer a webhook delivery with a
 // 2xx: the `x-malipo-delivery-timeout-seconds` of the tag the document's webhooks carry. The sender
 // gives up on an attempt after it (the sandbox's default delivery time-out) and `malipo webhooks test`
 // grades receivers by it, so the number is written once, in the document.
 func (s *Spec) WebhookDeliveryTimeout() (time.Duration, error) {
+	return s.webhookTagSeconds(DeliveryTimeoutExtension)
+}
+
+// WebhookFirstRetryBound returns how long after a failed delivery attempt the first retry may come at
+// the latest: the `x-malipo-first-retry-within-seconds` of the webhooks' tag. Retries back off
+// exponentially with no other bound, so this is the one retry a conformance run can wait for; a run
+// whose wait is shorter reports the retry as not observable rather than missing.
+func (s *Spec) WebhookFirstRetryBound() (time.Duration, error) {
+	return s.webhookTagSeconds(FirstRetryExtension)
+}
+
+// webhookTagSeconds reads a positive whole number of seconds from an extension of the tag the
+// document's webhooks carry.
+func (s *Spec) webhookTagSeconds(extension string) (time.Duration, error) {
 	tags := map[string]bool{}
 	for _, t := range s.EventTypes() {
 		op, _ := s.Webhook(t)
@@ -114,15 +132,15 @@ func (s *Spec) WebhookDeliveryTimeout() (time.Duration, error) {
 		if !tags[tag.Name] || tag.Extensions == nil {
 			continue
 		}
-		node, ok := tag.Extensions.Get(DeliveryTimeoutExtension)
+		node, ok := tag.Extensions.Get(extension)
 		if !ok || node == nil {
 			continue
 		}
 		var seconds int
 		if err := node.Decode(&seconds); err != nil || seconds <= 0 {
-			return 0, fmt.Errorf("tag %s: %s must be a positive whole number of seconds, got %q", tag.Name, DeliveryTimeoutExtension, node.Value)
+			return 0, fmt.Errorf("tag %s: %s must be a positive whole number of seconds, got %q", tag.Name, extension, node.Value)
 		}
 		return time.Duration(seconds) * time.Second, nil
 	}
-	return 0, fmt.Errorf("no tag of the document's webhooks has %s; add it to the tag the webhooks carry (Events)", DeliveryTimeoutExtension)
+	return 0, fmt.Errorf("no tag of the document's webhooks has %s; add it to the tag the webhooks carry (Events)", extension)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
@@ -254,4 +255,19 @@ func TestOutgoingAckLostAndHeader(t *testing.T) {
 	assert.NotEmpty(t, attempts[0].Error)
 	assert.True(t, attempts[1].Delivered)
 	assert.Equal(t, http.StatusOK, attempts[1].StatusCode)
+}
+
+// The default retry schedule keeps the document's promises to receivers and to conformance runs: the
+// first retry within x-malipo-first-retry-within-seconds of the failed attempt, and back-off that never
+// shortens (the Events tag).
+func TestDefaultRetryScheduleKeepsTheDocumentsBound(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	bound, err := spec.WebhookFirstRetryBound()
+	require.NoError(t, err)
+	require.NotEmpty(t, DefaultRetrySchedule)
+	assert.LessOrEqual(t, DefaultRetrySchedule[0], bound, "the first retry of the default schedule comes later than the document allows")
+	for i := 1; i < len(DefaultRetrySchedule); i++ {
+		assert.GreaterOrEqual(t, DefaultRetrySchedule[i], DefaultRetrySchedule[i-1], "the default schedule must back off, not speed up")
+	}
 }

@@ -1,0 +1,112 @@
+package contracttests
+
+import (
+	"fmt"
+	"regexp"
+)
+
+// The rules of the hand-written checks: for each, where the document states what the check enforces.
+// Derived checks compute theirs from what they were derived from (a schema keyword, a security
+// requirement, a documented response, a test value). TestEveryCheckNamesItsRule resolves every
+// check's pointer and finds its quote there, so a reordered or reworded document fails that test
+// rather than leaving a report citing the wrong words.
+
+// Pointers into the document that several rules share.
+const (
+	// infoDescription is the document's introduction: envelope, keys, safe retries, verifying webhooks.
+	infoDescription = "#/info/description"
+	// eventsTagIndex is the index of the Events tag (the webhooks' rules) in the document's tags.
+	eventsTagIndex = "6"
+	// endpointsTagIndex is the index of the Webhook endpoints tag.
+	endpointsTagIndex = "4"
+	errorTable        = "#/components/schemas/ErrorCode/description"
+	testValuesText    = "#/x-malipo-test-values/description"
+
+	opInitializePayment   = "#/paths/~1v1~1payment~1init/post"
+	opCompletePayment     = "#/paths/~1v1~1payment~1pay~1{payment_reference}/post"
+	opTransactionStatus   = "#/paths/~1v1~1payment~1transactions~1{reference}~1check/get"
+	opProcessPayout       = "#/paths/~1v1~1payment~1payouts~1process/post"
+	opListCountries       = "#/paths/~1v1~1countries/get"
+	opListBanks           = "#/paths/~1v1~1payment~1banks/get"
+	opCreateEndpoint      = "#/paths/~1v1~1webhooks/post"
+	opRotateEndpoint      = "#/paths/~1v1~1webhooks~1{id}~1rotate-secret/post"
+	opListEvents          = "#/paths/~1v1~1events/get"
+	opGetEvent            = "#/paths/~1v1~1events~1{event_id}/get"
+	opListEventAttempts   = "#/paths/~1v1~1events~1{event_id}~1attempts/get"
+	opResendEvent         = "#/paths/~1v1~1events~1{event_id}~1resend/post"
+	notFoundQuote         = "No such object for this merchant, or no such path."
+	replayQuote           = "Sending the same key with the same body again returns the first response again, with `Idempotent-Replayed: true`, and moves no money."
+	referenceUsedQuote    = "The merchant `reference` is already used; `data.existing_id` names its holder."
+	unknownReferenceQuote = "unknown ids, or a bank of another country, are rejected with `400` naming the field"
+)
+
+// handRules gives each hand-written check, by the pattern of its id, its rule. The first pattern
+// that matches wins.
+var handRules = []struct {
+	id   *regexp.Regexp
+	rule Rule
+}{
+	{regexp.MustCompile(`^reference\.countries$`), Rule{opListCountries + "/description", "Countries where payouts can be sent, with the `id` to use as a payout's `countryId`."}},
+	{regexp.MustCompile(`^reference\.banks$`), Rule{opListBanks + "/description", "Banks that accept payouts in one country, with the `id` to use as a bank payout's `bank_id`."}},
+	{regexp.MustCompile(`^reference\.banks\.unknown-country$`), Rule{opListBanks + "/description", "An unknown country code is rejected with `400` naming `query.country`."}},
+	{regexp.MustCompile(`^reference\.banks\.missing-country$`), Rule{Pointer: opListBanks + "/parameters/0/required"}},
+	{regexp.MustCompile(`^negative\.\w+\.malformed-json$`), Rule{errorTable, "The body is not valid JSON."}},
+	{regexp.MustCompile(`^negative\.\w+\.wrong-content-type$`), Rule{errorTable, "The body is not `application/json`."}},
+	{regexp.MustCompile(`^negative\.\w+\.body-too-large$`), Rule{errorTable, "The body is larger than 1 MiB."}},
+	{regexp.MustCompile(`^negative\.unknown-path$`), Rule{infoDescription, "A path that is not documented answers `404` (code 3000)"}},
+	{regexp.MustCompile(`^negative\.unknown-method$`), Rule{infoDescription, "a documented path with another method answers `405` (code 3001) with an `Allow` header"}},
+	{regexp.MustCompile(`^negative\.processPayout\.(unknown-country|unknown-bank|bank-of-other-country)$`), Rule{opProcessPayout + "/description", unknownReferenceQuote}},
+	{regexp.MustCompile(`^negative\.\w+\.not-found$`), Rule{errorTable, notFoundQuote}},
+	{regexp.MustCompile(`^negative\.\w+\.unusable-webhook-url$`), Rule{"#/components/schemas/WebhookURL/description", "Besides this pattern the URL must parse as a URL with a host name"}},
+	{regexp.MustCompile(`^positive\.initializePayment\.amount-exact$`), Rule{"#/components/schemas/PaymentAmount/description", "Every amount this schema allows has at most 15 significant digits"}},
+	{regexp.MustCompile(`^auth\.isolation\.(payout|payment)$`), Rule{opTransactionStatus + "/description", "Objects of other merchants are reported as not found."}},
+	{regexp.MustCompile(`^auth\.isolation\.webhook-endpoint$`), Rule{errorTable, notFoundQuote}},
+	{regexp.MustCompile(`^auth\.isolation\.event$`), Rule{opListEvents + "/description", "Another merchant's events are never listed."}},
+	{regexp.MustCompile(`^idempotency\.\w+\.replay$`), Rule{infoDescription, replayQuote}},
+	{regexp.MustCompile(`^idempotency\.\w+\.conflict$`), Rule{infoDescription, "The same key with a different body is rejected with `409` (code 4000)."}},
+	{regexp.MustCompile(`^idempotency\.processPayout\.concurrent$`), Rule{opProcessPayout + "/description", "Send an `Idempotency-Key` so that a retry never pays twice."}},
+	{regexp.MustCompile(`^idempotency\.reference\.payout-duplicate$`), Rule{errorTable, referenceUsedQuote}},
+	{regexp.MustCompile(`^idempotency\.reference\.payment-duplicate$`), Rule{opInitializePayment + "/description", "a `reference` already used by this merchant is rejected with `409` (code 4002) and `data.existing_id` names the payment that holds it"}},
+	{regexp.MustCompile(`^idempotency\.reference\.shared-across-kinds$`), Rule{"#/components/schemas/MerchantReference/description", "The merchant's own reference, unique among the merchant's payments and payouts."}},
+	{regexp.MustCompile(`^state\.payout\.mobile\.own-wallet$`), Rule{testValuesText, "A mobile payout without `momo_phone_number` (the merchant's own wallet) succeeds."}},
+	{regexp.MustCompile(`^state\.payment\.complete-twice$`), Rule{opCompletePayment + "/description", "A payment that is not `pending` is rejected with `422` (code 5000)."}},
+	{regexp.MustCompile(`^state\.payment\.complete-without-phone$`), Rule{opCompletePayment + "/description", "with neither the call fails with `400` naming `/phone_number`"}},
+	{regexp.MustCompile(`^state\.payment\.phone-at-complete$`), Rule{opCompletePayment + "/description", "The customer's number comes from `phone_number` in this body or, when the body has none, from initialization"}},
+	{regexp.MustCompile(`^state\.payment\.pending-after-init$`), Rule{opInitializePayment + "/description", "No money moves and the customer is not contacted yet"}},
+	{regexp.MustCompile(`^positive\.payment\.generated-reference$`), Rule{opInitializePayment + "/description", "When `reference` is omitted the service generates one and returns it"}},
+	{regexp.MustCompile(`^extensions\.webhook-endpoints\.crud$`), Rule{opCreateEndpoint + "/description", "The response is the only one that carries the endpoint's signing `secret` (besides rotate-secret)"}},
+	{regexp.MustCompile(`^extensions\.webhook-endpoints\.delivery$`), Rule{"#/tags/" + endpointsTagIndex + "/description", "URLs that receive every event of the types they subscribe to, signed with their own `whsec_` secret."}},
+	{regexp.MustCompile(`^extensions\.webhook-endpoints\.rotate-secret$`), Rule{opRotateEndpoint + "/description", "until then every delivery carries one signature per valid secret in `webhook-signature`"}},
+	{regexp.MustCompile(`^extensions\.webhook-endpoints\.rotate-without-grace$`), Rule{opRotateEndpoint + "/description", "A grace period of 0 ends the old secret at once."}},
+	{regexp.MustCompile(`^extensions\.webhook-endpoints\.rotate-twice$`), Rule{opRotateEndpoint + "/description", "Secrets retired by earlier rotations stop signing at once, even if their own grace period had not ended"}},
+	{regexp.MustCompile(`^extensions\.webhook-endpoints\.supplied-secret$`), Rule{opCreateEndpoint + "/description", "a supplied secret is used exactly as given, and the response shows it like a generated one"}},
+	{regexp.MustCompile(`^extensions\.webhook-endpoints\.rotate-supplied-secret$`), Rule{opRotateEndpoint + "/description", "Issues a new `whsec_` secret and returns it: the one the body supplies in `secret`"}},
+	{regexp.MustCompile(`^extensions\.webhook-endpoints\.weak-secret$`), Rule{opCreateEndpoint + "/description", "A secret that is too short, too long or not `whsec_` and base64 is refused with `400` naming `/secret`, and nothing is created."}},
+	{regexp.MustCompile(`^extensions\.(webhook-endpoints|events)\.not-found$`), Rule{errorTable, notFoundQuote}},
+	{regexp.MustCompile(`^extensions\.events\.list$`), Rule{opListEvents + "/description", "The merchant's events, newest first: one per status change of a payment or payout, the same events the webhooks deliver."}},
+	{regexp.MustCompile(`^extensions\.events\.pagination$`), Rule{opListEvents + "/description", "page with `limit` and the `next_cursor` of the previous page, which continues exactly after its last event, so that events created while paging neither repeat nor shift a page"}},
+	{regexp.MustCompile(`^extensions\.events\.get$`), Rule{opGetEvent + "/description", "with `payload`, the body its webhook deliveries carry (their `webhook-id` is the event's `id`)"}},
+	{regexp.MustCompile(`^extensions\.events\.attempts$`), Rule{opListEventAttempts + "/description", "Every delivery attempt of the event, oldest first"}},
+	{regexp.MustCompile(`^extensions\.events\.resend$`), Rule{opResendEvent + "/description", "the same body and the same `webhook-id` (receivers that deduplicate on it see a repeat), a fresh `webhook-timestamp` and signature"}},
+	{regexp.MustCompile(`^extensions\.events\.resend-to-endpoint$`), Rule{opResendEvent + "/description", "With `endpoint_id` it goes to that endpoint only, whether or not it subscribes to the type or is enabled, as long as it belongs to the merchant (else `404`)"}},
+}
+
+// assignRules gives every check without a rule of its own the rule of handRules its id matches, and
+// fails for a check that has none: a check must say which words of the document it enforces.
+func assignRules(checks []*Check) error {
+	for _, c := range checks {
+		if c.Rule.Pointer != "" {
+			continue
+		}
+		for _, hr := range handRules {
+			if hr.id.MatchString(c.ID) {
+				c.Rule = hr.rule
+				break
+			}
+		}
+		if c.Rule.Pointer == "" {
+			return fmt.Errorf("check %s names no rule of the document: give it a Rule, or an entry in handRules (contracttests/rules.go)", c.ID)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,52 @@
+package contracttests
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+)
+
+// Every check names the words of the document it enforces, and those words are there: its pointer
+// resolves in the document, and its quote is in the text at the pointer. A check whose rule is not
+// in the document asserts what some implementation happens to do.
+func TestEveryCheckNamesItsRule(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	checks, err := AllFor(spec)
+	require.NoError(t, err)
+	for _, c := range checks {
+		if !assert.NotEmpty(t, c.Rule.Pointer, "%s has no rule", c.ID) {
+			continue
+		}
+		if _, err := spec.Resolve(c.Rule.Pointer); !assert.NoError(t, err, "%s: its rule's pointer does not resolve", c.ID) {
+			continue
+		}
+		if c.Rule.Quote != "" {
+			assert.NoError(t, spec.Says(c.Rule.Pointer, c.Rule.Quote), "%s: the document does not say what its rule quotes", c.ID)
+		}
+	}
+	for _, typ := range spec.EventTypes() {
+		text, err := spec.Text(signatureLocation(typ) + "/name")
+		if assert.NoError(t, err, typ) {
+			assert.Equal(t, "webhook-signature", text, "the signature failures of %s point at the wrong parameter", typ)
+		}
+	}
+}
+
+// The guard fails: a check without a rule is refused by the registry, and a quote the document does
+// not hold, or a pointer to nothing, is reported.
+func TestRuleGuardCatchesUnfoundedChecks(t *testing.T) {
+	err := assignRules([]*Check{{ID: "made.up.check"}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "made.up.check")
+
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	assert.Error(t, spec.Says(infoDescription, "Events arrive in the order they happened."))
+	_, err = spec.Resolve("#/components/parameters/WebhookSignature")
+	assert.Error(t, err)
+	assert.NoError(t, spec.Says(errorTable, "The body is   not valid\nJSON."), "quotes compare words, not line breaks")
+}
