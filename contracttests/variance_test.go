@@ -1,0 +1,198 @@
+package contracttests_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/internal/faults"
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/internal/variance"
+)
+
+// The variance test is the self-test's twin: the self-test proves the suite fails an implementation
+// that breaks a rule; this proves it passes every implementation that makes the choices the document
+// leaves open differently from the sandbox (package internal/variance: id formats, timings, event
+// order and repetition, retries, headers, JSON text, date-times, extensions present or not).
+
+// varianceSeeds is how many seeds the test draws when MALIPO_VARY_SEEDS does not name them.
+const varianceSeeds = 24
+
+// varianceRuns bounds the suite runs that go at once. Like the self-test's, a run mostly waits
+// (settlement, retries, settle windows), so more runs than cores keep the total near the slowest run.
+const varianceRuns = 12
+
+// seedsToRun returns the seeds of MALIPO_VARY_SEEDS (`3,7`: to rerun the seeds a failure named), or
+// 1 to varianceSeeds.
+func seedsToRun(t *testing.T) (seeds []int64, chosen bool) {
+	if env := strings.TrimSpace(os.Getenv("MALIPO_VARY_SEEDS")); env != "" {
+		for _, s := range strings.Split(env, ",") {
+			seed, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+			require.NoError(t, err, "MALIPO_VARY_SEEDS=%s: give seeds as integers separated by commas, e.g. 3,7", env)
+			seeds = append(seeds, seed)
+		}
+		return seeds, true
+	}
+	for seed := int64(1); seed <= varianceSeeds; seed++ {
+		seeds = append(seeds, seed)
+	}
+	return seeds, false
+}
+
+// varianceRun is the outcome of the suite against one variant.
+type varianceRun struct {
+	variant variance.Variant
+	failed  []contracttests.Result
+	// skipped counts the skipped checks by reason.
+	skipped map[string]int
+	took    time.Duration
+	err     error
+}
+
+// TestSuiteAcceptsEveryAllowedVariant runs the whole suite, as `malipo conform` runs it against the
+// embedded target, against a sandbox varied by each seed, and expects no check to fail: a failure is a
+// check that asserts something the document does not say (or a variant that does something the
+// document does not allow; the dimension's citation says which). Rerun one seed with
+// MALIPO_VARY_SEEDS=SEED.
+func TestSuiteAcceptsEveryAllowedVariant(t *testing.T) {
+	checks, err := contracttests.All()
+	require.NoError(t, err)
+	seeds, chosen := seedsToRun(t)
+	variants := make([]variance.Variant, len(seeds))
+	for i, seed := range seeds {
+		variants[i] = variance.Draw(seed)
+	}
+	if !chosen {
+		// The seeds must show each extension both present and absent, or a check that passes only with
+		// (or only without) it would go unnoticed.
+		require.True(t, slices.ContainsFunc(variants, func(v variance.Variant) bool { return v.WebhookEndpoints && v.EventLog }))
+		require.True(t, slices.ContainsFunc(variants, func(v variance.Variant) bool { return !v.WebhookEndpoints && !v.EventLog }))
+	}
+
+	start := time.Now()
+	runs := runVariants(variants, checks, nil)
+	t.Logf("%d variants in %s (at most %d at once)", len(runs), time.Since(start).Round(time.Millisecond), varianceRuns)
+
+	for _, run := range runs {
+		t.Run(fmt.Sprintf("seed=%d", run.variant.Seed), func(t *testing.T) {
+			require.NoError(t, run.err, "running the suite against %s", run.variant)
+			for _, r := range run.failed {
+				var msgs []string
+				for _, f := range r.Failures {
+					msg := f.Message
+					if f.Exchange != "" {
+						msg += " [" + f.Exchange + "]"
+					}
+					msgs = append(msgs, msg)
+				}
+				t.Errorf("seed %d: check %s failed against an allowed variant:\n    %s\n%s", run.variant.Seed, r.ID, strings.Join(msgs, "\n    "), run.variant)
+			}
+			t.Logf("seed %d: %d checks failed, %s, in %s", run.variant.Seed, len(run.failed), skips(run.skipped), run.took.Round(time.Millisecond))
+		})
+	}
+}
+
+// skips says how many checks were skipped, and why.
+func skips(byReason map[string]int) string {
+	if len(byReason) == 0 {
+		return "none skipped"
+	}
+	reasons := make([]string, 0, len(byReason))
+	for reason, n := range byReason {
+		reasons = append(reasons, fmt.Sprintf("%d: %s", n, reason))
+	}
+	slices.Sort(reasons)
+	return "skipped " + strings.Join(reasons, "; ")
+}
+
+// runVariants runs the suite against each variant, varianceRuns at a time; extra, when not nil, adds
+// options to every variant's sandbox (a disallowed change, for the test that shows this test can fail).
+func runVariants(variants []variance.Variant, checks []*contracttests.Check, extra func() []sandbox.Option) []varianceRun {
+	runs := make([]varianceRun, len(variants))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, varianceRuns)
+	for i, v := range variants {
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			opts := v.Options()
+			if extra != nil {
+				opts = append(opts, extra()...)
+			}
+			start := time.Now()
+			runs[i] = runVariant(v, opts, checks)
+			runs[i].took = time.Since(start)
+		})
+	}
+	wg.Wait()
+	return runs
+}
+
+// runVariant runs the suite against one variant sandbox.
+func runVariant(v variance.Variant, opts []sandbox.Option, checks []*contracttests.Check) (run varianceRun) {
+	run.variant = v
+	// As in the self-test, runs side by side keep both cores busy, so an attempt can outlast the
+	// embedded 300 ms time-out through no choice of the variant's; 1 s (and a receiver stall past it)
+	// keeps every verdict about the variant.
+	opts = append(opts, sandbox.WithWebhookTimeout(time.Second), sandbox.WithHTTPClient(loopbackOnlyClient()))
+	cfg, stop, err := contracttests.StartEmbeddedWith(opts...)
+	if err != nil {
+		run.err = err
+		return run
+	}
+	defer func() { run.err = errors.Join(run.err, stop()) }()
+	cfg.WebhookStall = 1500 * time.Millisecond
+	sum, err := contracttests.Run(context.Background(), cfg, checks)
+	if err != nil {
+		run.err = err
+		return run
+	}
+	for _, r := range sum.Results {
+		switch r.Outcome {
+		case contracttests.Failed:
+			run.failed = append(run.failed, r)
+		case contracttests.Skipped:
+			if run.skipped == nil {
+				run.skipped = map[string]int{}
+			}
+			run.skipped[r.SkipReason]++
+		}
+	}
+	return run
+}
+
+// TestVarianceTestCanFail shows that the harness above notices a variant the document does not allow:
+// ids outside ObjectId's pattern, and a missing event (a payment's payment.processing never sent),
+// each on top of an allowed variant. Were the suite blind to variants, or the harness to failures,
+// these would pass too.
+func TestVarianceTestCanFail(t *testing.T) {
+	checks, err := contracttests.All()
+	require.NoError(t, err)
+	base := variance.Draw(1)
+	outside := base
+	outside.IDs.Payout = variance.IDOutsidePattern
+	runs := runVariants([]variance.Variant{outside}, checks, nil)
+	missing, err := faults.Options(faults.MissingWebhookEvent)
+	require.NoError(t, err)
+	runs = append(runs, runVariants([]variance.Variant{base}, checks, func() []sandbox.Option { return missing })...)
+	for i, want := range []*regexp.Regexp{regexp.MustCompile(`^state\.payout\.`), regexp.MustCompile(`^state\.payment\.`)} {
+		require.NoError(t, runs[i].err)
+		var failed []string
+		for _, r := range runs[i].failed {
+			failed = append(failed, r.ID)
+		}
+		assert.True(t, slices.ContainsFunc(failed, want.MatchString), "a disallowed variant (%d) went unnoticed: no check matching %s failed; failed: %v", i, want, failed)
+	}
+}

@@ -1,0 +1,140 @@
+package variance
+
+// The names of the dimensions, as Dimensions and Variant.Lines give them.
+const (
+	DimObjectIDs         = "object-ids"
+	DimReferenceIDs      = "reference-data-ids"
+	DimCursors           = "event-cursors"
+	DimSettlement        = "settlement-delays"
+	DimEventOrder        = "event-order"
+	DimDuplicates        = "duplicate-deliveries"
+	DimRetrySchedule     = "retry-schedule"
+	DimKeyInUse          = "concurrent-idempotency-key"
+	DimResponseHeaders   = "response-headers"
+	DimWebhookHeaders    = "webhook-headers"
+	DimJSON              = "json-encoding"
+	DimTimestamps        = "timestamps"
+	DimWebhookEndpoints  = "webhook-endpoints-extension"
+	DimEventLogExtension = "event-log-extension"
+)
+
+// Citation is words of openapi/malipo.yaml: where they are, as a JSON pointer into the document, and
+// what they say, quoted exactly (line breaks and indentation aside) or, for a schema keyword, its value.
+type Citation struct {
+	Pointer string
+	Quote   string
+}
+
+// Dimension is one choice the document leaves to an implementation.
+type Dimension struct {
+	Name string
+	// Varies says what a variant changes and how Draw draws it.
+	Varies string
+	// Allowed are the document's words that leave the choice open.
+	Allowed []Citation
+	// Silence says what the document does not say about the choice, where varying it rests on a
+	// standard the document relies on (HTTP, JSON, RFC 3339, Standard Webhooks) rather than on its own
+	// words; empty when the citations say it all.
+	Silence string
+}
+
+// Dimensions lists every choice Draw makes, with the words of the document that allow it. The
+// package's tests hold every citation to the embedded document.
+func Dimensions() []Dimension {
+	atLeastOnce := Citation{"#/info/description", "deduplicate on `webhook-id`: delivery is at least once."}
+	return []Dimension{
+		{Name: DimObjectIDs,
+			Varies: "the ids of payments, payouts, webhook endpoints, events and delivery failures: each kind as the sandbox makes them, a UUID, `PO:2026.…`, 128 characters, 19 digits or 22 mixed-case characters; translated both ways in responses, webhooks, paths, queries and request bodies",
+			Allowed: []Citation{
+				{"#/components/schemas/ObjectId/description", "An opaque id chosen by the service. Treat it as case-sensitive text."},
+				{"#/components/schemas/ObjectId/pattern", "^[A-Za-z0-9][A-Za-z0-9_.:-]*$"},
+				{"#/components/schemas/ObjectId/maxLength", "128"},
+			}},
+		{Name: DimReferenceIDs,
+			Varies: "the ids of countries and banks (as the sandbox, UUID, `country:ZM` and `ZM.ZANACO`, 4 digits, 128 characters), also as a payout's countryId and bank_id and inside webhooks",
+			Allowed: []Citation{
+				{"#/components/schemas/Country/properties/id/$ref", "#/components/schemas/ObjectId"},
+				{"#/components/schemas/Bank/properties/id/$ref", "#/components/schemas/ObjectId"},
+				{"#/paths/~1v1~1countries/get/description", "Countries where payouts can be sent, with the `id` to use as a payout's `countryId`."},
+			}},
+		{Name: DimCursors,
+			Varies: "the event log's next_cursor (as the sandbox, 43 base64url characters, 128 characters), translated back in `cursor`",
+			Allowed: []Citation{
+				{"#/components/parameters/EventCursor/description", "A cursor is opaque: do not build or change one."},
+				{"#/components/schemas/EventPage/properties/next_cursor/pattern", "^[A-Za-z0-9_-]+$"},
+			}},
+		{Name: DimSettlement,
+			Varies: "how long a push prompt and a payout stay processing: each from 20 ms to 1 s",
+			Allowed: []Citation{
+				{"#/components/schemas/PaymentStatus/description", "`processing`: push prompt sent, waiting for the customer and the network."},
+				{"#/paths/~1v1~1payment~1payouts~1process/post/description", "Creates a payout in status `processing`; it ends in `success` or `failed`"},
+			},
+			Silence: "The document sets no time for either. Draw keeps them short so that a run takes seconds."},
+		{Name: DimEventOrder,
+			Varies: "whether a payment's final event arrives before its payment.processing (its first attempt held back past the prompt, deliveries independent of each other)",
+			Allowed: []Citation{
+				{"#/tags/6/description", "Webhook deliveries the service sends; one per status change."},
+				atLeastOnce,
+			},
+			Silence: "The document promises one event per status change and says nothing of their order."},
+		{Name: DimDuplicates,
+			Varies: "whether about half the events are delivered a second time, with the same webhook-id, after the receiver acknowledged the first (an acknowledgement lost on its way back)",
+			Allowed: []Citation{
+				atLeastOnce,
+				{"#/webhooks/payment.processing/post/parameters/0/description", "The event's `id`; the same on every retry of the delivery. Deduplicate on it."},
+			}},
+		{Name: DimRetrySchedule,
+			Varies: "the waits between webhook attempts: the first from 20 ms to 400 ms, doubling, 2 to 6 retries",
+			Allowed: []Citation{
+				{"#/webhooks/payout.success/post/responses/5XX/description", "Not acknowledged; the delivery is retried with exponential back-off."},
+				{"#/tags/6/description", "the delivery is retried with a fresh `webhook-timestamp` and the same `webhook-id`."},
+			},
+			Silence: "The document gives neither the first wait nor the number of attempts. Draw retries at least twice, the fewest that are a back-off at all."},
+		{Name: DimKeyInUse,
+			Varies: "what a request gets while an earlier one with the same merchant and Idempotency-Key is still running: it waits and gets the replay (the sandbox), or 409 idempotency_key_in_use at once",
+			Allowed: []Citation{
+				{"#/components/parameters/IdempotencyKey/description", "a retry while the first request is still running waits for it and replays its response, or is rejected with `409` (code 4001, retry shortly)."},
+			}},
+		{Name: DimResponseHeaders,
+			Varies: "headers of responses: extra X-Request-Id, Server and Cache-Control; `application/json; charset=utf-8`; `Connection: close`; `Idempotent-Replayed: false` on the first answer to a POST",
+			Allowed: []Citation{
+				{"#/components/headers/IdempotentReplayed/description", "`true` when this response is a replay of an earlier request with the same `Idempotency-Key`."},
+				{"#/components/headers/IdempotentReplayed/schema/type", "boolean"},
+				{"#/paths/~1v1~1payment~1payouts~1process/post/responses/201/content", "application/json"},
+			},
+			Silence: "The document lists the headers it requires of each response and none that it forbids: HTTP (RFC 9110) lets a server send others, and close a connection after any response; a media type's parameters (charset) do not make it another media type."},
+		{Name: DimWebhookHeaders,
+			Varies: "headers of webhook deliveries: extra X-Request-Id and X-Malipo-Attempt, another User-Agent; `application/json; charset=utf-8`",
+			Allowed: []Citation{
+				{"#/info/description", "Deliveries follow Standard Webhooks (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`)."},
+				{"#/webhooks/payment.processing/post/requestBody/content", "application/json"},
+			},
+			Silence: "The document names the headers a delivery must carry and forbids none; Standard Webhooks signs the id, timestamp and body only, so other headers change nothing a receiver verifies."},
+		{Name: DimJSON,
+			Varies: "the text of JSON bodies, responses and webhooks alike: object members as the sandbox orders them, sorted, reversed or shuffled (fixed per seed); one line or indented; spaces after colons; `/` as `\\/`; non-ASCII and <>& as \\u escapes; a trailing newline. Numbers keep their text exactly",
+			Allowed: []Citation{
+				{"#/info/description", "Every JSON response has the shape `{status, code, message, data}`."},
+				{"#/components/schemas/Event/properties/payload/description", "The webhook body exactly as delivered"},
+			},
+			Silence: "JSON (RFC 8259) gives member order and white space no meaning and lets any character of a string be escaped; the document adds no rule about the text. The event log's payload is the delivered body as a JSON value, so it is written in the same style."},
+		{Name: DimTimestamps,
+			Varies: "date-times in responses, webhooks and the event log: 0, 3, 6 or 9 digits of the second's fraction (the same instants, truncated), UTC as Z or +00:00; the event log's created_after and created_before are read back on the same grid",
+			Allowed: []Citation{
+				{"#/components/schemas/Timestamp/description", "An RFC 3339 date-time in UTC."},
+				{"#/components/schemas/Timestamp/format", "date-time"},
+			},
+			Silence: "RFC 3339 allows a fraction of any length and writes UTC as Z or +00:00."},
+		{Name: DimWebhookEndpoints,
+			Varies: "whether the webhook-endpoint extension is there; without it its paths answer 404 not_found before anything else",
+			Allowed: []Citation{
+				{"#/tags/4/description", "An implementation without this extension answers `404` on these paths."},
+				{"#/tags/4/x-malipo-extension", "true"},
+			}},
+		{Name: DimEventLogExtension,
+			Varies: "whether the event-log extension is there; without it its paths answer 404 not_found before anything else",
+			Allowed: []Citation{
+				{"#/tags/5/description", "An implementation without this extension answers `404` on these paths."},
+				{"#/tags/5/x-malipo-extension", "true"},
+			}},
+	}
+}

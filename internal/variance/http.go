@@ -1,0 +1,408 @@
+package variance
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+)
+
+// state is one variant sandbox's: the ids it translated, the requests it has running, and what it
+// read from the document. Options makes one per sandbox.
+type state struct {
+	v      Variant
+	ids    *translator
+	fields fields
+	// absent are the path templates of the extensions the variant leaves out.
+	absent [][]string
+
+	mu       sync.Mutex
+	inFlight map[string]bool // merchant public key and Idempotency-Key of the POSTs running
+}
+
+func newState(v Variant) *state {
+	f, err := documentFields()
+	if err != nil {
+		// The embedded document has these fields (TestDocumentFields); only a broken build lacks them.
+		panic(err)
+	}
+	st := &state{v: v, ids: newTranslator(v), fields: f, inFlight: map[string]bool{}}
+	st.absent, err = absentTemplates(v)
+	if err != nil {
+		panic(err)
+	}
+	return st
+}
+
+// absentTemplates returns the path templates, split at "/", of the operations of each extension the
+// variant leaves out. An extension is the set of operations of one tag that the document marks
+// x-malipo-extension; the webhook-endpoint extension is the tag of createWebhookEndpoint, the event
+// log that of listEvents.
+func absentTemplates(v Variant) ([][]string, error) {
+	spec, err := openapi.Default()
+	if err != nil {
+		return nil, fmt.Errorf("variance: load the embedded document: %w", err)
+	}
+	tagOf := map[string]string{}
+	for _, op := range spec.Operations() {
+		if len(op.Op.Tags) > 0 {
+			tagOf[op.ID] = op.Op.Tags[0]
+		}
+	}
+	leftOut := map[string]bool{}
+	if !v.WebhookEndpoints {
+		leftOut[tagOf[api.OpCreateWebhookEndpoint().ID]] = true
+	}
+	if !v.EventLog {
+		leftOut[tagOf[api.OpListEvents().ID]] = true
+	}
+	var out [][]string
+	for _, op := range api.Operations() {
+		if op.Extension && leftOut[tagOf[op.ID]] {
+			out = append(out, strings.Split(op.Path, "/"))
+		}
+	}
+	return out, nil
+}
+
+// middleware is the variant's HTTP layer: it reads requests in the sandbox's terms, answers for the
+// extensions left out and for keys in use, and writes responses in the variant's.
+func (st *state) middleware(s *sandbox.Server, next http.Handler) http.Handler {
+	for _, c := range s.Countries() {
+		st.ids.addReference(c.ID, kindCountry, c.CountryCode)
+		for _, b := range s.Banks(c.CountryCode) {
+			st.ids.addReference(b.ID, kindBank, bankCode(b))
+		}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		st.translateRequest(r)
+		c := st.answer(next, r)
+		st.rewriteResponse(r, c)
+		c.send(w)
+	})
+}
+
+// bankCode names a bank by its country and the last part of its sandbox id: `ZM.ZANACO`.
+func bankCode(b sandbox.Bank) string {
+	name := b.ID[strings.LastIndexByte(b.ID, '_')+1:]
+	return b.CountryCode + "." + strings.ToUpper(name)
+}
+
+// answer is the response to a translated request: 404 on an extension left out, 409 for a key in use,
+// else the sandbox's.
+func (st *state) answer(next http.Handler, r *http.Request) *captured {
+	if st.leftOut(r.URL.Path) {
+		return errorResponse(api.CodeNotFound, fmt.Sprintf("No operation exists at %s %s; this service does not have the extension.", r.Method, r.URL.Path), nil)
+	}
+	release, busy := st.claim(r)
+	if busy {
+		return errorResponse(api.CodeIdempotencyKeyInUse, "The first request with this Idempotency-Key is still running; retry in a moment with the same key and body.",
+			[]api.FieldError{{Field: "header.idempotency-key", Reason: "first request still running"}})
+	}
+	defer release() // also when the sandbox drops the connection (a panic with http.ErrAbortHandler)
+	return capture(next, r)
+}
+
+// leftOut reports whether path is one of an extension the variant leaves out.
+func (st *state) leftOut(path string) bool {
+	segs := strings.Split(path, "/")
+	for _, tmpl := range st.absent {
+		if matches(tmpl, segs) {
+			return true
+		}
+	}
+	return false
+}
+
+func matches(tmpl, segs []string) bool {
+	if len(tmpl) != len(segs) {
+		return false
+	}
+	for i, t := range tmpl {
+		if !strings.HasPrefix(t, "{") && t != segs[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// claim marks a POST's Idempotency-Key as running for its merchant, or reports that it already is.
+// Only a variant with KeyInUse claims; the sandbox itself makes such a retry wait.
+func (st *state) claim(r *http.Request) (release func(), busy bool) {
+	key := r.Header.Get(api.HeaderIdempotencyKey)
+	if !st.v.KeyInUse || r.Method != http.MethodPost || key == "" {
+		return func() {}, false
+	}
+	scoped := strings.TrimSpace(r.Header.Get(api.HeaderPublicKey)) + "\x00" + key
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.inFlight[scoped] {
+		return nil, true
+	}
+	st.inFlight[scoped] = true
+	return func() {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		delete(st.inFlight, scoped)
+	}, false
+}
+
+// translateRequest puts the sandbox's ids, cursors and times where the client sent the variant's:
+// path segments, query values and the strings of a JSON body. What the variant never gave out is left
+// as it is, so that an unknown id stays unknown.
+func (st *state) translateRequest(r *http.Request) {
+	segs := strings.Split(r.URL.Path, "/")
+	changed := false
+	for i, seg := range segs {
+		if id, ok := st.ids.in(seg); ok {
+			segs[i], changed = id, true
+		}
+	}
+	if changed {
+		r.URL.Path, r.URL.RawPath = strings.Join(segs, "/"), ""
+	}
+	if r.URL.RawQuery != "" {
+		q, changed := r.URL.Query(), false
+		for name, values := range q {
+			for i, value := range values {
+				if id, ok := st.ids.in(value); ok {
+					values[i], changed = id, true
+				} else if t, ok := st.timeIn(value); ok && st.fields.timeParams[name] {
+					values[i], changed = t, true
+				}
+			}
+		}
+		if changed {
+			r.URL.RawQuery = q.Encode()
+		}
+	}
+	st.translateBody(r)
+}
+
+// translateBody rewrites the ids of a JSON request body. A body that is too large for the sandbox, or
+// not JSON, reaches it unchanged, so that it answers 413 or 400 as it would.
+func (st *state) translateBody(r *http.Request) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, sandbox.MaxBodyBytes+1))
+	if err != nil || len(body) > sandbox.MaxBodyBytes {
+		r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+		return
+	}
+	restore := func(b []byte) {
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		r.ContentLength = int64(len(b))
+		if r.Header.Get("Content-Length") != "" {
+			r.Header.Set("Content-Length", strconv.Itoa(len(b)))
+		}
+	}
+	v, err := parseJSON(body)
+	if err != nil {
+		restore(body)
+		return
+	}
+	changed := false
+	v.rewriteStrings("", func(_, s string) (string, bool) {
+		id, ok := st.ids.in(s)
+		changed = changed || ok
+		return id, ok
+	})
+	if !changed {
+		restore(body)
+		return
+	}
+	restore((&encoder{}).encode(v))
+}
+
+// readCloser reads from one reader and closes another.
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// timeIn reads a date-time the client sent (a query's created_after) on the variant's grid: the
+// earliest instant the variant writes as that text or later, so that "at or after" and "before" mean
+// to the sandbox what they mean to the client.
+func (st *state) timeIn(s string) (string, bool) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return "", false
+	}
+	t = t.UTC()
+	grid := st.grid()
+	if c := t.Truncate(grid); !c.Equal(t) {
+		t = c.Add(grid)
+	}
+	return t.Format(time.RFC3339Nano), true
+}
+
+// grid is the smallest step of the variant's date-times.
+func (st *state) grid() time.Duration {
+	g := time.Second
+	for range st.v.Time.Digits {
+		g /= 10
+	}
+	return g
+}
+
+// timeOut writes a date-time as the variant does: truncated to its digits, every digit written.
+func (st *state) timeOut(s string) (string, bool) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return "", false
+	}
+	t = t.UTC().Truncate(st.grid())
+	layout := "2006-01-02T15:04:05"
+	if st.v.Time.Digits > 0 {
+		layout += "." + strings.Repeat("0", st.v.Time.Digits)
+	}
+	if st.v.Time.NumericOffset {
+		return t.Format(layout) + "+00:00", true
+	}
+	return t.Format(layout) + "Z", true
+}
+
+// textMembers hold text for people that may name objects: an error's message and reasons, a
+// delivery attempt's error.
+var textMembers = map[string]bool{"message": true, "reason": true, "error": true}
+
+// outString is how the variant writes one string of a response or webhook body.
+func (st *state) outString(member, s string) (string, bool) {
+	switch {
+	case st.fields.ids[member]:
+		return st.ids.out(s), true
+	case member == cursorProperty:
+		return st.ids.outCursor(s), true
+	case st.fields.times[member]:
+		return st.timeOut(s)
+	case textMembers[member]:
+		return st.ids.outText(s), true
+	}
+	return "", false
+}
+
+// rewriteBody writes a JSON body as the variant does; anything else is returned as it is.
+func (st *state) rewriteBody(body []byte) []byte {
+	v, err := parseJSON(body)
+	if err != nil {
+		return body
+	}
+	v.rewriteStrings("", st.outString)
+	e := encoder{style: st.v.JSON, seed: st.v.Seed}
+	return e.encode(v)
+}
+
+// rewriteResponse writes a response as the variant does: its body, and the headers it adds.
+func (st *state) rewriteResponse(r *http.Request, c *captured) {
+	if len(c.body) > 0 && isJSON(c.header.Get("Content-Type")) {
+		c.body = st.rewriteBody(c.body)
+		if st.v.Response.Charset {
+			c.header.Set("Content-Type", "application/json; charset=utf-8")
+		}
+	}
+	h := st.v.Response
+	if h.Extra {
+		c.header.Set("X-Request-Id", requestID())
+		c.header.Set("Server", fmt.Sprintf("malipo-variant (seed %d)", st.v.Seed))
+		c.header.Set("Cache-Control", "no-store")
+	}
+	if h.ConnectionClose {
+		c.header.Set("Connection", "close")
+	}
+	if h.ReplayedFalse && r.Method == http.MethodPost && c.status < http.StatusMultipleChoices && c.header.Get(api.HeaderIdempotentReplayed) == "" {
+		c.header.Set(api.HeaderIdempotentReplayed, "false")
+	}
+}
+
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
+}
+
+func requestID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "req_" + hex.EncodeToString(b[:])
+}
+
+// errorResponse is the document's error envelope, with the HTTP status its table gives the code.
+func errorResponse(code api.ErrorCode, message string, errs []api.FieldError) *captured {
+	if errs == nil {
+		errs = []api.FieldError{}
+	}
+	body, err := json.Marshal(api.Error{Status: api.ErrorStatusError, Code: code, Message: message, Errors: errs})
+	if err != nil {
+		panic("variance: encode an error envelope: " + err.Error()) // plain strings and ints: cannot fail
+	}
+	return &captured{header: http.Header{"Content-Type": {"application/json"}}, status: code.HTTPStatus(), body: body}
+}
+
+// losesAck reports whether the variant loses the acknowledgement of an event's first attempt: about
+// half the events, the same ones for a seed.
+func (st *state) losesAck(eventID string) bool {
+	h := fnv.New64a()
+	_, _ = fmt.Fprintf(h, "%d\x00%s", st.v.Seed, eventID)
+	return h.Sum64()%2 == 0
+}
+
+// captured is a response the sandbox wrote, held back so that the variant can rewrite it.
+type captured struct {
+	header http.Header
+	status int
+	body   []byte
+}
+
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.WriteHeader(http.StatusOK)
+	return r.body.Write(b)
+}
+
+// capture runs next and keeps what it wrote.
+func capture(next http.Handler, r *http.Request) *captured {
+	rec := &recorder{header: http.Header{}}
+	next.ServeHTTP(rec, r)
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	return &captured{header: rec.header, status: rec.status, body: rec.body.Bytes()}
+}
+
+// send writes the response.
+func (c *captured) send(w http.ResponseWriter) {
+	for k, vs := range c.header {
+		w.Header()[k] = vs
+	}
+	if c.status != http.StatusNoContent && c.status != http.StatusNotModified {
+		w.Header().Set("Content-Length", strconv.Itoa(len(c.body)))
+	}
+	w.WriteHeader(c.status)
+	_, _ = w.Write(c.body)
+}

@@ -1,0 +1,337 @@
+// Package variance makes the sandbox differ from itself wherever openapi/malipo.yaml leaves a choice to
+// the implementation: the format of ids, how long settlement takes, the order and repetition of
+// webhook deliveries, the retry schedule, what a concurrent retry with the same Idempotency-Key gets,
+// extra headers, the JSON's key order and white space, how timestamps are written, and whether each
+// optional extension is there at all. It is the twin of package internal/faults: a fault breaks one
+// rule, so that the contract suite's self-test proves the suite notices; a variant breaks none, so that
+// the suite's variance test (TestSuiteAcceptsEveryAllowedVariant) proves the suite accepts every
+// implementation the document allows, not only the one it was written against. `malipo sandbox --vary
+// SEED` serves a variant, for the same self-test and for trying a client against an implementation
+// that is not the sandbox.
+//
+// Draw makes every choice for a seed, so that a failure names the seed that reproduces it. Dimensions
+// lists the choices with the document's own words that allow each; the package's tests hold those
+// words to the embedded document, so that the list cannot claim what the document does not say.
+//
+// Like the faults, a variant works only through the sandbox's seams (sandbox.Hooks and options): HTTP
+// middleware that translates ids, timestamps and cursors in both directions and re-encodes responses,
+// a hook on outgoing webhooks that does the same for deliveries and delays or repeats some, and the
+// sandbox's own options for timings, retries and delivery order. The handlers hold no variance code.
+package variance
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+)
+
+// Variant is every choice drawn for one seed. Its fields say what was drawn; Options applies it.
+type Variant struct {
+	Seed int64
+
+	// IDs is the format of each kind of object id the service makes; ReferenceIDs that of the
+	// countries' and banks' ids; Cursors that of the event log's cursors.
+	IDs          ObjectIDFormats
+	ReferenceIDs IDFormat
+	Cursors      CursorFormat
+
+	// Timings are the simulated network's delays: how long a push prompt and a payout take to settle.
+	Timings sandbox.Timings
+	// RetrySchedule is the exponential back-off between webhook attempts.
+	RetrySchedule []time.Duration
+	// FinalEventFirst delivers a payment's final event before its payment.processing: the first attempt
+	// of payment.processing is held back for ProcessingHeld, and deliveries are independent of each
+	// other (sandbox.WithIndependentDeliveries).
+	FinalEventFirst bool
+	ProcessingHeld  time.Duration
+	// LostAcks loses the acknowledgement of the first attempt of about half the events, which are then
+	// delivered again with the same webhook-id.
+	LostAcks bool
+	// KeyInUse answers a request whose Idempotency-Key is in use by a request still running with
+	// 409 (idempotency_key_in_use) at once, instead of waiting for the first and replaying its answer.
+	KeyInUse bool
+
+	Response ResponseHeaders
+	Webhook  WebhookHeaders
+	JSON     JSONStyle
+	Time     TimeStyle
+
+	// WebhookEndpoints and EventLog say whether each optional extension is there; without it its paths
+	// answer 404 (not_found), as for any path the service does not have.
+	WebhookEndpoints bool
+	EventLog         bool
+}
+
+// IDFormat is how a kind of id looks. Every format stays within the document's ObjectId: a letter or
+// digit, then letters, digits and `_.:-`, at most 128 characters.
+type IDFormat string
+
+// The id formats.
+const (
+	// IDAsSandbox keeps the sandbox's own ids (`po_` and 16 hex digits, `ctry_zm`).
+	IDAsSandbox IDFormat = "as-sandbox"
+	// IDUUID is a version-4 UUID in lower-case hex.
+	IDUUID IDFormat = "uuid"
+	// IDTagged is an upper-case tag, a colon, a year and a dot before base32: `PO:2026.7K3M…`.
+	IDTagged IDFormat = "tagged"
+	// IDLong is 128 characters, the longest ObjectId allows.
+	IDLong IDFormat = "long"
+	// IDNumeric is digits only: 19 for objects, 4 for reference data.
+	IDNumeric IDFormat = "numeric"
+	// IDMixedCase is 22 base62 characters, upper and lower case (ids are case-sensitive text).
+	IDMixedCase IDFormat = "mixed-case"
+	// IDCoded is reference data named by its codes: `country:ZM`, `ZM.ZANACO`.
+	IDCoded IDFormat = "coded"
+	// IDOutsidePattern is NOT allowed: ids that start and end with `~`, outside ObjectId's pattern.
+	// Draw never picks it; it is there so that a test can show that the suite fails such a variant.
+	IDOutsidePattern IDFormat = "outside-pattern"
+)
+
+// ObjectIDFormats is the id format of each kind of object.
+type ObjectIDFormats struct {
+	Payment, Payout, Endpoint, Event, DeliveryFailure IDFormat
+}
+
+// CursorFormat is how the event log's cursors look, within the document's `^[A-Za-z0-9_-]+$`.
+type CursorFormat string
+
+// The cursor formats.
+const (
+	CursorAsSandbox CursorFormat = "as-sandbox"
+	// CursorOpaque is 43 base64url characters.
+	CursorOpaque CursorFormat = "opaque"
+	// CursorLong is 128 characters, the longest the document allows.
+	CursorLong CursorFormat = "long"
+)
+
+// ResponseHeaders are the headers a variant adds to or changes on responses.
+type ResponseHeaders struct {
+	// Extra adds X-Request-Id, Server and Cache-Control.
+	Extra bool
+	// Charset sends JSON as `application/json; charset=utf-8`.
+	Charset bool
+	// ConnectionClose sends `Connection: close`, so that every request needs a new connection.
+	ConnectionClose bool
+	// ReplayedFalse sends `Idempotent-Replayed: false` on the first answer to a POST.
+	ReplayedFalse bool
+}
+
+// WebhookHeaders are the headers a variant adds to or changes on webhook deliveries.
+type WebhookHeaders struct {
+	// Extra adds X-Request-Id and X-Malipo-Attempt and another User-Agent.
+	Extra bool
+	// Charset sends deliveries as `application/json; charset=utf-8`.
+	Charset bool
+}
+
+// KeyOrder is the order of an object's members when a variant re-encodes JSON.
+type KeyOrder string
+
+// The key orders.
+const (
+	OrderAsSandbox KeyOrder = "as-sandbox"
+	OrderSorted    KeyOrder = "sorted"
+	OrderReversed  KeyOrder = "reversed"
+	// OrderShuffled sorts by a hash of the seed and the name: fixed for a seed, so that the same
+	// object is always encoded the same way (an idempotent replay is byte for byte the first answer).
+	OrderShuffled KeyOrder = "shuffled"
+)
+
+// JSONStyle is how a variant writes JSON: the same values, other text. Numbers keep their text exactly.
+type JSONStyle struct {
+	Order KeyOrder
+	// Indent is empty for one line, else the indent of each level.
+	Indent string
+	// SpaceAfterColon writes `"a": 1` instead of `"a":1` (and `, ` between members on one line).
+	SpaceAfterColon bool
+	// EscapeSlash writes `/` as `\/`, as PHP does.
+	EscapeSlash bool
+	// EscapeNonASCII writes every character outside ASCII, and <, > and &, as \u escapes.
+	EscapeNonASCII bool
+	// TrailingNewline ends the body with a line feed.
+	TrailingNewline bool
+}
+
+// TimeStyle is how a variant writes date-times: the same instants (truncated to Digits), other text.
+type TimeStyle struct {
+	// Digits is how many digits of the fraction of a second are written, always all of them.
+	Digits int
+	// NumericOffset writes UTC as +00:00 instead of Z.
+	NumericOffset bool
+}
+
+// Draw makes every choice the document leaves open for seed. The same seed always gives the same
+// variant.
+func Draw(seed int64) Variant {
+	r := rand.New(rand.NewPCG(uint64(seed), 0x6d616c69706f)) //nolint:gosec // reproducible draws, not secrets
+	v := Variant{Seed: seed}
+	objectFormats := []IDFormat{IDAsSandbox, IDUUID, IDTagged, IDLong, IDNumeric, IDMixedCase}
+	pick := func() IDFormat { return objectFormats[r.IntN(len(objectFormats))] }
+	v.IDs = ObjectIDFormats{Payment: pick(), Payout: pick(), Endpoint: pick(), Event: pick(), DeliveryFailure: pick()}
+	refFormats := []IDFormat{IDAsSandbox, IDUUID, IDCoded, IDNumeric, IDLong}
+	v.ReferenceIDs = refFormats[r.IntN(len(refFormats))]
+	v.Cursors = []CursorFormat{CursorAsSandbox, CursorOpaque, CursorLong}[r.IntN(3)]
+
+	v.Timings = sandbox.Timings{PromptDelay: logUniform(r, minDelay, maxDelay), PayoutDelay: logUniform(r, minDelay, maxDelay)}
+	first := logUniform(r, minFirstRetry, maxFirstRetry)
+	for i, n := 0, 2+r.IntN(5); i < n; i++ {
+		v.RetrySchedule = append(v.RetrySchedule, first<<i)
+	}
+	v.FinalEventFirst = r.IntN(2) == 0
+	if v.FinalEventFirst {
+		v.ProcessingHeld = v.Timings.PromptDelay + 100*time.Millisecond + time.Duration(r.IntN(200))*time.Millisecond
+	}
+	v.LostAcks = r.IntN(2) == 0
+	v.KeyInUse = r.IntN(2) == 0
+
+	v.Response = ResponseHeaders{Extra: r.IntN(2) == 0, Charset: r.IntN(2) == 0, ConnectionClose: r.IntN(3) == 0, ReplayedFalse: r.IntN(2) == 0}
+	v.Webhook = WebhookHeaders{Extra: r.IntN(2) == 0, Charset: r.IntN(2) == 0}
+	v.JSON = JSONStyle{
+		Order:           []KeyOrder{OrderAsSandbox, OrderSorted, OrderReversed, OrderShuffled}[r.IntN(4)],
+		Indent:          []string{"", "", "  ", "\t", "    "}[r.IntN(5)],
+		SpaceAfterColon: r.IntN(2) == 0,
+		EscapeSlash:     r.IntN(2) == 0,
+		EscapeNonASCII:  r.IntN(2) == 0,
+		TrailingNewline: r.IntN(2) == 0,
+	}
+	v.Time = TimeStyle{Digits: []int{0, 3, 6, 9}[r.IntN(4)], NumericOffset: r.IntN(2) == 0}
+	v.WebhookEndpoints = r.IntN(2) == 0
+	v.EventLog = r.IntN(2) == 0
+	return v
+}
+
+// The ranges Draw draws from. Settlement and retries are kept short, since the document sets no time
+// for either and a run of the suite should take seconds; the longest settlement is well within the
+// suite's default wait (20 s), the longest first retry well within the back-off a receiver expects.
+const (
+	minDelay      = 20 * time.Millisecond
+	maxDelay      = time.Second
+	minFirstRetry = 20 * time.Millisecond
+	maxFirstRetry = 400 * time.Millisecond
+)
+
+// logUniform draws a duration between lo and hi whose logarithm is uniform, so that short and long
+// ones are equally likely, rounded to the millisecond.
+func logUniform(r *rand.Rand, lo, hi time.Duration) time.Duration {
+	f := float64(lo) * math.Pow(float64(hi)/float64(lo), r.Float64())
+	return time.Duration(f).Round(time.Millisecond)
+}
+
+// Lines says what the variant drew, one line per dimension of Dimensions, in its order.
+func (v Variant) Lines() []string {
+	onOff := func(b bool, on, off string) string {
+		if b {
+			return on
+		}
+		return off
+	}
+	var headers []string
+	if v.Response.Extra {
+		headers = append(headers, "extra X-Request-Id, Server, Cache-Control")
+	}
+	if v.Response.Charset {
+		headers = append(headers, "Content-Type with charset=utf-8")
+	}
+	if v.Response.ConnectionClose {
+		headers = append(headers, "Connection: close")
+	}
+	if v.Response.ReplayedFalse {
+		headers = append(headers, "Idempotent-Replayed: false on first answers")
+	}
+	var hooks []string
+	if v.Webhook.Extra {
+		hooks = append(hooks, "extra X-Request-Id, X-Malipo-Attempt, another User-Agent")
+	}
+	if v.Webhook.Charset {
+		hooks = append(hooks, "Content-Type with charset=utf-8")
+	}
+	order := "an object's events in order"
+	if v.FinalEventFirst {
+		order = fmt.Sprintf("a payment's final event before payment.processing (held %s); deliveries independent", v.ProcessingHeld)
+	}
+	indent := "one line"
+	switch v.JSON.Indent {
+	case "":
+	case "\t":
+		indent = "indented by tabs"
+	default:
+		indent = fmt.Sprintf("indented by %d spaces", len(v.JSON.Indent))
+	}
+	jsonStyle := []string{"keys " + string(v.JSON.Order), indent}
+	if v.JSON.SpaceAfterColon {
+		jsonStyle = append(jsonStyle, "space after colon")
+	}
+	if v.JSON.EscapeSlash {
+		jsonStyle = append(jsonStyle, `/ as \/`)
+	}
+	if v.JSON.EscapeNonASCII {
+		jsonStyle = append(jsonStyle, `non-ASCII and <>& as \u escapes`)
+	}
+	if v.JSON.TrailingNewline {
+		jsonStyle = append(jsonStyle, "trailing newline")
+	}
+	timeStyle := fmt.Sprintf("%d fraction digits, UTC as %s", v.Time.Digits, onOff(v.Time.NumericOffset, "+00:00", "Z"))
+	values := map[string]string{
+		DimObjectIDs: fmt.Sprintf("payment %s, payout %s, webhook endpoint %s, event %s, delivery failure %s",
+			v.IDs.Payment, v.IDs.Payout, v.IDs.Endpoint, v.IDs.Event, v.IDs.DeliveryFailure),
+		DimReferenceIDs:      string(v.ReferenceIDs),
+		DimCursors:           string(v.Cursors),
+		DimSettlement:        fmt.Sprintf("push prompt %s, payout %s", v.Timings.PromptDelay, v.Timings.PayoutDelay),
+		DimEventOrder:        order,
+		DimDuplicates:        onOff(v.LostAcks, "about half the events delivered again after an acknowledgement is lost", "none"),
+		DimRetrySchedule:     durations(v.RetrySchedule),
+		DimKeyInUse:          onOff(v.KeyInUse, "409 idempotency_key_in_use at once", "waits for the first and replays it"),
+		DimResponseHeaders:   orNone(headers),
+		DimWebhookHeaders:    orNone(hooks),
+		DimJSON:              strings.Join(jsonStyle, ", "),
+		DimTimestamps:        timeStyle,
+		DimWebhookEndpoints:  onOff(v.WebhookEndpoints, "present", "absent (404)"),
+		DimEventLogExtension: onOff(v.EventLog, "present", "absent (404)"),
+	}
+	dims := Dimensions()
+	out := make([]string, len(dims))
+	for i, d := range dims {
+		out[i] = d.Name + ": " + values[d.Name]
+	}
+	return out
+}
+
+// String is Lines, one per line, after the seed.
+func (v Variant) String() string {
+	return fmt.Sprintf("variant of seed %d\n  %s", v.Seed, strings.Join(v.Lines(), "\n  "))
+}
+
+func orNone(parts []string) string {
+	if len(parts) == 0 {
+		return "as the sandbox"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func durations(ds []time.Duration) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = d.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Options returns the sandbox options that apply the variant. Give them to sandbox.New after the other
+// options, since they set the timings and the retry schedule; build them anew for every sandbox, since
+// they hold that sandbox's translations of ids.
+func (v Variant) Options() []sandbox.Option {
+	st := newState(v)
+	opts := []sandbox.Option{
+		sandbox.WithTimings(v.Timings),
+		sandbox.WithRetrySchedule(v.RetrySchedule),
+		sandbox.WithHooks(sandbox.Hooks{Middleware: st.middleware, Outgoing: st.outgoing}),
+	}
+	if v.FinalEventFirst {
+		opts = append(opts, sandbox.WithIndependentDeliveries())
+	}
+	return opts
+}

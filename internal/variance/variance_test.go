@@ -1,0 +1,292 @@
+package variance
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
+)
+
+// TestDimensionsCiteTheDocument holds every citation to the embedded document: the pointer resolves
+// and the quoted words are there. A dimension the document stops allowing fails here, not silently.
+func TestDimensionsCiteTheDocument(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	names := map[string]bool{}
+	for _, d := range Dimensions() {
+		assert.False(t, names[d.Name], "two dimensions are named %s", d.Name)
+		names[d.Name] = true
+		assert.NotEmpty(t, d.Varies, d.Name)
+		require.NotEmpty(t, d.Allowed, "dimension %s cites nothing of the document", d.Name)
+		for _, c := range d.Allowed {
+			assert.NoError(t, spec.Says(c.Pointer, c.Quote), "dimension %s", d.Name)
+		}
+	}
+}
+
+// TestCitationCheckCanFail shows that a misquote or a wrong pointer is caught.
+func TestCitationCheckCanFail(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	c := Dimensions()[0].Allowed[0]
+	require.NoError(t, spec.Says(c.Pointer, c.Quote))
+	assert.Error(t, spec.Says(c.Pointer, c.Quote+" Unless it is Tuesday."))
+	assert.Error(t, spec.Says(c.Pointer+"x", c.Quote))
+}
+
+// TestLinesFollowDimensions: a variant prints one line per dimension, in Dimensions' order, each with
+// what was drawn.
+func TestLinesFollowDimensions(t *testing.T) {
+	lines := Draw(7).Lines()
+	dims := Dimensions()
+	require.Len(t, lines, len(dims))
+	for i, d := range dims {
+		assert.True(t, strings.HasPrefix(lines[i], d.Name+": "), lines[i])
+		assert.Greater(t, len(lines[i]), len(d.Name)+2, "dimension %s printed without a value", d.Name)
+	}
+}
+
+// TestDrawCoversEveryDimensionBothWays: over the seeds the contract suite's variance test draws (1 to
+// 24), every dimension takes at least two values, so that no choice is left at the sandbox's.
+func TestDrawCoversEveryDimensionBothWays(t *testing.T) {
+	seen := map[string]map[string]bool{}
+	for seed := int64(1); seed <= 24; seed++ {
+		v := Draw(seed)
+		assert.Equal(t, v, Draw(seed), "a seed must always draw the same variant")
+		for _, line := range v.Lines() {
+			name, value, _ := strings.Cut(line, ": ")
+			if seen[name] == nil {
+				seen[name] = map[string]bool{}
+			}
+			seen[name][value] = true
+		}
+		assert.LessOrEqual(t, v.Timings.PromptDelay, maxDelay)
+		assert.GreaterOrEqual(t, v.Timings.PayoutDelay, minDelay)
+		require.GreaterOrEqual(t, len(v.RetrySchedule), 2)
+		for i := 1; i < len(v.RetrySchedule); i++ {
+			assert.Equal(t, 2*v.RetrySchedule[i-1], v.RetrySchedule[i], "exponential back-off")
+		}
+	}
+	for _, d := range Dimensions() {
+		assert.GreaterOrEqual(t, len(seen[d.Name]), 2, "dimension %s took one value over 24 seeds: %v", d.Name, seen[d.Name])
+	}
+}
+
+// TestDocumentFields: the members read from the document are the ones the API has.
+func TestDocumentFields(t *testing.T) {
+	f, err := documentFields()
+	require.NoError(t, err)
+	for _, id := range []string{"id", "paymentReference", "payout_id", "countryId", "bank_id", "object_id", "endpoint_id", "event_id", "existing_id"} {
+		assert.True(t, f.ids[id], "%s is an ObjectId in the document", id)
+	}
+	for _, at := range []string{"created_at", "updated_at", "previous_secret_expires_at", "started_at", "expires_at"} {
+		assert.True(t, f.times[at], "%s is a Timestamp in the document", at)
+	}
+	assert.True(t, f.timeParams["created_after"])
+	assert.True(t, f.timeParams["created_before"])
+	assert.False(t, f.ids["reference"], "a merchant reference is the merchant's, never translated")
+}
+
+// TestIDFormatsStayWithinObjectID: every format Draw picks gives ids within the document's ObjectId
+// (and cursors within EventCursor), distinct for distinct ids; the format Draw never picks does not.
+func TestIDFormatsStayWithinObjectID(t *testing.T) {
+	objectID := regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]*$`)
+	cursor := regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+	formats := []IDFormat{IDAsSandbox, IDUUID, IDTagged, IDLong, IDNumeric, IDMixedCase, IDCoded}
+	for _, f := range formats {
+		v := Variant{Seed: 3, IDs: ObjectIDFormats{f, f, f, f, f}, ReferenceIDs: f, Cursors: CursorLong}
+		tr := newTranslator(v)
+		tr.addReference("ctry_zm", kindCountry, "ZM")
+		tr.addReference("bank_zm_zanaco", kindBank, "ZM.ZANACO")
+		names := map[string]bool{}
+		for _, id := range []string{"pay_0123456789abcdef", "po_0123456789abcdef", "we_0123456789abcdef", "evt_0123456789abcdef",
+			"df_0123456789abcdef", "po_0123456789abcdee", "ctry_zm", "bank_zm_zanaco"} {
+			n := tr.out(id)
+			assert.Regexp(t, objectID, n, "format %s", f)
+			assert.LessOrEqual(t, len(n), 128, "format %s", f)
+			assert.False(t, names[n], "format %s named two ids %s", f, n)
+			names[n] = true
+			back, ok := tr.in(n)
+			if n != id {
+				assert.True(t, ok, "format %s: %s is not translated back", f, n)
+				assert.Equal(t, id, back)
+			}
+		}
+		c := tr.outCursor("c_1z")
+		assert.Regexp(t, cursor, c)
+		assert.Len(t, c, 128)
+	}
+	tr := newTranslator(Variant{IDs: ObjectIDFormats{Payout: IDOutsidePattern}})
+	assert.NotRegexp(t, objectID, tr.out("po_0123456789abcdef"))
+}
+
+// TestJSONKeepsNumbersAndValues: every style writes the same JSON value, numbers with their text
+// unchanged, and the styles really differ in text.
+func TestJSONKeepsNumbersAndValues(t *testing.T) {
+	in := []byte(`{"amount":2188118558.01,"big":999999999999.99,"exp":1e2,"zero":150.50,"s":"caf\u00e9 <b> & https://x.example/a","n":null,"t":true,"a":[1,{"z":0,"y":[]}],"o":{}}`)
+	texts := map[string]bool{}
+	for _, style := range []JSONStyle{{}, {Order: OrderSorted, Indent: "\t", EscapeSlash: true}, {Order: OrderReversed, SpaceAfterColon: true, EscapeNonASCII: true, TrailingNewline: true},
+		{Order: OrderShuffled, Indent: "  ", SpaceAfterColon: true}} {
+		v, err := parseJSON(in)
+		require.NoError(t, err)
+		out := (&encoder{style: style, seed: 5}).encode(v)
+		texts[string(out)] = true
+		for _, number := range []string{"2188118558.01", "999999999999.99", "1e2", "150.50"} {
+			assert.Contains(t, string(out), number, "number text changed in style %+v", style)
+		}
+		var a, b any
+		require.NoError(t, json.Unmarshal(in, &a))
+		require.NoError(t, json.Unmarshal(out, &b), "%s", out)
+		assert.Equal(t, a, b, "style %+v changed the value", style)
+	}
+	assert.Len(t, texts, 4)
+	_, err := parseJSON([]byte(`{"a":1} {"b":2}`))
+	assert.Error(t, err, "data after the value is not one JSON body")
+}
+
+// TestTimes: date-times are the same instants on the variant's grid, and a time sent back is read on
+// that grid.
+func TestTimes(t *testing.T) {
+	st := &state{v: Variant{Time: TimeStyle{Digits: 3, NumericOffset: true}}}
+	got, ok := st.timeOut("2026-11-21T10:15:00.123456789Z")
+	require.True(t, ok)
+	assert.Equal(t, "2026-11-21T10:15:00.123+00:00", got)
+	got, _ = st.timeOut("2026-11-21T10:15:00Z")
+	assert.Equal(t, "2026-11-21T10:15:00.000+00:00", got)
+	back, ok := st.timeIn("2026-11-21T10:15:00.123+00:00")
+	require.True(t, ok)
+	assert.Equal(t, "2026-11-21T10:15:00.123Z", back, "a time the variant wrote is read as itself")
+	back, _ = st.timeIn("2026-11-21T10:15:00.1231Z")
+	assert.Equal(t, "2026-11-21T10:15:00.124Z", back, "a finer time is the next instant the variant can write")
+	_, ok = st.timeOut("order-1042")
+	assert.False(t, ok)
+}
+
+// TestVariantSandbox serves a variant and reads it as a client does: every response valid against the
+// document, ids in the variant's formats and accepted back in paths and bodies, webhooks in the
+// variant's ids and signed, extensions left out answering 404.
+func TestVariantSandbox(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	v := Draw(4)
+	v.IDs = ObjectIDFormats{Payment: IDTagged, Payout: IDUUID, Endpoint: IDLong, Event: IDNumeric, DeliveryFailure: IDMixedCase}
+	v.ReferenceIDs, v.KeyInUse = IDCoded, true
+	v.Time = TimeStyle{Digits: 6, NumericOffset: true}
+	v.Response = ResponseHeaders{Extra: true, Charset: true, ReplayedFalse: true}
+	v.Webhook = WebhookHeaders{Extra: true, Charset: true}
+	v.JSON = JSONStyle{Order: OrderShuffled, Indent: "  ", EscapeSlash: true}
+	v.WebhookEndpoints, v.EventLog = false, true
+	v.Timings = sandbox.Timings{PromptDelay: 5 * time.Millisecond, PayoutDelay: 5 * time.Millisecond}
+
+	hooks := make(chan *http.Request, 4)
+	bodies := make(chan []byte, 4)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		hooks <- r
+		bodies <- b
+	}))
+	defer receiver.Close()
+	srv, err := sandbox.New(append([]sandbox.Option{sandbox.WithMerchant(sandbox.DefaultPublicKey, sandbox.DefaultSecretKey)}, v.Options()...)...)
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+
+	do := func(method, path string, body any) (*http.Response, map[string]any) {
+		t.Helper()
+		var rd io.Reader
+		if body != nil {
+			b, err := json.Marshal(body)
+			require.NoError(t, err)
+			rd = bytes.NewReader(b)
+		}
+		req, err := http.NewRequest(method, ts.URL+path, rd)
+		require.NoError(t, err)
+		req.Header.Set(api.HeaderPublicKey, sandbox.DefaultPublicKey)
+		req.Header.Set(api.HeaderSecretKey, sandbox.DefaultSecretKey)
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		raw, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
+		assert.Empty(t, spec.ValidateResponse(req, resp), "%s %s: %s", method, path, raw)
+		var env map[string]any
+		require.NoError(t, json.Unmarshal(raw, &env), "%s", raw)
+		return resp, env
+	}
+
+	resp, countries := do(http.MethodGet, api.OpListCountries().URL(), nil)
+	assert.Equal(t, "application/json; charset=utf-8", resp.Header.Get("Content-Type"))
+	assert.NotEmpty(t, resp.Header.Get("X-Request-Id"))
+	zambia := countries["data"].([]any)[0].(map[string]any)
+	assert.Equal(t, "country:ZM", zambia["id"])
+
+	_, banks := do(http.MethodGet, api.OpListBanks().URL()+"?country=ZM", nil)
+	bank := banks["data"].([]any)[0].(map[string]any)["id"].(string)
+	assert.Regexp(t, `^ZM\.[A-Z]+$`, bank)
+
+	resp, created := do(http.MethodPost, api.OpProcessPayout().URL(), map[string]any{"amount": 2500, "countryId": "country:ZM",
+		"transfer_to": "bank", "bank_id": bank, "account_number": "0000000001", "webhook_url": receiver.URL + "/hooks"})
+	require.Equal(t, http.StatusCreated, resp.StatusCode, "%v", created)
+	assert.Equal(t, "false", resp.Header.Get(api.HeaderIdempotentReplayed))
+	payout := created["data"].(map[string]any)
+	id := payout["payout_id"].(string)
+	assert.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, id)
+	assert.Equal(t, "country:ZM", payout["countryId"])
+	assert.Equal(t, bank, payout["bank_id"])
+	assert.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$`, payout["created_at"])
+
+	_, read := do(http.MethodGet, api.OpGetPayout().URL(id), nil)
+	assert.Equal(t, id, read["data"].(map[string]any)["payout_id"])
+
+	select {
+	case r := <-hooks:
+		body := <-bodies
+		assert.Empty(t, spec.ValidateWebhook(string(api.EventTypePayoutSuccess), r.Header, body), "%s", body)
+		assert.Equal(t, "application/json; charset=utf-8", r.Header.Get("Content-Type"))
+		assert.NotEmpty(t, r.Header.Get("X-Request-Id"))
+		var event struct {
+			ID   string `json:"id"`
+			Data struct {
+				Object map[string]any `json:"object"`
+			} `json:"data"`
+		}
+		require.NoError(t, json.Unmarshal(body, &event))
+		assert.Regexp(t, `^\d{19}$`, event.ID)
+		assert.Equal(t, event.ID, r.Header.Get(webhook.HeaderID))
+		assert.Equal(t, id, event.Data.Object["payout_id"])
+		assert.Equal(t, bank, event.Data.Object["bank_id"])
+		assert.Contains(t, string(body), `:\/\/`, "the style's escaped slashes")
+		secret, err := webhook.ParseSecret(webhook.MerchantSigningSecret(sandbox.DefaultSecretKey))
+		require.NoError(t, err)
+		assert.NoError(t, webhook.Verifier{Secrets: []webhook.Secret{secret}}.Verify(r.Header, body))
+
+		_, got := do(http.MethodGet, api.OpGetEvent().URL(event.ID), nil)
+		assert.Equal(t, event.ID, got["data"].(map[string]any)["id"])
+		_, list := do(http.MethodGet, api.OpListEvents().URL()+"?object_id="+id, nil)
+		assert.Len(t, list["data"].(map[string]any)["items"], 1)
+	case <-time.After(5 * time.Second):
+		t.Fatal("no webhook for the payout")
+	}
+
+	resp, absent := do(http.MethodGet, api.OpListWebhookEndpoints().URL(), nil)
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+	assert.EqualValues(t, api.CodeNotFound, absent["code"])
+	resp, _ = do(http.MethodGet, api.OpGetPayout().URL("po_0123456789abcdef"), nil)
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "an id the variant never gave out stays unknown")
+}
