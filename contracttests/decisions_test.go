@@ -1,0 +1,118 @@
+package contracttests_test
+
+import (
+	"context"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+)
+
+// Each test here is a row of the false alarms an independent implementation met (issue 23): a choice
+// the document leaves open, made differently from the reference sandbox, that the suite used to fail.
+// Each runs the checks concerned against a sandbox that makes that choice, through the sandbox's seams.
+
+// Events of one object may arrive in any order: a payment's final event before its payment.processing.
+func TestStateChecksAcceptEventsInAnyOrder(t *testing.T) {
+	hold := sandbox.Hooks{Outgoing: func(o *sandbox.Outgoing) {
+		if o.EventType == api.EventTypePaymentProcessing && o.Number == 1 {
+			o.Delay = 300 * time.Millisecond
+		}
+	}}
+	results := runWith(t, nil, `^state\.payment\.(success|declined_transaction)\.`, sandbox.WithIndependentDeliveries(), sandbox.WithHooks(hold))
+	require.Len(t, results, 2)
+	for id, r := range results {
+		assert.Equal(t, contracttests.Passed, r.Outcome, "%s: %v", id, outcomes(results)[id])
+	}
+}
+
+// The control: the same run with payment.processing never sent fails, naming the missing event.
+func TestStateChecksStillNeedEveryEvent(t *testing.T) {
+	drop := sandbox.Hooks{Outgoing: func(o *sandbox.Outgoing) {
+		if o.EventType == api.EventTypePaymentProcessing {
+			o.Drop = true
+		}
+	}}
+	results := runWithWait(t, 2*time.Second, `^state\.payment\.success\.`, sandbox.WithHooks(drop))
+	require.Len(t, results, 1)
+	for _, r := range results {
+		require.Equal(t, contracttests.Failed, r.Outcome)
+		assert.Contains(t, outcomes(results)[r.ID], "waiting for payment.processing and payment.success webhooks; last seen: payment.success(")
+	}
+}
+
+// A retry schedule like Svix's (seconds, then minutes) is within the document's bound on the first
+// retry; a run whose --wait ends before that bound says the retry was not observable, with the --wait
+// that would observe it, and a longer wait sees it.
+func TestRetryChecksFollowTheDocumentsBound(t *testing.T) {
+	svixLike := sandbox.WithRetrySchedule([]time.Duration{1500 * time.Millisecond, 5 * time.Minute, 30 * time.Minute})
+
+	short := runWithWait(t, time.Second, `^webhooks\.retry-after-500$`, svixLike)
+	r := short["webhooks.retry-after-500"]
+	require.Equal(t, contracttests.Skipped, r.Outcome, "%v", outcomes(short))
+	assert.Contains(t, r.SkipReason, "not observable within --wait 1s")
+	assert.Contains(t, r.SkipReason, "--wait 1m")
+
+	long := runWithWait(t, 4*time.Second, `^webhooks\.retry-after-500$`, svixLike)
+	assert.Equal(t, contracttests.Passed, long["webhooks.retry-after-500"].Outcome, "%v", outcomes(long))
+}
+
+// webhooks.all-types-observed judges the target only by the checks the run selected: under a --run
+// that creates no payout, no payout event is missing.
+func TestAllTypesObservedSkipsWhatTheRunDidNotSelect(t *testing.T) {
+	results := runWith(t, nil, `^(state\.payment\.success\..*|webhooks\.all-types-observed)$`)
+	r := results["webhooks.all-types-observed"]
+	require.Equal(t, contracttests.Skipped, r.Outcome, "%v", outcomes(results))
+	assert.Contains(t, r.SkipReason, "payout.success")
+	assert.Contains(t, r.SkipReason, "not selected")
+	assert.False(t, strings.Contains(r.SkipReason, "payment.success"), "payment.success was observed: %s", r.SkipReason)
+}
+
+// A payment's country and currency are constrained by their patterns only (PaymentInitRequest): no
+// check asserts that they must be reference data, and the sandbox accepts a country it does not list.
+func TestPaymentCountryIsNotReferenceData(t *testing.T) {
+	checks, err := contracttests.All()
+	require.NoError(t, err)
+	for _, c := range checks {
+		assert.NotEqual(t, "negative.initializePayment.unknown-country", c.ID, "the document does not say a payment's country must be reference data")
+	}
+	cfg, stop, err := contracttests.StartEmbeddedWith()
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, stop()) })
+	body := `{"currency":"XXX","country":"QQ","narration":"x","method":"mobilemoney","amount":1,"webhook_url":"https://merchant.example.org/h"}`
+	req, err := http.NewRequest(http.MethodPost, cfg.BaseURL+api.OpInitializePayment().URL(), strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(api.HeaderPublicKey, cfg.Keys.Public)
+	req.Header.Set(api.HeaderSecretKey, cfg.Keys.Secret)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer func() { _ = resp.Body.Close() }()
+	assert.Equal(t, http.StatusCreated, resp.StatusCode)
+}
+
+// runWithWait is runWith with the run's --wait set.
+func runWithWait(t *testing.T, wait time.Duration, run string, opts ...sandbox.Option) map[string]contracttests.Result {
+	t.Helper()
+	cfg, stop, err := contracttests.StartEmbeddedWith(opts...)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, stop()) })
+	checks, err := contracttests.All()
+	require.NoError(t, err)
+	cfg.EventuallyTimeout, cfg.Run = wait, regexp.MustCompile(run)
+	sum, err := contracttests.Run(context.Background(), cfg, checks)
+	require.NoError(t, err)
+	results := map[string]contracttests.Result{}
+	for _, r := range sum.Results {
+		results[r.ID] = r
+	}
+	return results
+}
