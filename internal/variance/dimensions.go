@@ -16,6 +16,11 @@ const (
 	DimTimestamps        = "timestamps"
 	DimWebhookEndpoints  = "webhook-endpoints-extension"
 	DimEventLogExtension = "event-log-extension"
+	DimGeneratedRefs     = "generated-references"
+	DimHumanText         = "human-text"
+	DimErrorOrder        = "error-order"
+	DimListOrder         = "reference-data-order"
+	DimEventFields       = "event-fields"
 )
 
 // Citation is words of openapi/malipo.yaml: where they are, as a JSON pointer into the document, and
@@ -51,7 +56,7 @@ func Dimensions() []Dimension {
 				{"#/components/schemas/ObjectId/maxLength", "128"},
 			}},
 		{Name: DimReferenceIDs,
-			Varies: "the ids of countries and banks (as the sandbox, UUID, `country:ZM` and `ZM.ZANACO`, 4 digits, 128 characters), also as a payout's countryId and bank_id and inside webhooks",
+			Varies: "the ids of countries and banks (as the sandbox, UUID, `country:ZM` and `ZM.ZANACO`, 5 digits, 128 characters), also as a payout's countryId and bank_id and inside webhooks",
 			Allowed: []Citation{
 				{"#/components/schemas/Country/properties/id/$ref", "#/components/schemas/ObjectId"},
 				{"#/components/schemas/Bank/properties/id/$ref", "#/components/schemas/ObjectId"},
@@ -73,10 +78,9 @@ func Dimensions() []Dimension {
 		{Name: DimEventOrder,
 			Varies: "whether a payment's final event arrives before its payment.processing (its first attempt held back past the prompt, deliveries independent of each other)",
 			Allowed: []Citation{
+				{"#/tags/6/description", "No order of delivery is promised. Each event is delivered on its own, at least once, and a retried delivery can arrive after a later event of the same object."},
 				{"#/tags/6/description", "Webhook deliveries the service sends; one per status change."},
-				atLeastOnce,
-			},
-			Silence: "The document promises one event per status change and says nothing of their order."},
+			}},
 		{Name: DimDuplicates,
 			Varies: "whether about half the events are delivered a second time, with the same webhook-id, after the receiver acknowledged the first (an acknowledgement lost on its way back)",
 			Allowed: []Citation{
@@ -86,23 +90,25 @@ func Dimensions() []Dimension {
 		{Name: DimRetrySchedule,
 			Varies: "the waits between webhook attempts: the first from 20 ms to 400 ms, doubling, 2 to 6 retries",
 			Allowed: []Citation{
+				{"#/tags/6/description", "Retries back off exponentially. The first retry is sent no later than the number of seconds in `x-malipo-first-retry-within-seconds` (60) after the failed attempt ended; later retries may wait longer."},
+				{"#/tags/6/x-malipo-first-retry-within-seconds", "60"},
 				{"#/webhooks/payout.success/post/responses/5XX/description", "Not acknowledged; the delivery is retried with exponential back-off."},
-				{"#/tags/6/description", "the delivery is retried with a fresh `webhook-timestamp` and the same `webhook-id`."},
 			},
-			Silence: "The document gives neither the first wait nor the number of attempts. Draw retries at least twice, the fewest that are a back-off at all."},
+			Silence: "The document bounds the first wait and gives no number of attempts. Draw retries at least twice, the fewest that are a back-off at all."},
 		{Name: DimKeyInUse,
 			Varies: "what a request gets while an earlier one with the same merchant and Idempotency-Key is still running: it waits and gets the replay (the sandbox), or 409 idempotency_key_in_use at once",
 			Allowed: []Citation{
 				{"#/components/parameters/IdempotencyKey/description", "a retry while the first request is still running waits for it and replays its response, or is rejected with `409` (code 4001, retry shortly)."},
 			}},
 		{Name: DimResponseHeaders,
-			Varies: "headers of responses: extra X-Request-Id, Server and Cache-Control; `application/json; charset=utf-8`; `Connection: close`; `Idempotent-Replayed: false` on the first answer to a POST",
+			Varies: "headers of responses: extra X-Request-Id, Server and Cache-Control; `application/json; charset=utf-8`; `Connection: close`; `Idempotent-Replayed: false` on the first answer to a POST; a 405's Allow in another order",
 			Allowed: []Citation{
 				{"#/components/headers/IdempotentReplayed/description", "`true` when this response is a replay of an earlier request with the same `Idempotency-Key`."},
 				{"#/components/headers/IdempotentReplayed/schema/type", "boolean"},
 				{"#/paths/~1v1~1payment~1payouts~1process/post/responses/201/content", "application/json"},
+				{"#/info/description", "a documented path with another method answers `405` (code 3001) with an `Allow` header."},
 			},
-			Silence: "The document lists the headers it requires of each response and none that it forbids: HTTP (RFC 9110) lets a server send others, and close a connection after any response; a media type's parameters (charset) do not make it another media type."},
+			Silence: "The document lists the headers it requires of each response and none that it forbids: HTTP (RFC 9110) lets a server send others, close a connection after any response, and list Allow's methods in any order; a media type's parameters (charset) do not make it another media type."},
 		{Name: DimWebhookHeaders,
 			Varies: "headers of webhook deliveries: extra X-Request-Id and X-Malipo-Attempt, another User-Agent; `application/json; charset=utf-8`",
 			Allowed: []Citation{
@@ -135,6 +141,38 @@ func Dimensions() []Dimension {
 			Allowed: []Citation{
 				{"#/tags/5/description", "An implementation without this extension answers `404` on these paths."},
 				{"#/tags/5/x-malipo-extension", "true"},
+			}},
+		{Name: DimGeneratedRefs,
+			Varies: "the merchant reference the service generates for a payment initialized without one (as the sandbox, UUID, tagged, 64 characters, digits, mixed case), translated back where the client sends it",
+			Allowed: []Citation{
+				{"#/paths/~1v1~1payment~1init/post/description", "When `reference` is omitted the service generates one and returns it"},
+				{"#/components/schemas/MerchantReference/pattern", "^[A-Za-z0-9][A-Za-z0-9_.:-]*$"},
+				{"#/components/schemas/MerchantReference/maxLength", "64"},
+			}},
+		{Name: DimHumanText,
+			Varies: "the words of every envelope's message and every field error's reason",
+			Allowed: []Citation{
+				{"#/components/schemas/PayoutResponse/properties/message/description", "What happened, for people."},
+				{"#/components/schemas/Error/properties/message/description", "What went wrong and what to do, for people."},
+				{"#/components/schemas/FieldError/properties/reason/description", "What is wrong with it."},
+			}},
+		{Name: DimErrorOrder,
+			Varies: "the order of an error's field errors (reversed)",
+			Allowed: []Citation{
+				{"#/components/schemas/Error/properties/errors/description", "Every offending field; empty when the error is not about a field."},
+			},
+			Silence: "The document gives the field errors no order."},
+		{Name: DimListOrder,
+			Varies: "the order of the countries and of a country's banks (reversed)",
+			Allowed: []Citation{
+				{"#/paths/~1v1~1countries/get/responses/200/description", "Every supported country."},
+				{"#/paths/~1v1~1payment~1banks/get/responses/200/description", "The country's banks."},
+			},
+			Silence: "The document orders webhook endpoints (oldest first) and events (newest first), and gives countries and banks no order."},
+		{Name: DimEventFields,
+			Varies: "fields the document does not declare, in every event (livemode, api_version) and in its object (channel), in deliveries and in the event log's payload alike",
+			Allowed: []Citation{
+				{"#/tags/6/description", "Events change only by addition: new fields can appear in any event and in its object"},
 			}},
 	}
 }

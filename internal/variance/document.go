@@ -18,6 +18,9 @@ const (
 	objectIDSchema  = "#/components/schemas/ObjectId"
 	timestampSchema = "#/components/schemas/Timestamp"
 	cursorProperty  = "next_cursor"
+	// referenceProperty is the merchant reference of a payment or payout (MerchantReference): the
+	// merchant's own text, except when the service generated it.
+	referenceProperty = "reference"
 )
 
 // fields are the names read from the document.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,11 +89,35 @@ func (st *state) middleware(s *sandbox.Server, next http.Handler) http.Handler {
 		}
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st.translateRequest(r)
+		body := st.translateRequest(r)
 		c := st.answer(next, r)
+		if generatesReference(r, body) && c.status == http.StatusCreated {
+			st.learnGeneratedReference(c.body)
+		}
 		st.rewriteResponse(r, c)
 		c.send(w)
 	})
+}
+
+// generatesReference reports whether a request initializes a payment without a merchant reference, so
+// that the service generates one.
+func generatesReference(r *http.Request, body *jsonValue) bool {
+	op := api.OpInitializePayment()
+	return r.Method == op.Method && matches(strings.Split(op.Path, "/"), strings.Split(r.URL.Path, "/")) &&
+		body != nil && body.kind == jsonObject && body.member("reference") == nil
+}
+
+// learnGeneratedReference makes the reference of a created payment, as the sandbox answered, one the
+// variant names.
+func (st *state) learnGeneratedReference(sandboxBody []byte) {
+	var env struct {
+		Data struct {
+			Reference string `json:"reference"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(sandboxBody, &env) == nil && env.Data.Reference != "" {
+		st.ids.addGenerated(env.Data.Reference)
+	}
 }
 
 // bankCode names a bank by its country and the last part of its sandbox id: `ZM.ZANACO`.
@@ -162,8 +187,8 @@ func (st *state) claim(r *http.Request) (release func(), busy bool) {
 
 // translateRequest puts the sandbox's ids, cursors and times where the client sent the variant's:
 // path segments, query values and the strings of a JSON body. What the variant never gave out is left
-// as it is, so that an unknown id stays unknown.
-func (st *state) translateRequest(r *http.Request) {
+// as it is, so that an unknown id stays unknown. It returns the body as sent, when it is JSON.
+func (st *state) translateRequest(r *http.Request) *jsonValue {
 	segs := strings.Split(r.URL.Path, "/")
 	changed := false
 	for i, seg := range segs {
@@ -189,19 +214,20 @@ func (st *state) translateRequest(r *http.Request) {
 			r.URL.RawQuery = q.Encode()
 		}
 	}
-	st.translateBody(r)
+	return st.translateBody(r)
 }
 
-// translateBody rewrites the ids of a JSON request body. A body that is too large for the sandbox, or
-// not JSON, reaches it unchanged, so that it answers 413 or 400 as it would.
-func (st *state) translateBody(r *http.Request) {
+// translateBody rewrites the ids of a JSON request body and returns the body as sent (nil when it is
+// not JSON). A body that is too large for the sandbox, or not JSON, reaches it unchanged, so that it
+// answers 413 or 400 as it would.
+func (st *state) translateBody(r *http.Request) *jsonValue {
 	if r.Body == nil || r.Body == http.NoBody {
-		return
+		return nil
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, sandbox.MaxBodyBytes+1))
 	if err != nil || len(body) > sandbox.MaxBodyBytes {
 		r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
-		return
+		return nil
 	}
 	restore := func(b []byte) {
 		r.Body = io.NopCloser(bytes.NewReader(b))
@@ -213,8 +239,9 @@ func (st *state) translateBody(r *http.Request) {
 	v, err := parseJSON(body)
 	if err != nil {
 		restore(body)
-		return
+		return nil
 	}
+	sent, _ := parseJSON(body)
 	changed := false
 	v.rewriteStrings("", func(_, s string) (string, bool) {
 		id, ok := st.ids.in(s)
@@ -223,9 +250,10 @@ func (st *state) translateBody(r *http.Request) {
 	})
 	if !changed {
 		restore(body)
-		return
+		return sent
 	}
 	restore((&encoder{}).encode(v))
+	return sent
 }
 
 // readCloser reads from one reader and closes another.
@@ -287,6 +315,8 @@ func (st *state) outString(member, s string) (string, bool) {
 		return st.ids.out(s), true
 	case member == cursorProperty:
 		return st.ids.outCursor(s), true
+	case member == referenceProperty:
+		return st.ids.outReference(s), true
 	case st.fields.times[member]:
 		return st.timeOut(s)
 	case textMembers[member]:
@@ -295,21 +325,85 @@ func (st *state) outString(member, s string) (string, bool) {
 	return "", false
 }
 
-// rewriteBody writes a JSON body as the variant does; anything else is returned as it is.
-func (st *state) rewriteBody(body []byte) []byte {
+// rewriteBody writes a JSON body as the variant does: its ids, references, cursors and times, its
+// words, its field errors' order, a reference-data list's order (list), the fields it adds to events,
+// and its JSON style. Anything but JSON is returned as it is.
+func (st *state) rewriteBody(body []byte, list bool) []byte {
 	v, err := parseJSON(body)
 	if err != nil {
 		return body
 	}
 	v.rewriteStrings("", st.outString)
+	if v.kind == jsonObject {
+		st.reshapeEnvelope(v, list)
+	}
+	if st.v.EventFields {
+		addEventFields(v)
+	}
 	e := encoder{style: st.v.JSON, seed: st.v.Seed}
 	return e.encode(v)
+}
+
+// reshapeEnvelope rewords an envelope's message and its field errors' reasons, and reorders its field
+// errors and, for a reference-data list, its data.
+func (st *state) reshapeEnvelope(env *jsonValue, list bool) {
+	if st.v.Reworded {
+		if m := env.member("message"); m != nil && m.kind == jsonString {
+			m.text = "OK."
+			if code := env.member("code"); code != nil && code.text != "0" {
+				m.text = "The request was not carried out (code " + code.text + "); the errors, if any, name the fields to correct."
+			}
+		}
+	}
+	if errs := env.member("errors"); errs != nil && errs.kind == jsonArray {
+		for _, fe := range errs.elems {
+			if reason := fe.member("reason"); st.v.Reworded && reason != nil && reason.kind == jsonString {
+				reason.text = "not accepted: " + reason.text
+			}
+		}
+		if st.v.ErrorsReversed {
+			slices.Reverse(errs.elems)
+		}
+	}
+	if data := env.member("data"); list && st.v.ListsReversed && data != nil && data.kind == jsonArray {
+		slices.Reverse(data.elems)
+	}
+}
+
+// addEventFields adds fields the document does not declare to every event body in v (a webhook's
+// body, an event's payload in the event log) and to its object. An event body is an object with a
+// type and a data object holding an object.
+func addEventFields(v *jsonValue) {
+	for _, e := range v.elems {
+		addEventFields(e)
+	}
+	if v.kind != jsonObject || v.member("type") == nil {
+		return
+	}
+	data := v.member("data")
+	if data == nil || data.kind != jsonObject || data.member("object") == nil || data.member("object").kind != jsonObject {
+		return
+	}
+	v.add("livemode", &jsonValue{kind: jsonLiteral, text: "false"})
+	v.add("api_version", &jsonValue{kind: jsonString, text: "2026-11-01"})
+	data.member("object").add("channel", &jsonValue{kind: jsonString, text: "api"})
+}
+
+// isList reports whether a request lists countries or banks.
+func isList(r *http.Request) bool {
+	segs := strings.Split(r.URL.Path, "/")
+	for _, op := range []api.Operation{api.OpListCountries(), api.OpListBanks()} {
+		if r.Method == op.Method && matches(strings.Split(op.Path, "/"), segs) {
+			return true
+		}
+	}
+	return false
 }
 
 // rewriteResponse writes a response as the variant does: its body, and the headers it adds.
 func (st *state) rewriteResponse(r *http.Request, c *captured) {
 	if len(c.body) > 0 && isJSON(c.header.Get("Content-Type")) {
-		c.body = st.rewriteBody(c.body)
+		c.body = st.rewriteBody(c.body, isList(r))
 		if st.v.Response.Charset {
 			c.header.Set("Content-Type", "application/json; charset=utf-8")
 		}
@@ -322,6 +416,14 @@ func (st *state) rewriteResponse(r *http.Request, c *captured) {
 	}
 	if h.ConnectionClose {
 		c.header.Set("Connection", "close")
+	}
+	if allow := c.header.Get("Allow"); h.AllowReordered && allow != "" {
+		methods := strings.Split(allow, ",")
+		for i := range methods {
+			methods[i] = strings.TrimSpace(methods[i])
+		}
+		slices.Reverse(methods)
+		c.header.Set("Allow", strings.Join(methods, ","))
 	}
 	if h.ReplayedFalse && r.Method == http.MethodPost && c.status < http.StatusMultipleChoices && c.header.Get(api.HeaderIdempotentReplayed) == "" {
 		c.header.Set(api.HeaderIdempotentReplayed, "false")

@@ -27,6 +27,7 @@ const (
 	kindCountry
 	kindBank
 	kindCursor
+	kindReference // a merchant reference the service generated
 )
 
 // sandboxObjectID matches the ids the sandbox makes for objects (sandbox/ids.go: a prefix and 16 hex
@@ -34,14 +35,15 @@ const (
 // translated.
 var sandboxObjectID = regexp.MustCompile(`^(pay|po|we|evt|df)_[0-9a-f]{16}$`)
 
-// sandboxObjectIDs finds them inside a text (an error's message).
-var sandboxObjectIDs = regexp.MustCompile(`\b(pay|po|we|evt|df)_[0-9a-f]{16}\b`)
+// sandboxObjectIDs finds them inside a text (an error's message), with the references the sandbox
+// generates (`ref_` and 16 hex digits), which outText translates when the variant generated them.
+var sandboxObjectIDs = regexp.MustCompile(`\b(pay|po|we|evt|df|ref)_[0-9a-f]{16}\b`)
 
 var prefixKinds = map[string]kind{"pay": kindPayment, "po": kindPayout, "we": kindEndpoint, "evt": kindEvent, "df": kindDeliveryFailure}
 
 // tags name each kind in the tagged and long formats.
 var tags = map[kind]string{kindPayment: "PAY", kindPayout: "PO", kindEndpoint: "WE", kindEvent: "EVT", kindDeliveryFailure: "DF",
-	kindCountry: "CTRY", kindBank: "BANK", kindCursor: "CUR"}
+	kindCountry: "CTRY", kindBank: "BANK", kindCursor: "CUR", kindReference: "REF"}
 
 type translator struct {
 	v       Variant
@@ -53,10 +55,14 @@ type translator struct {
 	// (`ctry_zm` -> `country:ZM`); the middleware fills it from the sandbox once.
 	reference map[string]kind
 	coded     map[string]string
+	// generated holds the merchant references the sandbox generated: only those are the service's to
+	// name, never one the merchant chose.
+	generated map[string]bool
 }
 
 func newTranslator(v Variant) *translator {
-	t := &translator{v: v, foreign: map[string]string{}, own: map[string]string{}, reference: map[string]kind{}, coded: map[string]string{}}
+	t := &translator{v: v, foreign: map[string]string{}, own: map[string]string{}, reference: map[string]kind{}, coded: map[string]string{},
+		generated: map[string]bool{}}
 	binary.BigEndian.PutUint64(t.seed[:], uint64(v.Seed))
 	return t
 }
@@ -88,6 +94,25 @@ func (t *translator) out(id string) string {
 	return t.name(id, k)
 }
 
+// addGenerated makes a merchant reference the sandbox generated known.
+func (t *translator) addGenerated(ref string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.generated[ref] = true
+}
+
+// outReference is a merchant reference as the variant writes it: its own name for one the sandbox
+// generated, the merchant's own unchanged.
+func (t *translator) outReference(ref string) string {
+	t.mu.Lock()
+	generated := t.generated[ref]
+	t.mu.Unlock()
+	if !generated {
+		return ref
+	}
+	return t.name(ref, kindReference)
+}
+
 // outCursor is a sandbox cursor as the variant writes it.
 func (t *translator) outCursor(c string) string { return t.name(c, kindCursor) }
 
@@ -106,7 +131,12 @@ func (t *translator) outText(s string) string {
 	if !strings.Contains(s, "_") {
 		return s
 	}
-	return sandboxObjectIDs.ReplaceAllStringFunc(s, t.out)
+	return sandboxObjectIDs.ReplaceAllStringFunc(s, func(id string) string {
+		if strings.HasPrefix(id, "ref_") {
+			return t.outReference(id)
+		}
+		return t.out(id)
+	})
 }
 
 // name returns the variant's name of a sandbox id of kind k, making it on first use. Names are derived
@@ -153,11 +183,15 @@ func (t *translator) format(id string, k kind, h [32]byte, salt byte) string {
 	case IDTagged:
 		return tags[k] + ":2026." + base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(h[:10])
 	case IDLong:
-		return stretch(strings.ToLower(tags[k])+"-", h, 128, hex.EncodeToString)
+		n := 128 // ObjectId's maxLength
+		if k == kindReference {
+			n = 64 // MerchantReference's
+		}
+		return stretch(strings.ToLower(tags[k])+"-", h, n, hex.EncodeToString)
 	case IDNumeric:
 		n := binary.BigEndian.Uint64(h[:8])
 		if k == kindCountry || k == kindBank {
-			return itoa(1000 + n%9000)
+			return itoa(10_000 + n%90_000) // five digits
 		}
 		return itoa(1_000_000_000_000_000_000 + n%8_000_000_000_000_000_000)
 	case IDMixedCase:
@@ -189,6 +223,8 @@ func (t *translator) formatOf(k kind) IDFormat {
 		return t.v.IDs.Event
 	case kindDeliveryFailure:
 		return t.v.IDs.DeliveryFailure
+	case kindReference:
+		return t.v.References
 	}
 	return t.v.ReferenceIDs
 }

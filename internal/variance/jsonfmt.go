@@ -89,6 +89,26 @@ func parseValue(dec *json.Decoder) (*jsonValue, error) {
 	return nil, fmt.Errorf("unexpected JSON token %v", tok)
 }
 
+// member returns the value of an object's member, or nil.
+func (v *jsonValue) member(key string) *jsonValue {
+	if v.kind != jsonObject {
+		return nil
+	}
+	for i, k := range v.keys {
+		if k == key {
+			return v.elems[i]
+		}
+	}
+	return nil
+}
+
+// add appends a member to an object that does not have it yet.
+func (v *jsonValue) add(key string, value *jsonValue) {
+	if v.kind == jsonObject && v.member(key) == nil {
+		v.keys, v.elems = append(v.keys, key), append(v.elems, value)
+	}
+}
+
 // rewriteStrings replaces every string value for which change, given the member name it is the value
 // of ("" in an array), returns a new one.
 func (v *jsonValue) rewriteStrings(member string, change func(member, s string) (string, bool)) {

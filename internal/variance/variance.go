@@ -64,6 +64,18 @@ type Variant struct {
 	// answer 404 (not_found), as for any path the service does not have.
 	WebhookEndpoints bool
 	EventLog         bool
+
+	// References is the format of the merchant references the service generates for a payment
+	// initialized without one (at most 64 characters, as MerchantReference allows).
+	References IDFormat
+	// Reworded gives every envelope's message and every field error's reason other words.
+	Reworded bool
+	// ErrorsReversed lists an error's field errors in the reverse of the sandbox's order.
+	ErrorsReversed bool
+	// ListsReversed lists countries and banks in the reverse of the sandbox's order.
+	ListsReversed bool
+	// EventFields adds fields the document does not declare to every event and to its object.
+	EventFields bool
 }
 
 // IDFormat is how a kind of id looks. Every format stays within the document's ObjectId: a letter or
@@ -80,7 +92,7 @@ const (
 	IDTagged IDFormat = "tagged"
 	// IDLong is 128 characters, the longest ObjectId allows.
 	IDLong IDFormat = "long"
-	// IDNumeric is digits only: 19 for objects, 4 for reference data.
+	// IDNumeric is digits only: 19 for objects, 5 for reference data.
 	IDNumeric IDFormat = "numeric"
 	// IDMixedCase is 22 base62 characters, upper and lower case (ids are case-sensitive text).
 	IDMixedCase IDFormat = "mixed-case"
@@ -118,6 +130,8 @@ type ResponseHeaders struct {
 	ConnectionClose bool
 	// ReplayedFalse sends `Idempotent-Replayed: false` on the first answer to a POST.
 	ReplayedFalse bool
+	// AllowReordered lists a 405's allowed methods in the reverse order.
+	AllowReordered bool
 }
 
 // WebhookHeaders are the headers a variant adds to or changes on webhook deliveries.
@@ -201,6 +215,13 @@ func Draw(seed int64) Variant {
 	v.Time = TimeStyle{Digits: []int{0, 3, 6, 9}[r.IntN(4)], NumericOffset: r.IntN(2) == 0}
 	v.WebhookEndpoints = r.IntN(2) == 0
 	v.EventLog = r.IntN(2) == 0
+	// Drawn after the others, so that adding them left every earlier choice of a seed as it was.
+	v.References = []IDFormat{IDAsSandbox, IDUUID, IDTagged, IDLong, IDNumeric, IDMixedCase}[r.IntN(6)]
+	v.Reworded = r.IntN(2) == 0
+	v.ErrorsReversed = r.IntN(2) == 0
+	v.ListsReversed = r.IntN(2) == 0
+	v.EventFields = r.IntN(2) == 0
+	v.Response.AllowReordered = r.IntN(2) == 0
 	return v
 }
 
@@ -241,6 +262,9 @@ func (v Variant) Lines() []string {
 	}
 	if v.Response.ReplayedFalse {
 		headers = append(headers, "Idempotent-Replayed: false on first answers")
+	}
+	if v.Response.AllowReordered {
+		headers = append(headers, "Allow in reverse order")
 	}
 	var hooks []string
 	if v.Webhook.Extra {
@@ -291,6 +315,11 @@ func (v Variant) Lines() []string {
 		DimTimestamps:        timeStyle,
 		DimWebhookEndpoints:  onOff(v.WebhookEndpoints, "present", "absent (404)"),
 		DimEventLogExtension: onOff(v.EventLog, "present", "absent (404)"),
+		DimGeneratedRefs:     string(v.References),
+		DimHumanText:         onOff(v.Reworded, "other words", "as the sandbox"),
+		DimErrorOrder:        onOff(v.ErrorsReversed, "reversed", "as the sandbox"),
+		DimListOrder:         onOff(v.ListsReversed, "reversed", "as the sandbox"),
+		DimEventFields:       onOff(v.EventFields, "livemode and api_version in every event, channel in its object", "none"),
 	}
 	dims := Dimensions()
 	out := make([]string, len(dims))

@@ -62,6 +62,10 @@ func TestLinesFollowDimensions(t *testing.T) {
 // TestDrawCoversEveryDimensionBothWays: over the seeds the contract suite's variance test draws (1 to
 // 24), every dimension takes at least two values, so that no choice is left at the sandbox's.
 func TestDrawCoversEveryDimensionBothWays(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	firstRetryBound, err := spec.WebhookFirstRetryBound()
+	require.NoError(t, err)
 	seen := map[string]map[string]bool{}
 	for seed := int64(1); seed <= 24; seed++ {
 		v := Draw(seed)
@@ -76,6 +80,7 @@ func TestDrawCoversEveryDimensionBothWays(t *testing.T) {
 		assert.LessOrEqual(t, v.Timings.PromptDelay, maxDelay)
 		assert.GreaterOrEqual(t, v.Timings.PayoutDelay, minDelay)
 		require.GreaterOrEqual(t, len(v.RetrySchedule), 2)
+		assert.LessOrEqual(t, v.RetrySchedule[0], firstRetryBound, "the document bounds the first retry")
 		for i := 1; i < len(v.RetrySchedule); i++ {
 			assert.Equal(t, 2*v.RetrySchedule[i-1], v.RetrySchedule[i], "exponential back-off")
 		}
@@ -189,6 +194,7 @@ func TestVariantSandbox(t *testing.T) {
 	v.Webhook = WebhookHeaders{Extra: true, Charset: true}
 	v.JSON = JSONStyle{Order: OrderShuffled, Indent: "  ", EscapeSlash: true}
 	v.WebhookEndpoints, v.EventLog = false, true
+	v.References, v.Reworded, v.ErrorsReversed, v.ListsReversed, v.EventFields = IDTagged, true, true, true, true
 	v.Timings = sandbox.Timings{PromptDelay: 5 * time.Millisecond, PayoutDelay: 5 * time.Millisecond}
 
 	hooks := make(chan *http.Request, 4)
@@ -233,15 +239,17 @@ func TestVariantSandbox(t *testing.T) {
 	resp, countries := do(http.MethodGet, api.OpListCountries().URL(), nil)
 	assert.Equal(t, "application/json; charset=utf-8", resp.Header.Get("Content-Type"))
 	assert.NotEmpty(t, resp.Header.Get("X-Request-Id"))
-	zambia := countries["data"].([]any)[0].(map[string]any)
-	assert.Equal(t, "country:ZM", zambia["id"])
+	list := countries["data"].([]any)
+	zambia := list[len(list)-1].(map[string]any)
+	assert.Equal(t, "country:ZM", zambia["id"], "listed last: the variant reverses the sandbox's order")
+	assert.Equal(t, "OK.", countries["message"])
 
 	_, banks := do(http.MethodGet, api.OpListBanks().URL()+"?country=ZM", nil)
 	bank := banks["data"].([]any)[0].(map[string]any)["id"].(string)
 	assert.Regexp(t, `^ZM\.[A-Z]+$`, bank)
 
 	resp, created := do(http.MethodPost, api.OpProcessPayout().URL(), map[string]any{"amount": 2500, "countryId": "country:ZM",
-		"transfer_to": "bank", "bank_id": bank, "account_number": "0000000001", "webhook_url": receiver.URL + "/hooks"})
+		"transfer_to": "bank", "bank_id": bank, "account_number": "12345678", "webhook_url": receiver.URL + "/hooks"})
 	require.Equal(t, http.StatusCreated, resp.StatusCode, "%v", created)
 	assert.Equal(t, "false", resp.Header.Get(api.HeaderIdempotentReplayed))
 	payout := created["data"].(map[string]any)
@@ -272,17 +280,41 @@ func TestVariantSandbox(t *testing.T) {
 		assert.Equal(t, id, event.Data.Object["payout_id"])
 		assert.Equal(t, bank, event.Data.Object["bank_id"])
 		assert.Contains(t, string(body), `:\/\/`, "the style's escaped slashes")
+		assert.Contains(t, string(body), `"livemode"`, "a field the document does not declare")
+		assert.Equal(t, "api", event.Data.Object["channel"])
 		secret, err := webhook.ParseSecret(webhook.MerchantSigningSecret(sandbox.DefaultSecretKey))
 		require.NoError(t, err)
 		assert.NoError(t, webhook.Verifier{Secrets: []webhook.Secret{secret}}.Verify(r.Header, body))
 
 		_, got := do(http.MethodGet, api.OpGetEvent().URL(event.ID), nil)
 		assert.Equal(t, event.ID, got["data"].(map[string]any)["id"])
+		var delivered any
+		require.NoError(t, json.Unmarshal(body, &delivered))
+		assert.Equal(t, delivered, got["data"].(map[string]any)["payload"], "the payload is the delivered body")
 		_, list := do(http.MethodGet, api.OpListEvents().URL()+"?object_id="+id, nil)
 		assert.Len(t, list["data"].(map[string]any)["items"], 1)
 	case <-time.After(5 * time.Second):
 		t.Fatal("no webhook for the payout")
 	}
+
+	resp, init := do(http.MethodPost, api.OpInitializePayment().URL(), map[string]any{"currency": "ZMW", "country": "ZM", "narration": "Order 1",
+		"method": "mobilemoney", "amount": 2188118558.01, "webhook_url": receiver.URL + "/payments"})
+	require.Equal(t, http.StatusCreated, resp.StatusCode, "%v", init)
+	ref := init["data"].(map[string]any)["reference"].(string)
+	assert.Regexp(t, `^REF:2026\.[A-Z2-7]{16}$`, ref, "the reference the service generated, in the variant's format")
+	_, status := do(http.MethodGet, api.OpGetTransactionStatus().URL(ref), nil)
+	assert.Equal(t, ref, status["data"].(map[string]any)["reference"])
+	resp, taken := do(http.MethodPost, api.OpInitializePayment().URL(), map[string]any{"currency": "ZMW", "country": "ZM", "narration": "Order 1",
+		"method": "mobilemoney", "amount": 1, "reference": ref, "webhook_url": receiver.URL + "/payments"})
+	assert.Equal(t, http.StatusConflict, resp.StatusCode, "the generated reference, sent back, is the one taken")
+	assert.NotContains(t, taken["message"], "ref_", "messages name references as the client knows them")
+
+	resp, invalid := do(http.MethodPost, api.OpProcessPayout().URL(), map[string]any{"amount": 0, "countryId": "country:ZM", "transfer_to": "bank", "account_number": "12345678"})
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	errs := invalid["errors"].([]any)
+	require.Len(t, errs, 2)
+	assert.Equal(t, "/bank_id", errs[0].(map[string]any)["field"], "field errors in the reverse of the sandbox's order")
+	assert.True(t, strings.HasPrefix(errs[0].(map[string]any)["reason"].(string), "not accepted: "))
 
 	resp, absent := do(http.MethodGet, api.OpListWebhookEndpoints().URL(), nil)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)

@@ -15,7 +15,7 @@ import (
 // repeats the attempts the variant's delivery order and lost acknowledgements call for.
 func (st *state) outgoing(o *sandbox.Outgoing) {
 	event := o.WebhookID // the sandbox's id, before any rewriting
-	o.Body = st.rewriteBody(o.Body)
+	o.Body = st.rewriteBody(o.Body, false)
 	o.WebhookID = st.ids.out(o.WebhookID)
 	if st.v.Webhook.Extra || st.v.Webhook.Charset {
 		if o.Header == nil {
