@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	lowv3 "github.com/pb33f/libopenapi/datamodel/low/v3"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/pb33f/libopenapi/what-changed/model"
 )
 
@@ -274,6 +277,10 @@ func (c *classifier) otherVerdicts(p place, ch *model.Change) []sided {
 			return one(Clients, true, "an error code's HTTP status changes: clients that branch on the status see another one")
 		case testValuesKey:
 			return none("compared entry by entry below")
+		case openapi.FirstRetryExtension:
+			return firstRetryVerdict(kind, ch.Original, ch.New)
+		case openapi.DeliveryTimeoutExtension:
+			return deliveryTimeoutVerdict(kind, ch.Original, ch.New)
 		}
 		return none("an extension (" + prop + ") is a hint to tools, not part of any message")
 	case "securityScheme":
@@ -286,6 +293,12 @@ func (c *classifier) otherVerdicts(p place, ch *model.Change) []sided {
 	case "components":
 		return none("a component by itself is not sent; where it is used shows its own changes")
 	case "documentation":
+		switch prop { // the webhooks' tag carries the numbers the delivery rules give
+		case openapi.FirstRetryExtension:
+			return firstRetryVerdict(kind, ch.Original, ch.New)
+		case openapi.DeliveryTimeoutExtension:
+			return deliveryTimeoutVerdict(kind, ch.Original, ch.New)
+		}
 		return none("documentation only")
 	}
 	return []sided{c.flagged(p, ch)}
@@ -566,4 +579,40 @@ func sortChanges(cs []Change) {
 		}
 		return cs[i].What < cs[j].What
 	})
+}
+
+// firstRetryVerdict judges a change of the bound on a failed delivery's first retry
+// (x-malipo-first-retry-within-seconds): a new or shorter bound is a rule implementations did not
+// have to keep before, so a slower retry schedule stops conforming; a longer or removed one asks less
+// of them and lets receivers wait longer for a retry.
+func firstRetryVerdict(kind int, original, updated string) []sided {
+	switch {
+	case added(kind):
+		return []sided{{audience: Conformance, verdict: verdict{true, "implementations must now send a failed delivery's first retry within " + updated +
+			" s; a slower retry schedule no longer conforms, and malipo conform fails a retry missing past it"}}}
+	case removed(kind):
+		return []sided{{audience: Receivers, verdict: verdict{false, "no bound on the first retry any more: receivers may wait longer for a retry"}}}
+	}
+	if secondsOf(updated) < secondsOf(original) {
+		return []sided{{audience: Conformance, verdict: verdict{true, "the first retry must come sooner (" + original + " s → " + updated + " s); a slower schedule no longer conforms"}}}
+	}
+	return []sided{{audience: Receivers, verdict: verdict{false, "the first retry may come later (" + original + " s → " + updated + " s)"}}}
+}
+
+// deliveryTimeoutVerdict judges a change of how long a receiver has to acknowledge a delivery
+// (x-malipo-delivery-timeout-seconds): shorter breaks receivers that answer within the old time.
+func deliveryTimeoutVerdict(kind int, original, updated string) []sided {
+	if !added(kind) && !removed(kind) && secondsOf(updated) < secondsOf(original) {
+		return []sided{{audience: Receivers, verdict: verdict{true, "receivers have less time to acknowledge (" + original + " s → " + updated +
+			" s): one that answered in time before may now have its deliveries counted as failed and retried"}}}
+	}
+	return []sided{{audience: Receivers, verdict: verdict{false, "receivers have as long or longer to acknowledge a delivery"}}}
+}
+
+func secondsOf(s string) int {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return 0
+	}
+	return n
 }

@@ -181,3 +181,29 @@ func TestRun(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.ErrorContains(t, err, `--format "html": use one of text, markdown, json`)
 }
+
+// The bound on a failed delivery's first retry is a rule implementations keep: a new or shorter bound
+// breaks conformance (a slower schedule stops conforming), a longer one breaks nobody.
+func TestFirstRetryBoundIsAConformanceRule(t *testing.T) {
+	pointer := "/tags/6/" + openapi.FirstRetryExtension
+	for _, tt := range []struct {
+		name string
+		edit func(d *docedit.Doc) error
+	}{
+		{"added", func(d *docedit.Doc) error { return d.Remove(pointer) }},
+		{"shorter", func(d *docedit.Doc) error { return d.Set(pointer, "120") }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			old, updated := edited(t, tt.edit)
+			r, err := specdiff.Diff(updated, old) // from the edited document to the embedded one
+			require.NoError(t, err)
+			require.Len(t, r.BreakingFor(specdiff.Conformance), 1, "%+v", r.Changes)
+			assert.Empty(t, r.BreakingFor(specdiff.Clients))
+			assert.Contains(t, r.BreakingFor(specdiff.Conformance)[0].Why, "first retry")
+		})
+	}
+	old, updated := edited(t, func(d *docedit.Doc) error { return d.Set(pointer, "120") })
+	r, err := specdiff.Diff(old, updated) // 60 → 120: asks less of implementations
+	require.NoError(t, err)
+	assert.False(t, r.Breaking(), "%+v", r.Changes)
+}
