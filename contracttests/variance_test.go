@@ -81,8 +81,12 @@ func TestSuiteAcceptsEveryAllowedVariant(t *testing.T) {
 		require.True(t, slices.ContainsFunc(variants, func(v variance.Variant) bool { return !v.WebhookEndpoints && !v.EventLog }))
 	}
 
+	cases := make([]varianceCase, len(variants))
+	for i, v := range variants {
+		cases[i] = varianceCase{variant: v}
+	}
 	start := time.Now()
-	runs := runVariants(variants, checks, nil)
+	runs := runVariants(cases, checks)
 	t.Logf("%d variants in %s (at most %d at once)", len(runs), time.Since(start).Round(time.Millisecond), varianceRuns)
 
 	for _, run := range runs {
@@ -117,22 +121,26 @@ func skips(byReason map[string]int) string {
 	return "skipped " + strings.Join(reasons, "; ")
 }
 
-// runVariants runs the suite against each variant, varianceRuns at a time; extra, when not nil, adds
-// options to every variant's sandbox (a disallowed change, for the test that shows this test can fail).
-func runVariants(variants []variance.Variant, checks []*contracttests.Check, extra func() []sandbox.Option) []varianceRun {
-	runs := make([]varianceRun, len(variants))
+// varianceCase is one run of the suite: a variant, and extra options for its sandbox (a disallowed
+// change, for the test that shows this test can fail).
+type varianceCase struct {
+	variant variance.Variant
+	extra   []sandbox.Option
+	// wait is the run's EventuallyTimeout; zero keeps the embedded target's.
+	wait time.Duration
+}
+
+// runVariants runs the suite against each case, varianceRuns at a time.
+func runVariants(cases []varianceCase, checks []*contracttests.Check) []varianceRun {
+	runs := make([]varianceRun, len(cases))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, varianceRuns)
-	for i, v := range variants {
+	for i, c := range cases {
 		wg.Go(func() {
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			opts := v.Options()
-			if extra != nil {
-				opts = append(opts, extra()...)
-			}
 			start := time.Now()
-			runs[i] = runVariant(v, opts, checks)
+			runs[i] = runVariant(c, checks)
 			runs[i].took = time.Since(start)
 		})
 	}
@@ -141,8 +149,9 @@ func runVariants(variants []variance.Variant, checks []*contracttests.Check, ext
 }
 
 // runVariant runs the suite against one variant sandbox.
-func runVariant(v variance.Variant, opts []sandbox.Option, checks []*contracttests.Check) (run varianceRun) {
-	run.variant = v
+func runVariant(c varianceCase, checks []*contracttests.Check) (run varianceRun) {
+	run.variant = c.variant
+	opts := append(c.variant.Options(), c.extra...)
 	// As in the self-test, runs side by side keep both cores busy, so an attempt can outlast the
 	// embedded 300 ms time-out through no choice of the variant's; 1 s (and a receiver stall past it)
 	// keeps every verdict about the variant.
@@ -154,6 +163,9 @@ func runVariant(v variance.Variant, opts []sandbox.Option, checks []*contracttes
 	}
 	defer func() { run.err = errors.Join(run.err, stop()) }()
 	cfg.WebhookStall = 1500 * time.Millisecond
+	if c.wait > 0 {
+		cfg.EventuallyTimeout = c.wait
+	}
 	sum, err := contracttests.Run(context.Background(), cfg, checks)
 	if err != nil {
 		run.err = err
@@ -183,10 +195,10 @@ func TestVarianceTestCanFail(t *testing.T) {
 	base := variance.Draw(1)
 	outside := base
 	outside.IDs.Payout = variance.IDOutsidePattern
-	runs := runVariants([]variance.Variant{outside}, checks, nil)
 	missing, err := faults.Options(faults.MissingWebhookEvent)
 	require.NoError(t, err)
-	runs = append(runs, runVariants([]variance.Variant{base}, checks, func() []sandbox.Option { return missing })...)
+	// A check still waiting after 5 s (settlement and a held event take at most 2.3 s) has caught it.
+	runs := runVariants([]varianceCase{{variant: outside, wait: 5 * time.Second}, {variant: base, extra: missing, wait: 5 * time.Second}}, checks)
 	for i, want := range []*regexp.Regexp{regexp.MustCompile(`^state\.payout\.`), regexp.MustCompile(`^state\.payment\.`)} {
 		require.NoError(t, runs[i].err)
 		var failed []string
@@ -194,5 +206,6 @@ func TestVarianceTestCanFail(t *testing.T) {
 			failed = append(failed, r.ID)
 		}
 		assert.True(t, slices.ContainsFunc(failed, want.MatchString), "a disallowed variant (%d) went unnoticed: no check matching %s failed; failed: %v", i, want, failed)
+		t.Logf("disallowed variant %d: %d checks failed, e.g. %s", i, len(failed), strings.Join(failed[:min(5, len(failed))], ", "))
 	}
 }
