@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"strconv"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
@@ -67,7 +68,7 @@ func urlChecks() []*Check {
 			for _, amount := range []string{"987654321.12", "999999999999.99", "0.01", "2188118558.01"} {
 				init := t.InitPayment("", "https://merchant.example.org/hooks/malipo", map[string]any{"amount": json.Number(amount)})
 				for _, ex := range []*Exchange{init, t.Transaction(init.Str("/data/paymentReference"))} {
-					if got := rawMember(ex.Body, "amount"); got != amount {
+					if got := rawMember(ex.Body, "amount"); !sameDecimal(got, amount) {
 						t.Errorf("%s: the amount %s came back as %s", ex, amount, got)
 					}
 				}
@@ -77,6 +78,14 @@ func urlChecks() []*Check {
 }
 
 // rawMember returns the JSON text of data.<name> in an envelope body, as sent.
+// sameDecimal reports whether two JSON numbers are the same decimal value, exactly: `987654321.12`
+// and `9.8765432112e8` are (JSON does not fix a number's spelling), `987654340` is not.
+func sameDecimal(a, b string) bool {
+	x, okA := new(big.Rat).SetString(a)
+	y, okB := new(big.Rat).SetString(b)
+	return okA && okB && x.Cmp(y) == 0
+}
+
 func rawMember(body []byte, name string) string {
 	var env struct {
 		Data map[string]json.RawMessage `json:"data"`

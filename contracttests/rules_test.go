@@ -50,3 +50,12 @@ func TestRuleGuardCatchesUnfoundedChecks(t *testing.T) {
 	assert.Error(t, err)
 	assert.NoError(t, spec.Says(errorTable, "The body is   not valid\nJSON."), "quotes compare words, not line breaks")
 }
+
+// positive.initializePayment.amount-exact judges the value, not its spelling: JSON does not fix how a
+// number is written, so an implementation that writes an amount in exponent form keeps every digit.
+func TestAmountsCompareAsDecimals(t *testing.T) {
+	assert.True(t, sameDecimal("987654321.12", "9.8765432112e8"))
+	assert.True(t, sameDecimal("0.01", "1E-2"))
+	assert.False(t, sameDecimal("987654340", "987654321.12"), "a 32-bit float's rounding loses digits")
+	assert.False(t, sameDecimal("(not a JSON envelope)", "1"))
+}

@@ -19,8 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/contracttests"
-	"github.com/malipo/terraform-provider-malipo/internal/faults"
 	"github.com/malipo/terraform-provider-malipo/internal/docedit"
+	"github.com/malipo/terraform-provider-malipo/internal/faults"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
