@@ -19,6 +19,7 @@ import (
 	"github.com/malipo/terraform-provider-malipo/internal/dashboard"
 	"github.com/malipo/terraform-provider-malipo/internal/faults"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/internal/variance"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
@@ -37,6 +38,7 @@ type sandboxFlags struct {
 	shutdownTimeout time.Duration
 	faults          []faults.Fault
 	listFaults      bool
+	vary            *int64 // --vary: the seed of the variant served, nil for the sandbox itself
 	dashboard       bool
 	dataDir         string
 }
@@ -66,11 +68,20 @@ endpoints, events and every delivery attempt, live, with buttons to resend an ev
 processing payment or payout (--dashboard=false turns it off). Open it by IP address or localhost:
 it refuses other host names (DNS-rebinding protection).
 
+--vary SEED serves a variant that differs from the sandbox wherever the document allows, drawn from
+SEED: id formats, settlement delays, webhook order, duplicate deliveries and retry schedule, what a
+concurrent retry with the same Idempotency-Key gets, extra headers, the JSON's key order and white
+space, how date-times are written, and whether the webhook-endpoint and event-log extensions exist.
+It is for self-tests of malipo conform, and for trying a client against an implementation that is
+not this sandbox; the banner says what was drawn. --prompt-delay, --payout-delay and
+--webhook-retry-schedule, when given, replace the drawn ones. The dashboard shows the sandbox's own ids.
+
 The keys can come from the environment: MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY.`,
 		Example: `  malipo sandbox
   malipo sandbox --addr 127.0.0.1:0 --payout-delay 500ms --webhook-retry-schedule 1s,5s,30s
   malipo sandbox --log-format json
-  malipo sandbox --data ./sandbox-data`,
+  malipo sandbox --data ./sandbox-data
+  malipo sandbox --vary 7`,
 		Args:              noArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -82,6 +93,7 @@ The keys can come from the environment: MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY.
 				return usageErrorf(cmd, "--log-format %s: use text or json", f.logFormat)
 			}
 			f.keysFromEnv()
+			f.drawnTimings(cmd)
 			c.code = runSandbox(cmd.Context(), f, c.stdout, c.stderr)
 			return nil
 		},
@@ -107,8 +119,85 @@ func (f *sandboxFlags) declare(cmd *cobra.Command) {
 	fs.BoolVar(&f.dashboard, "dashboard", f.dashboard, "serve the web dashboard at "+dashboard.Prefix+" (payments, payouts, events, delivery attempts, live; --dashboard=false turns it off)")
 	fs.StringVar(&f.dataDir, "data", "", "keep objects, idempotency keys, events and undelivered webhooks in `DIR` (created if need be), so that they survive a restart (default: in memory)")
 	fs.Var(faultValue{f}, "fault", "FOR SELF-TESTS OF THE CONTRACT SUITE ONLY: break the contract rule `name`d (repeatable; \"list\" shows them)")
+	fs.Var(seedValue{&f.vary}, "vary", "serve a variant drawn from `SEED` that differs from the sandbox wherever the document allows (for self-tests of conform, and for trying a client against another implementation)")
 	_ = cmd.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]cobra.Completion{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("fault", completeFaults)
+	_ = cmd.RegisterFlagCompletionFunc("vary", completeSeeds)
+}
+
+// variant returns the variant --vary asks for, with the delays and retry schedule the flags say:
+// drawnTimings has put the drawn ones there unless the flags were given.
+func (f *sandboxFlags) variant() (variance.Variant, bool) {
+	if f.vary == nil {
+		return variance.Variant{}, false
+	}
+	v := variance.Draw(*f.vary)
+	v.Timings = sandbox.Timings{PromptDelay: f.promptDelay, PayoutDelay: f.payoutDelay}
+	v.RetrySchedule = f.retrySchedule
+	return v, true
+}
+
+// drawnTimings takes the delays and the retry schedule of the --vary variant for the flags not given,
+// so that the banner shows what the sandbox does.
+func (f *sandboxFlags) drawnTimings(cmd *cobra.Command) {
+	if f.vary == nil {
+		return
+	}
+	v := variance.Draw(*f.vary)
+	if !cmd.Flags().Changed("prompt-delay") {
+		f.promptDelay = v.Timings.PromptDelay
+	}
+	if !cmd.Flags().Changed("payout-delay") {
+		f.payoutDelay = v.Timings.PayoutDelay
+	}
+	if !cmd.Flags().Changed("webhook-retry-schedule") {
+		f.retrySchedule = v.RetrySchedule
+	}
+}
+
+// seedValue is --vary: a whole number.
+type seedValue struct{ seed **int64 }
+
+func (v seedValue) Set(s string) error {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return fmt.Errorf("the seed is a whole number, e.g. --vary 7")
+	}
+	*v.seed = &n
+	return nil
+}
+
+func (v seedValue) String() string {
+	if v.seed == nil || *v.seed == nil {
+		return ""
+	}
+	return strconv.FormatInt(**v.seed, 10)
+}
+
+func (seedValue) Type() string { return "seed" }
+
+// completeSeeds offers a few seeds, each with what sets its variant apart.
+func completeSeeds(_ *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	var out []cobra.Completion
+	for seed := int64(1); seed <= 8; seed++ {
+		out = append(out, cobra.CompletionWithDesc(strconv.FormatInt(seed, 10), variantSummary(variance.Draw(seed))))
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// variantSummary says in a few words what sets a variant apart.
+func variantSummary(v variance.Variant) string {
+	present := func(b bool) string {
+		if b {
+			return "present"
+		}
+		return "absent"
+	}
+	order := "in order"
+	if v.FinalEventFirst {
+		order = "final event first"
+	}
+	return fmt.Sprintf("payout ids %s, events %s, webhook endpoints %s, event log %s", v.IDs.Payout, order, present(v.WebhookEndpoints), present(v.EventLog))
 }
 
 // keysFromEnv fills the keys not given as flags from the environment, else the sandbox's well-known
@@ -254,6 +343,9 @@ func newSandbox(spec *openapi.Spec, f *sandboxFlags, logger *slog.Logger) (*sand
 	if f.dataDir != "" {
 		opts = append(opts, sandbox.WithDataDir(f.dataDir))
 	}
+	if v, ok := f.variant(); ok {
+		opts = append(opts, v.Options()...)
+	}
 	faulty, err := faults.Options(f.faults...)
 	if err != nil {
 		return nil, err
@@ -333,6 +425,15 @@ func printBanner(w io.Writer, spec *openapi.Spec, f *sandboxFlags, url string) e
 		fmt.Fprintf(tw, "  FAULT INJECTED\t%s: %s (this sandbox breaks the contract on purpose)\n", fault, fault.Description())
 	}
 	_ = tw.Flush()
+	if v, ok := f.variant(); ok {
+		fmt.Fprintf(&b, "\nVARIANT of seed %d: differs from the sandbox wherever the document allows (the dashboard shows the sandbox's own ids)\n", v.Seed)
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		for _, line := range v.Lines() {
+			name, value, _ := strings.Cut(line, ": ")
+			fmt.Fprintf(tw, "  %s\t%s\n", name, value)
+		}
+		_ = tw.Flush()
+	}
 
 	b.WriteString("\nTest values (any other value succeeds)\n")
 	section := func(title string, rows [][4]string) {

@@ -44,10 +44,10 @@ type Variant struct {
 	// RetrySchedule is the exponential back-off between webhook attempts.
 	RetrySchedule []time.Duration
 	// FinalEventFirst delivers a payment's final event before its payment.processing: the first attempt
-	// of payment.processing is held back for ProcessingHeld, and deliveries are independent of each
-	// other (sandbox.WithIndependentDeliveries).
+	// of payment.processing is held back for the push prompt's delay and HoldPastPrompt more, and
+	// deliveries are independent of each other (sandbox.WithIndependentDeliveries).
 	FinalEventFirst bool
-	ProcessingHeld  time.Duration
+	HoldPastPrompt  time.Duration
 	// LostAcks loses the acknowledgement of the first attempt of about half the events, which are then
 	// delivered again with the same webhook-id.
 	LostAcks bool
@@ -197,7 +197,7 @@ func Draw(seed int64) Variant {
 	}
 	v.FinalEventFirst = r.IntN(2) == 0
 	if v.FinalEventFirst {
-		v.ProcessingHeld = v.Timings.PromptDelay + 100*time.Millisecond + time.Duration(r.IntN(200))*time.Millisecond
+		v.HoldPastPrompt = 100*time.Millisecond + time.Duration(r.IntN(200))*time.Millisecond
 	}
 	v.LostAcks = r.IntN(2) == 0
 	v.KeyInUse = r.IntN(2) == 0
@@ -275,7 +275,7 @@ func (v Variant) Lines() []string {
 	}
 	order := "an object's events in order"
 	if v.FinalEventFirst {
-		order = fmt.Sprintf("a payment's final event before payment.processing (held %s); deliveries independent", v.ProcessingHeld)
+		order = fmt.Sprintf("a payment's final event before payment.processing (held %s past the prompt); deliveries independent", v.HoldPastPrompt)
 	}
 	indent := "one line"
 	switch v.JSON.Indent {

@@ -32,7 +32,7 @@ func (st *state) outgoing(o *sandbox.Outgoing) {
 	}
 	first := o.Number == 1 && !o.Resend
 	if st.v.FinalEventFirst && first && o.EventType == api.EventTypePaymentProcessing {
-		o.Delay = st.v.ProcessingHeld
+		o.Delay = st.v.Timings.PromptDelay + st.v.HoldPastPrompt
 	}
 	if st.v.LostAcks && first && st.losesAck(event) {
 		o.AckLost = true
