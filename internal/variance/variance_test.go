@@ -322,3 +322,130 @@ func TestVariantSandbox(t *testing.T) {
 	resp, _ = do(http.MethodGet, api.OpGetPayout().URL("po_0123456789abcdef"), nil)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "an id the variant never gave out stays unknown")
 }
+
+// TestVariantDeliveriesAndKeys: a variant's deliveries come out of order and twice as drawn, and a
+// retry while the first request with its key runs gets 409 idempotency_key_in_use; the sandbox's own
+// behaviour (in order, once, the retry waits) is what the variant replaces.
+func TestVariantDeliveriesAndKeys(t *testing.T) {
+	v := Draw(1)
+	v.FinalEventFirst, v.HoldPastPrompt, v.LostAcks, v.KeyInUse = true, 150*time.Millisecond, true, true
+	v.Timings = sandbox.Timings{PromptDelay: 5 * time.Millisecond, PayoutDelay: 5 * time.Millisecond}
+	v.RetrySchedule = []time.Duration{20 * time.Millisecond, 40 * time.Millisecond}
+	v.Response.ConnectionClose = true
+
+	got := make(chan hookDelivery, 64)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var event struct {
+			Type string `json:"type"`
+			Data struct {
+				Object struct {
+					PaymentReference string `json:"paymentReference"`
+				} `json:"object"`
+			} `json:"data"`
+		}
+		b, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(b, &event)
+		got <- hookDelivery{r.Header.Get(webhook.HeaderID), event.Type, event.Data.Object.PaymentReference}
+	}))
+	defer receiver.Close()
+	srv, err := sandbox.New(append([]sandbox.Option{sandbox.WithMerchant(sandbox.DefaultPublicKey, sandbox.DefaultSecretKey)}, v.Options()...)...)
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	send := func(op api.Operation, path string, body string, header http.Header) (*http.Response, map[string]any) {
+		req, err := http.NewRequest(op.Method, ts.URL+path, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header = header.Clone()
+		req.Header.Set(api.HeaderPublicKey, sandbox.DefaultPublicKey)
+		req.Header.Set(api.HeaderSecretKey, sandbox.DefaultSecretKey)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var env map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&env)
+		return resp, env
+	}
+
+	// Six payments: each one's events, and with lost acknowledgements some delivered twice (each of the
+	// twelve events loses its first acknowledgement with even odds: none does once in 4096 runs).
+	var refs []string
+	for range 6 {
+		init := api.OpInitializePayment()
+		resp, env := send(init, init.URL(), `{"currency":"ZMW","country":"ZM","narration":"n","method":"mobilemoney","amount":1,"phone_number":"260900000000","webhook_url":"`+receiver.URL+`"}`, http.Header{})
+		require.Equal(t, http.StatusCreated, resp.StatusCode, "%v", env)
+		assert.True(t, resp.Close, "Connection: close")
+		ref := env["data"].(map[string]any)["paymentReference"].(string)
+		refs = append(refs, ref)
+		complete := api.OpCompletePayment()
+		resp, env = send(complete, complete.URL(ref), "", http.Header{})
+		require.Equal(t, http.StatusAccepted, resp.StatusCode, "%v", env)
+	}
+	byObject := map[string][]hookDelivery{}
+	times := map[string]int{}
+	deadline := time.After(5 * time.Second)
+	for !bothEvents(byObject, refs) {
+		select {
+		case d := <-got:
+			byObject[d.object] = append(byObject[d.object], d)
+			times[d.id]++
+		case <-deadline:
+			t.Fatalf("deliveries so far: %v", byObject)
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // the retries of lost acknowledgements
+	for len(got) > 0 {
+		d := <-got
+		byObject[d.object] = append(byObject[d.object], d)
+		times[d.id]++
+	}
+	twice := 0
+	for _, ref := range refs {
+		ds := byObject[ref]
+		assert.Equal(t, string(api.EventTypePaymentSuccess), ds[0].typ, "payment %s: the final event first, then processing: %v", ref, ds)
+	}
+	for _, n := range times {
+		if n > 1 {
+			twice++
+		}
+	}
+	assert.Positive(t, twice, "some event delivered again with its webhook-id: %v", times)
+
+	// A retry while the first request with its key is still running (held 300 ms by the sandbox's slow
+	// scenario) is told the key is in use; after it, the retry is a replay.
+	payout := api.OpProcessPayout()
+	body := `{"amount":5,"countryId":"ctry_zm","transfer_to":"mobile_number"}`
+	key := http.Header{api.HeaderIdempotencyKey: {"variance-key-1"}}
+	first := make(chan *http.Response, 1)
+	slow := key.Clone()
+	slow.Set(api.HeaderSandboxScenario, string(api.ScenarioSlow)+"; delay_ms=300")
+	go func() {
+		resp, _ := send(payout, payout.URL(), body, slow)
+		first <- resp
+	}()
+	time.Sleep(100 * time.Millisecond)
+	resp, env := send(payout, payout.URL(), body, key)
+	assert.Equal(t, api.CodeIdempotencyKeyInUse.HTTPStatus(), resp.StatusCode, "%v", env)
+	assert.EqualValues(t, api.CodeIdempotencyKeyInUse, env["code"])
+	assert.Equal(t, http.StatusCreated, (<-first).StatusCode)
+	resp, _ = send(payout, payout.URL(), body, key)
+	assert.Equal(t, http.StatusCreated, resp.StatusCode)
+	assert.Equal(t, "true", resp.Header.Get(api.HeaderIdempotentReplayed))
+}
+
+// hookDelivery is one webhook delivery: its webhook-id, type and payment.
+type hookDelivery struct{ id, typ, object string }
+
+// bothEvents reports whether every payment has had a payment.processing and a final event delivered.
+func bothEvents(byObject map[string][]hookDelivery, refs []string) bool {
+	for _, ref := range refs {
+		types := map[string]bool{}
+		for _, d := range byObject[ref] {
+			types[d.typ] = true
+		}
+		if len(types) < 2 {
+			return false
+		}
+	}
+	return true
+}
