@@ -24,9 +24,12 @@ func referenceChecks() []*Check {
 				}
 			}},
 		{ID: "reference.banks", Category: CategoryReference, Covers: []string{"listCountries", "listBanks"},
-			Doc: "every listed country has banks, and each bank belongs to the country asked for",
+			Doc: "each bank listed for a country belongs to it, and some listed country has a bank (the bank test values need one)",
 			Run: func(t *T) {
+				// A country may take mobile payouts only: the document lists countries "where payouts can
+				// be sent", not where banks are. The bank payouts of x-malipo-test-values need one bank.
 				countries, _ := t.Do(api.OpListCountries().Method, api.OpListCountries().URL(), nil).Get("/data").([]any)
+				anyBank := false
 				for _, c := range countries {
 					code, _ := c.(map[string]any)["country_code"].(string)
 					ex := t.Do(api.OpListBanks().Method, api.OpListBanks().URL()+"?country="+code, nil)
@@ -34,14 +37,15 @@ func referenceChecks() []*Check {
 						continue
 					}
 					banks, _ := ex.Get("/data").([]any)
-					if len(banks) == 0 {
-						t.Errorf("country %s has no bank", code)
-					}
+					anyBank = anyBank || len(banks) > 0
 					for _, b := range banks {
 						if got, _ := b.(map[string]any)["country_code"].(string); got != code {
 							t.Errorf("%s %s?country=%s returned a bank of %q", api.OpListBanks().Method, api.OpListBanks().Path, code, got)
 						}
 					}
+				}
+				if !anyBank {
+					t.Errorf("no listed country has a bank, and the document's bank payout test values need one")
 				}
 			}},
 		{ID: "reference.banks.unknown-country", Category: CategoryReference, Covers: []string{"listBanks"},
@@ -57,21 +61,16 @@ func referenceChecks() []*Check {
 	}
 }
 
-// protocolTarget is an operation with a JSON body, for malformed-body checks.
-type protocolTarget struct {
-	op     api.Operation
-	params []string // path parameter values: an id that does not exist, since the body is refused first
-}
-
-func (p protocolTarget) path() string { return p.op.URL(p.params...) }
-
-var protocolTargets = []protocolTarget{
-	{api.OpInitializePayment(), nil},
-	{api.OpCompletePayment(), []string{unknownID}},
-	{api.OpProcessPayout(), nil},
-	{api.OpCreateWebhookEndpoint(), nil},
-	{api.OpUpdateWebhookEndpoint(), []string{unknownID}},
-	{api.OpRotateWebhookEndpointSecret(), []string{unknownID}},
+// protocolTargets are the operations with a JSON body, for malformed-body checks. Each is sent to an
+// object that exists (pathToExisting): the document does not say whether an unreadable body or an id
+// that names nothing is refused first, so a request to a missing object could rightly get 404.
+var protocolTargets = []api.Operation{
+	api.OpInitializePayment(),
+	api.OpCompletePayment(),
+	api.OpProcessPayout(),
+	api.OpCreateWebhookEndpoint(),
+	api.OpUpdateWebhookEndpoint(),
+	api.OpRotateWebhookEndpointSecret(),
 }
 
 // protocolChecks are the requests refused before any business rule: bodies the service cannot read,
@@ -87,17 +86,19 @@ func protocolChecks() []*Check {
 // form-encoded.
 func malformedBodyChecks() []*Check {
 	var checks []*Check
-	for _, p := range protocolTargets {
+	for _, op := range protocolTargets {
 		checks = append(checks,
-			&Check{ID: "negative." + p.op.ID + ".malformed-json", Category: CategoryNegative, Covers: []string{p.op.ID}, Extension: p.op.Extension,
-				Doc: errorDoc(p.op.ID+" with a body that is not JSON", api.CodeMalformedJSON),
+			&Check{ID: "negative." + op.ID + ".malformed-json", Category: CategoryNegative, Covers: []string{op.ID}, Extension: op.Extension,
+				Doc: errorDoc(op.ID+" with a body that is not JSON", api.CodeMalformedJSON),
 				Run: func(t *T) {
-					t.ExpectError(t.Do(p.op.Method, p.path(), nil, WithRawBody("application/json", []byte(`{"amount": 1,`))), api.CodeMalformedJSON)
+					path := t.pathToExisting(t.documentOperation(op))
+					t.ExpectError(t.Do(op.Method, path, nil, WithRawBody("application/json", []byte(`{"amount": 1,`))), api.CodeMalformedJSON)
 				}},
-			&Check{ID: "negative." + p.op.ID + ".wrong-content-type", Category: CategoryNegative, Covers: []string{p.op.ID}, Extension: p.op.Extension,
-				Doc: errorDoc(p.op.ID+" with a form-encoded body", api.CodeUnsupportedMediaType),
+			&Check{ID: "negative." + op.ID + ".wrong-content-type", Category: CategoryNegative, Covers: []string{op.ID}, Extension: op.Extension,
+				Doc: errorDoc(op.ID+" with a form-encoded body", api.CodeUnsupportedMediaType),
 				Run: func(t *T) {
-					t.ExpectError(t.Do(p.op.Method, p.path(), nil, WithRawBody("application/x-www-form-urlencoded", []byte("amount=1"))),
+					path := t.pathToExisting(t.documentOperation(op))
+					t.ExpectError(t.Do(op.Method, path, nil, WithRawBody("application/x-www-form-urlencoded", []byte("amount=1"))),
 						api.CodeUnsupportedMediaType, "header.content-type")
 				}})
 	}

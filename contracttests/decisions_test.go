@@ -116,3 +116,25 @@ func runWithWait(t *testing.T, wait time.Duration, run string, opts ...sandbox.O
 	}
 	return results
 }
+
+// The document does not say whether a request's unreadable body or its path's unknown id is refused
+// first: an implementation that looks the object up first answers 404 to a malformed body sent to an
+// id that names nothing. The malformed-body checks send to objects that exist, so either order passes.
+func TestMalformedBodyChecksDoNotDependOnRefusalOrder(t *testing.T) {
+	lookupFirst := sandbox.Hooks{Middleware: func(_ *sandbox.Server, next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.Contains(r.URL.Path, "/conform-") || strings.Contains(r.URL.Path, "/unknown") {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				_, _ = w.Write([]byte(`{"status":"error","code":3000,"message":"not found","errors":[{"field":"path.id","reason":"no such object"}]}`))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}}
+	results := runWith(t, nil, `^negative\.\w+\.(malformed-json|wrong-content-type)$`, sandbox.WithHooks(lookupFirst))
+	require.Len(t, results, 12)
+	for id, r := range results {
+		assert.Equal(t, contracttests.Passed, r.Outcome, "%s: %v", id, outcomes(results)[id])
+	}
+}

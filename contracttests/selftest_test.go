@@ -53,7 +53,7 @@ var faultChecks = map[faults.Fault]faultRule{
 	faults.DropRequiredResponseField: {`^state\.payout\.mobile\.success\.`,
 		`^(auth\.isolation\.payout|extensions\.webhook-endpoints|idempotency\.(processPayout|reference)|state\.payout|webhooks\.retry-after-)`}, // every check that reads a payout
 	faults.WrongSuccessStatus: {`^idempotency\.processPayout\.replay$`,
-		`^(auth\.isolation|extensions|idempotency|positive|state|webhooks)\.|^negative\.(completePayment|rotateWebhookEndpointSecret|updateWebhookEndpoint|resendEvent)\.` + checkEnding(schemaRules, typeRules)}, // every check that creates what it uses
+		`^(auth\.isolation|extensions|idempotency|positive|state|webhooks)\.|^negative\.(completePayment|rotateWebhookEndpointSecret|updateWebhookEndpoint|resendEvent)\.` + checkEnding(schemaRules, typeRules, `malformed-json|wrong-content-type`)}, // every check that creates what it uses
 	faults.AcceptInvalidInput:  {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^negative\.\w+\.` + checkEnding(schemaRules) + `|^extensions\.webhook-endpoints\.crud$`},
 	faults.AuthNotEnforced:     {`^auth\.processPayout\.no-keys$`, `^auth\.\w+\.(no-|wrong-|keys-swapped)`},
 	faults.SecretKeyNotChecked: {`^auth\.processPayout\.wrong-secret-key$`, `^auth\.\w+\.wrong-secret-key$`},
