@@ -130,14 +130,23 @@ type varianceCase struct {
 	wait time.Duration
 }
 
-// runVariants runs the suite against each case, varianceRuns at a time.
+// runVariants runs the suite against each case, varianceRuns at a time, the slowest settlement first:
+// a run's length follows its delays (the suite's settle windows are multiples of the slowest outcome),
+// so the longest runs overlap the others instead of starting last.
 func runVariants(cases []varianceCase, checks []*contracttests.Check) []varianceRun {
 	runs := make([]varianceRun, len(cases))
+	slowest := func(c varianceCase) time.Duration { return max(c.variant.Timings.PromptDelay, c.variant.Timings.PayoutDelay) }
+	order := make([]int, len(cases))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return int(slowest(cases[b]) - slowest(cases[a])) })
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, varianceRuns)
-	for i, c := range cases {
+	for _, i := range order {
+		c := cases[i]
+		slots <- struct{}{} // started in order: the goroutines would race for the slots
 		wg.Go(func() {
-			slots <- struct{}{}
 			defer func() { <-slots }()
 			start := time.Now()
 			runs[i] = runVariant(c, checks)

@@ -69,7 +69,7 @@ func Dimensions() []Dimension {
 				{"#/components/schemas/EventPage/properties/next_cursor/pattern", "^[A-Za-z0-9_-]+$"},
 			}},
 		{Name: DimSettlement,
-			Varies: "how long a push prompt and a payout stay processing: each from 20 ms to 1 s",
+			Varies: "how long a push prompt and a payout stay processing: each from 20 ms to 2 s",
 			Allowed: []Citation{
 				{"#/components/schemas/PaymentStatus/description", "`processing`: push prompt sent, waiting for the customer and the network."},
 				{"#/paths/~1v1~1payment~1payouts~1process/post/description", "Creates a payout in status `processing`; it ends in `success` or `failed`"},

@@ -230,7 +230,7 @@ func Draw(seed int64) Variant {
 // suite's default wait (20 s), the longest first retry well within the back-off a receiver expects.
 const (
 	minDelay      = 20 * time.Millisecond
-	maxDelay      = time.Second
+	maxDelay      = 2 * time.Second
 	minFirstRetry = 20 * time.Millisecond
 	maxFirstRetry = 400 * time.Millisecond
 )
