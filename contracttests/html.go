@@ -105,6 +105,9 @@ type htmlPage struct {
 	Aborted             string
 	Interrupted, NotRun int
 
+	// Findings are the failed checks grouped by the rule they break (Findings), shown above the
+	// failures when some finding explains more than one check.
+	Findings []htmlFinding
 	// Failures are the checks that failed (or ended otherwise), in id order.
 	Failures   []htmlResult
 	Categories []htmlCategory
@@ -118,9 +121,24 @@ type htmlCategory struct {
 	Passed, Failed, Skipped, Others int
 }
 
+// htmlFinding is one Finding: N numbers it (#finding-N), HasSays says Headline is the document's
+// words (and Violation is then shown under it).
+type htmlFinding struct {
+	N                   int
+	Headline, Violation string
+	HasSays             bool
+	Pointer             string
+	Locations, Checks   []string
+}
+
 type htmlResult struct {
 	ID, Category, Outcome, Doc, Duration, SkipReason string
-	Failures                                         []htmlFailure
+	// Rule is what the document says that the check enforces (Summary.RuleWords); Rerun the command
+	// that runs the check again alone (Summary.RerunCommand); Finding the number of the finding the
+	// check is part of (0: findings are not shown).
+	Rule, Rerun string
+	Finding     int
+	Failures    []htmlFailure
 	// Exchanges are every exchange and delivery the check made (kept for a check that did not pass);
 	// Unshown says some of them are under no failure, so the page lists them all.
 	Exchanges []htmlExchange
@@ -198,10 +216,23 @@ func newHTMLPage(s *Summary, now time.Time) htmlPage {
 	if p.ReplayNote == "" {
 		p.ReplayNote = "Each curl command sends the request again; it reads the keys from $MALIPO_PUBLIC_KEY and $MALIPO_SECRET_KEY."
 	}
+	findingOf := map[string]int{}
+	if findings := Findings(s); showFindings(s, findings) {
+		for i, f := range findings {
+			p.Findings = append(p.Findings, htmlFinding{N: i + 1, Headline: f.Headline(), Violation: f.Violation, HasSays: f.Says != "",
+				Pointer: f.Rule.Pointer, Locations: f.Locations, Checks: f.Checks})
+			for _, id := range f.Checks {
+				findingOf[id] = i + 1
+			}
+		}
+	}
 	byCat := map[Category]*htmlCategory{}
 	var cats []Category
 	for _, res := range s.Results {
 		hr := newHTMLResult(res)
+		if res.Outcome != Passed && res.Outcome != Skipped {
+			hr.Rule, hr.Rerun, hr.Finding = s.RuleWords(res.Rule), s.RerunCommand(res.ID), findingOf[res.ID]
+		}
 		c := byCat[res.Category]
 		if c == nil {
 			c = &htmlCategory{Name: string(res.Category)}

@@ -277,3 +277,58 @@ func TestHTMLReportOfARunThatStoppedEarly(t *testing.T) {
 		assert.Regexp(t, `; 2 interrupted, 40 not run</dd>`, page)
 	}
 }
+
+// The HTML page leads with the findings (the broken rule and how many checks it explains, the checks
+// linked), then the failures, each saying what the document says, which finding it is part of and how
+// to run it again; the policy still names the page's own style and script.
+func TestHTMLReportLeadsWithFindings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.html")
+	require.NoError(t, contracttests.HTMLReporter{Path: path}.Finish(brokenEnvelopeRun()))
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	page := string(data)
+
+	findings, failures := strings.Index(page, `<section id="findings">`), strings.Index(page, `<section id="failures">`)
+	require.GreaterOrEqual(t, findings, 0)
+	assert.Less(t, findings, failures)
+	assert.Contains(t, page, `<a href="#findings">Findings</a>`)
+	assert.Contains(t, page, `<h2>Findings (2)</h2>`)
+	assert.Contains(t, page, `<li class="finding" id="finding-1">
+<p class="finding-head"><strong>header.content-type: response breaks the spec: The content type &#39;text/plain&#39; of the GET response received has not been defined in the schema</strong> — <span class="count">4 checks</span></p>`)
+	assert.Contains(t, page, `<summary>Where: 3 places in the document</summary>`)
+	assert.Contains(t, page, `<li><a href="#check-negative.initializePayment.amount.below-minimum"><code>negative.initializePayment.amount.below-minimum</code></a></li>`)
+	assert.Contains(t, page, `<p class="finding-head"><strong>The error envelope.</strong> — <span class="count">1 check</span></p>
+<p class="violation">Violation: want final status &#34;success&#34;, got &#34;failed&#34;</p>
+<p class="spec">Where: <code>#/components/schemas/Error/description</code></p>`)
+
+	article := page[strings.Index(page, `<article class="check fail" id="check-auth.getPayout.no-keys"`):]
+	article = article[:strings.Index(article, "</article>")]
+	assert.Contains(t, article, `<p class="rule">The document says: “The merchant&#39;s secret key.” (#/components/securitySchemes/SecretKey/description)</p>`)
+	assert.Contains(t, article, `<p class="note">Part of <a href="#finding-1">finding 1</a>.</p>`)
+	assert.Contains(t, article, `<div class="curl rerun"><button type="button" class="copy" title="copy the command">copy</button><pre><code class="rerun-line">malipo conform --target http://127.0.0.1:8080 --run &#39;^auth\.getPayout\.no-keys$&#39;</code></pre></div>`)
+	assert.Equal(t, 5, strings.Count(page, `<code class="rerun-line">`), "one per failed check")
+
+	// The policy names exactly the hashes of the inline style and script.
+	policy := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]+)">`).FindStringSubmatch(page)
+	require.NotNil(t, policy)
+	for _, tag := range []string{"style", "script"} {
+		inline := regexp.MustCompile(`(?s)<` + tag + `>(.*?)</` + tag + `>`).FindStringSubmatch(page)
+		require.NotNil(t, inline, tag)
+		sum := sha256.Sum256([]byte(inline[1]))
+		assert.Contains(t, html.UnescapeString(policy[1]), tag+"-src 'sha256-"+base64.StdEncoding.EncodeToString(sum[:])+"'")
+	}
+}
+
+// A run whose failures are each a finding of their own, without rules or a rerun command, has no
+// findings section, no rule and no rerun block: the page is as it was.
+func TestHTMLReportWithoutFindings(t *testing.T) {
+	sum := &contracttests.Summary{Target: "http://t", Failed: 1, Results: []contracttests.Result{{ID: "auth.getPayout.no-keys",
+		Category: contracttests.CategoryAuth, Outcome: contracttests.Failed, Failures: []contracttests.Failure{{Message: "want HTTP 401, got 200"}}}}}
+	path := filepath.Join(t.TempDir(), "report.html")
+	require.NoError(t, contracttests.HTMLReporter{Path: path}.Finish(sum))
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	for _, s := range []string{`id="findings"`, `href="#findings"`, `class="rule"`, `class="rerun-label"`, `class="rerun-line"`, `href="#finding-`} {
+		assert.NotContains(t, string(data), s)
+	}
+}

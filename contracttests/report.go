@@ -136,7 +136,7 @@ func (r *TextReporter) clearProgress() {
 	}
 }
 
-// Finish prints coverage and failures.
+// Finish prints coverage, the findings, the failures and the counts.
 func (r *TextReporter) Finish(s *Summary) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -144,12 +144,22 @@ func (r *TextReporter) Finish(s *Summary) error {
 	if s.HasCoverage() {
 		r.coverage(s)
 	}
+	findings := Findings(s)
+	show := showFindings(s, findings)
+	if show {
+		r.findings(s, findings)
+	}
 	r.failures(s)
 	if s.Aborted != "" {
 		r.printf("\nRun stopped early: %s\n", s.Aborted)
 		r.printf("\n%d passed, %d failed, %d skipped, %d interrupted, %d not run in %s\n", s.Passed, s.Failed, s.Skipped,
 			s.Interrupted, s.NotRun, s.Duration.Round(time.Millisecond))
 		return r.err
+	}
+	if show {
+		// The end of a long log is where it is read first: it names the finding to start with.
+		r.printf("\nThe %d failed checks are %d findings (above the failures); the largest, %s: %s\n",
+			s.Failed, len(findings), checksCount(findings[0].Count), findings[0].Headline())
 	}
 	r.printf("\n%d passed, %d failed, %d skipped in %s\n", s.Passed, s.Failed, s.Skipped, s.Duration.Round(time.Millisecond))
 	return r.err
@@ -174,7 +184,47 @@ func (r *TextReporter) coverage(s *Summary) {
 	}
 }
 
-// failures prints every failure with the exchanges it is about.
+// checksCount is "1 check" or "n checks".
+func checksCount(n int) string {
+	if n == 1 {
+		return "1 check"
+	}
+	return fmt.Sprintf("%d checks", n)
+}
+
+// findingsListed is how many check ids the text report lists under a finding; the JSON and HTML
+// reports list them all.
+const findingsListed = 5
+
+// findings prints the findings, largest first: the document's words (or the violation) with the number
+// of checks, then how the rule was broken, where the document states it, and which checks.
+func (r *TextReporter) findings(s *Summary, findings []Finding) {
+	r.printf("\nFindings: the %d failed checks break %d rules (a check that failed in several ways counts once):\n", s.Failed, len(findings))
+	for i, f := range findings {
+		r.printf("  %d. %s \u2014 %s\n", i+1, f.Headline(), checksCount(f.Count))
+		if f.Says != "" {
+			r.printf("     violation: %s\n", f.Violation)
+		}
+		switch {
+		case len(f.Locations) > 1:
+			r.printf("     where: %d places: %s\n", len(f.Locations), listed(f.Locations, 3))
+		case f.Rule.Pointer != "":
+			r.printf("     where: %s\n", f.Rule.Pointer)
+		}
+		r.printf("     checks: %s\n", listed(f.Checks, findingsListed))
+	}
+}
+
+// listed joins the first n items and says how many more there are.
+func listed(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
+}
+
+// failures prints every failure with the exchanges it is about, under its check with the rule the
+// check enforces and the command that runs it again.
 func (r *TextReporter) failures(s *Summary) {
 	if s.Failed > 0 {
 		r.printf("\nFailures:\n")
@@ -184,9 +234,12 @@ func (r *TextReporter) failures(s *Summary) {
 			}
 			doc := ""
 			if res.Check != nil {
-				doc = " — " + res.Check.Doc
+				doc = " \u2014 " + res.Check.Doc
 			}
 			r.printf("  %s%s\n", res.ID, doc)
+			if words := s.RuleWords(res.Rule); words != "" {
+				r.printf("    the document says: %s\n", words)
+			}
 			shown := map[int]bool{}
 			for _, f := range res.Failures {
 				r.printf("    %s\n", f)
@@ -197,6 +250,9 @@ func (r *TextReporter) failures(s *Summary) {
 					shown[i] = true
 					r.printf("%s", compactEvidence(res.Evidence[i], "      "))
 				}
+			}
+			if rerun := s.RerunCommand(res.ID); rerun != "" {
+				r.printf("    rerun: %s\n", rerun)
 			}
 		}
 	}
@@ -216,7 +272,8 @@ func difference(all, some []string) []string {
 	return out
 }
 
-// JSONReporter writes the whole Summary as JSON to a file when the run ends.
+// JSONReporter writes the whole Summary as JSON to a file when the run ends, with its findings
+// (Findings) as "findings".
 type JSONReporter struct{ Path string }
 
 // Start does nothing.
@@ -227,7 +284,10 @@ func (JSONReporter) CheckDone(Result) {}
 
 // Finish writes the file.
 func (r JSONReporter) Finish(s *Summary) error {
-	data, err := json.MarshalIndent(s, "", "  ")
+	data, err := json.MarshalIndent(struct {
+		*Summary
+		Findings []Finding `json:"findings,omitempty"`
+	}{s, Findings(s)}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode JSON report: %w", err)
 	}

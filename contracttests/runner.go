@@ -46,6 +46,14 @@ type Config struct {
 	RequireExtensions bool
 	// Run selects checks by id; nil runs all.
 	Run *regexp.Regexp
+	// Skip leaves out, of the checks Run selects, those whose id it matches; nil leaves out none. It
+	// exists because RE2 has no negative look-ahead: Run alone cannot say "all but these".
+	Skip *regexp.Regexp
+	// Rerun is the command line that runs the suite again against the same target, without a selection
+	// and without a key (`malipo conform --target URL`): under each failure the reports print it with
+	// `--run '^id$'` (Summary.RerunCommand). Empty: they print none, since a library caller's run has
+	// no command line to repeat.
+	Rerun []string
 	// Spec is the document the run checks against (`--spec FILE`, see LoadSpec); nil means the embedded
 	// one. Pass the checks AllFor derives from the same document.
 	Spec *openapi.Spec
@@ -107,6 +115,12 @@ type Summary struct {
 	Aborted  string        `json:"aborted,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
 	Coverage Coverage      `json:"coverage"`
+	// Rerun is Config.Rerun: the command line that reaches the same target; RerunCommand adds the
+	// selection of one check.
+	Rerun []string `json:"rerun,omitempty"`
+	// Spec is the document the run checked against, from which the reports read the words of each
+	// rule; nil means the embedded one.
+	Spec *openapi.Spec `json:"-"`
 }
 
 // DefaultTool is the name of the runs of this package, in the reports' titles (Summary.Tool).
@@ -163,8 +177,8 @@ type suite struct {
 
 // Run runs the selected checks against the target and reports to every reporter.
 //
-// Before any check it makes sure the run can mean something: a --run filter that selects no check
-// (ErrNoChecks), a report file that cannot be written (ErrSetup), a target that does not answer
+// Before any check it makes sure the run can mean something: --run and --skip filters that leave no
+// check (ErrNoChecks), a report file that cannot be written (ErrSetup), a target that does not answer
 // (ErrSetup and ErrUnreachable) or refuses a key (ErrSetup, naming the key) end it with a nil
 // Summary. A run that stops early — ctx ends (ErrInterrupted), or the target stops answering
 // mid-run (ErrUnreachable) — returns the partial Summary with the error, after every reporter's
@@ -175,9 +189,9 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...Reporter
 	if cfg.BaseURL == "" {
 		return nil, fmt.Errorf("%w: no target base URL: pass --target URL", ErrSetup)
 	}
-	selected := selectChecks(checks, cfg.Run)
+	selected := Select(checks, cfg.Run, cfg.Skip)
 	if len(selected) == 0 {
-		return nil, noChecksError(cfg.Run, len(checks))
+		return nil, noChecksError(checks, cfg.Run, cfg.Skip)
 	}
 	if err := prepareReporters(reporters); err != nil {
 		return nil, err
@@ -234,11 +248,12 @@ func newSuite(cfg Config, spec *openapi.Spec, receiver *Receiver) (*suite, error
 		errorStatuses: statuses, inputs: inputs}, nil
 }
 
-// selectChecks returns the checks whose id matches run (all when run is nil), in their order.
-func selectChecks(checks []*Check, run *regexp.Regexp) []*Check {
+// Select returns the checks whose id matches run (all when run is nil) and not skip (none when skip is
+// nil), in their order: the checks a run with Config.Run and Config.Skip runs, and `--list` lists.
+func Select(checks []*Check, run, skip *regexp.Regexp) []*Check {
 	var selected []*Check
 	for _, c := range checks {
-		if run == nil || run.MatchString(c.ID) {
+		if (run == nil || run.MatchString(c.ID)) && (skip == nil || !skip.MatchString(c.ID)) {
 			selected = append(selected, c)
 		}
 	}
@@ -249,7 +264,7 @@ func selectChecks(checks []*Check, run *regexp.Regexp) []*Check {
 // comes, and sums the run up with its results sorted by id. When ctx ends it starts no further check.
 func (s *suite) runSelected(ctx context.Context, selected []*Check, reporters []Reporter) *Summary {
 	start := time.Now()
-	sum := &Summary{Target: s.cfg.BaseURL}
+	sum := &Summary{Target: s.cfg.BaseURL, Rerun: s.cfg.Rerun, Spec: s.spec}
 	var mu sync.Mutex
 	report := func(res Result) {
 		mu.Lock()

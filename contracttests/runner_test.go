@@ -159,10 +159,20 @@ func TestReports(t *testing.T) {
 	require.NotNil(t, junit.Suites[0].Cases[0].Failure)
 	assert.Contains(t, junit.Suites[0].Cases[0].Failure.Message, "want HTTP 401")
 
-	var report contracttests.Summary
+	var report struct {
+		contracttests.Summary
+		Findings []contracttests.Finding `json:"findings"`
+	}
 	data, err = os.ReadFile(jsonPath)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &report))
 	assert.Equal(t, 5, report.Failed)
 	assert.NotEmpty(t, report.Coverage.Operations)
+	// The findings account for every failed check once.
+	var grouped []string
+	for _, f := range report.Findings {
+		assert.Len(t, f.Checks, f.Count)
+		grouped = append(grouped, f.Checks...)
+	}
+	assert.ElementsMatch(t, failedIDs(sum), grouped)
 }

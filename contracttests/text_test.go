@@ -94,3 +94,81 @@ func TestTextWritesNoControlCharactersOutsideATerminal(t *testing.T) {
 	}
 	assert.NotContains(t, out.String(), "[3/3]")
 }
+
+// brokenEnvelopeRun is a run against a target whose error responses are text/plain: most failed checks
+// share one violation at different operations, one check fails for a reason of its own. Each check
+// names its rule, and the run knows the command that reaches its target.
+func brokenEnvelopeRun() *contracttests.Summary {
+	textPlain := func(path, method, status string) contracttests.Failure {
+		return contracttests.Failure{Exchange: strings.ToUpper(method) + " " + path + " → " + status, Pointer: "header.content-type",
+			Message: "response breaks the spec: The content type 'text/plain' of the " + strings.ToUpper(method) +
+				" response received has not been defined in the schema",
+			SpecLocation: "#/paths/" + strings.ReplaceAll(strings.Replace(path, "po_1", "{payout_id}", 1), "/", "~1") + "/" + method}
+	}
+	secretKey := contracttests.Rule{Pointer: "#/components/securitySchemes/SecretKey/description", Quote: "The merchant's secret key."}
+	check := func(id string, rule contracttests.Rule, fs ...contracttests.Failure) contracttests.Result {
+		return contracttests.Result{Check: &contracttests.Check{ID: id, Doc: "what " + id + " proves"}, ID: id,
+			Category: contracttests.CategoryAuth, Rule: rule, Outcome: contracttests.Failed, Duration: time.Millisecond, Failures: fs}
+	}
+	s := &contracttests.Summary{Target: "http://127.0.0.1:8080", Duration: time.Second,
+		Rerun: []string{"malipo", "conform", "--target", "http://127.0.0.1:8080"},
+		Results: []contracttests.Result{
+			check("auth.getPayout.no-keys", secretKey, textPlain("/v1/payment/payouts/po_1", "get", "401"),
+				contracttests.Failure{Pointer: "/status", Message: `want an error envelope with status "error", got Unauthorized`}),
+			check("auth.getPayout.wrong-secret-key", secretKey, textPlain("/v1/payment/payouts/po_1", "get", "401")),
+			check("auth.processPayout.no-keys", secretKey, textPlain("/v1/payment/payouts/process", "post", "401")),
+			check("negative.initializePayment.amount.below-minimum", contracttests.Rule{Pointer: "#/components/schemas/Error/required"},
+				textPlain("/v1/payment/init", "post", "400")),
+			check("state.payout.bank.success", contracttests.Rule{Pointer: "#/components/schemas/Error/description", Quote: "The error envelope."},
+				contracttests.Failure{Message: `want final status "success", got "failed"`}),
+			{ID: "reference.countries", Category: contracttests.CategoryReference, Outcome: contracttests.Passed},
+		}}
+	s.Count()
+	return s
+}
+
+// The text report leads with the findings: the broken rule with the number of checks it explains,
+// before the failures; each failure says what the document says and how to run its check again; the
+// last lines name the largest finding.
+func TestTextLeadsWithFindings(t *testing.T) {
+	var out strings.Builder
+	r := &contracttests.TextReporter{W: &out, Quiet: true}
+	r.Start(nil)
+	require.NoError(t, r.Finish(brokenEnvelopeRun()))
+	text := out.String()
+	t.Log("\n" + text)
+
+	findings := strings.Index(text, "\nFindings: the 5 failed checks break 2 rules")
+	failures := strings.Index(text, "\nFailures:")
+	require.GreaterOrEqual(t, findings, 0)
+	assert.Less(t, findings, failures, "the findings come before the failures")
+	assert.Contains(t, text, "  1. header.content-type: response breaks the spec: The content type 'text/plain' of the GET response received has not been defined in the schema — 4 checks\n")
+	assert.Contains(t, text, "     where: 3 places: #/paths/~1v1~1payment~1payouts~1{payout_id}/get, #/paths/~1v1~1payment~1payouts~1process/post, #/paths/~1v1~1payment~1init/post\n")
+	assert.Contains(t, text, "     checks: auth.getPayout.no-keys, auth.getPayout.wrong-secret-key, auth.processPayout.no-keys, negative.initializePayment.amount.below-minimum\n")
+	assert.Contains(t, text, "  2. The error envelope. — 1 check\n"+`     violation: want final status "success", got "failed"`+"\n"+
+		"     where: #/components/schemas/Error/description\n")
+
+	// Under each failed check: the rule, in the document's words, and the command that reruns it.
+	assert.Contains(t, text, "  auth.getPayout.no-keys — what auth.getPayout.no-keys proves\n"+
+		"    the document says: “The merchant's secret key.” (#/components/securitySchemes/SecretKey/description)\n")
+	assert.Contains(t, text, "    the document says: required: [status, code, message, errors] (#/components/schemas/Error/required)\n",
+		"a schema keyword's rule is its value")
+	assert.Contains(t, text, `    rerun: malipo conform --target http://127.0.0.1:8080 --run '^auth\.getPayout\.no-keys$'`+"\n")
+	assert.Equal(t, 5, strings.Count(text, "    rerun: "), "one per failed check")
+
+	assert.True(t, strings.HasSuffix(text, "\nThe 5 failed checks are 2 findings (above the failures); the largest, 4 checks: "+
+		"header.content-type: response breaks the spec: The content type 'text/plain' of the GET response received has not been defined in the schema\n"+
+		"\n1 passed, 5 failed, 0 skipped in 1s\n"), text)
+}
+
+// A run whose failed checks each break a rule of their own, and that names no rule nor a command to
+// rerun (another grader's, or a library caller's), reports as before: no findings, no rule, no rerun.
+func TestTextWithoutFindingsIsUnchanged(t *testing.T) {
+	var out strings.Builder
+	textRun(t, &contracttests.TextReporter{W: &out})
+	for _, s := range []string{"Findings", "findings", "the document says", "rerun:"} {
+		assert.NotContains(t, out.String(), s)
+	}
+	assert.Contains(t, out.String(), "\nFailures:\n  negative.rotateWebhookEndpointSecret.grace_period_seconds.above-maximum.and-then-some-more — a long id\n"+
+		"    [POST /x → 201] want HTTP 400, got 201\n\n1 passed, 1 failed, 1 skipped in 2s\n")
+}

@@ -10,9 +10,9 @@ import (
 
 // A run has one of four verdicts, and CI must be able to tell them apart: the target conforms, the
 // target breaks the contract, the run could not judge the target (wrong keys, a target that does not
-// answer, a report that cannot be written, a --run filter that selects nothing), or somebody stopped
-// it. Problems of the third kind are found before any check runs where they can be, and are never
-// reported as conformance failures.
+// answer, a report that cannot be written, --run and --skip filters that leave nothing), or somebody
+// stopped it. Problems of the third kind are found before any check runs where they can be, and are
+// never reported as conformance failures.
 
 // Errors Run returns when it could not judge the target; they are told apart with errors.Is.
 var (
@@ -22,7 +22,7 @@ var (
 	// ErrUnreachable: the target does not answer at all, before the run (with ErrSetup) or during it
 	// (the run is aborted; the Summary says after which check).
 	ErrUnreachable = errors.New("target unreachable")
-	// ErrNoChecks: the --run filter selects no check. It is an ErrSetup.
+	// ErrNoChecks: the --run and --skip filters leave no check to run. It is an ErrSetup.
 	ErrNoChecks = fmt.Errorf("%w: no check selected", ErrSetup)
 	// ErrInterrupted: the caller's context ended (Ctrl-C) before the run was done.
 	ErrInterrupted = errors.New("run interrupted")
@@ -58,10 +58,24 @@ func ExitCode(sum *Summary, err error) int {
 	}
 }
 
-// noChecksError is the error of a --run filter that selects none of the total checks.
-func noChecksError(run *regexp.Regexp, total int) error {
-	return fmt.Errorf("%w: --run '%s' matches none of the %d checks' ids; list them with --list (and try the expression with --list --run)",
-		ErrNoChecks, run.String(), total)
+// noChecksError is the error of a run whose --run and --skip leave none of the checks, naming the
+// filter that emptied it: --run when it matches no id, else --skip, which then left out every check
+// --run selected.
+func noChecksError(checks []*Check, run, skip *regexp.Regexp) error {
+	byRun := len(Select(checks, run, nil))
+	switch {
+	case byRun == 0 && run == nil:
+		return fmt.Errorf("%w: there are no checks to run", ErrNoChecks)
+	case byRun == 0:
+		return fmt.Errorf("%w: --run '%s' matches none of the %d checks' ids; list them with --list (and try the expression with --list --run)",
+			ErrNoChecks, run.String(), len(checks))
+	case run == nil:
+		return fmt.Errorf("%w: --skip '%s' matches every one of the %d checks' ids, so none is left to run; narrow it (try it with --list --skip)",
+			ErrNoChecks, skip.String(), byRun)
+	default:
+		return fmt.Errorf("%w: --skip '%s' matches all %d checks --run '%s' selects, so none is left to run; narrow --skip or widen --run (try them with --list)",
+			ErrNoChecks, skip.String(), byRun, run.String())
+	}
 }
 
 // Preparer is implemented by reporters that write files: Run calls Prepare before the target is even

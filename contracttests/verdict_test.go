@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -377,6 +378,43 @@ func TestRunFilterSelectingNothing(t *testing.T) {
 	assert.Contains(t, err.Error(), "--list")
 	assert.Contains(t, err.Error(), `^typo\.`)
 	assert.Equal(t, contracttests.ExitSetup, contracttests.ExitCode(sum, err))
+}
+
+// --skip applies after --run: a run they leave without a check is a setup error that names the filter
+// that emptied it, --run when it matches nothing, else --skip; --list shows the same selection.
+func TestSkipFilterLeavingNothing(t *testing.T) {
+	checks := allChecks(t)
+	for _, tc := range []struct {
+		run, skip string
+		want      []string
+	}{
+		{`^typo\.`, `^auth\.`, []string{`--run '^typo\.' matches none`}},
+		{`^reference\.`, `^reference\.`, []string{`--skip '^reference\.' matches all`, `checks --run '^reference\.' selects`, "--list"}},
+		{"", `.`, []string{`--skip '.' matches every one of the ` + strconv.Itoa(len(checks)) + ` checks' ids`, "--list --skip"}},
+	} {
+		cfg := contracttests.Config{BaseURL: "http://127.0.0.1:1", Skip: regexp.MustCompile(tc.skip)}
+		if tc.run != "" {
+			cfg.Run = regexp.MustCompile(tc.run)
+		}
+		sum, err := contracttests.Run(context.Background(), cfg, checks)
+		require.ErrorIs(t, err, contracttests.ErrNoChecks, "%+v", tc)
+		assert.Nil(t, sum)
+		for _, w := range tc.want {
+			assert.Contains(t, err.Error(), w)
+		}
+	}
+	// What --skip leaves of --run's selection, in order.
+	ids := func(cs []*contracttests.Check) (out []string) {
+		for _, c := range cs {
+			out = append(out, c.ID)
+		}
+		return out
+	}
+	byRun := ids(contracttests.Select(checks, regexp.MustCompile(`^auth\.getPayout\.`), nil))
+	require.Contains(t, byRun, "auth.getPayout.no-keys")
+	left := ids(contracttests.Select(checks, regexp.MustCompile(`^auth\.getPayout\.`), regexp.MustCompile(`no-keys$`)))
+	assert.Len(t, left, len(byRun)-1)
+	assert.NotContains(t, left, "auth.getPayout.no-keys")
 }
 
 func TestExitCode(t *testing.T) {

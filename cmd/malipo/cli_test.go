@@ -269,5 +269,6 @@ func TestCompletion(t *testing.T) {
 	assert.Regexp(t, `(?m)^`+string(faults.BadSignature)+`\t`, complete("sandbox", "--fault", ""))
 	assert.Regexp(t, `(?m)^json$`, complete("sandbox", "--log-format", ""))
 	assert.Regexp(t, `(?m)^auth\.getPayout\.no-keys\t`, complete("conform", "--run", "auth.getPayout."))
+	assert.Regexp(t, `(?m)^auth\.getPayout\.no-keys\t`, complete("conform", "--skip", "auth.getPayout."))
 	assert.Regexp(t, `(?m)^sandbox\t`, complete("help", ""))
 }

@@ -22,7 +22,7 @@ type conformFlags struct {
 	target, publicKey, secretKey string
 	otherPublic, otherSecret     string
 	listen, hookURL              string
-	run                          *regexp.Regexp
+	run, skip                    *regexp.Regexp
 	list                         bool
 	junit, jsonOut               string
 	html, record, spec           string
@@ -43,11 +43,14 @@ Without --target it checks an embedded sandbox.
 
 The keys can come from the environment, where CI keeps secrets: MALIPO_PUBLIC_KEY and
 MALIPO_SECRET_KEY, and MALIPO_OTHER_PUBLIC_KEY and MALIPO_OTHER_SECRET_KEY for the second merchant.
+The reports lead with findings (failed checks grouped by the rule they break), and under each failed
+check print the command that runs it again alone, which reads the keys from the environment.
 Exit codes: 0 every check passed, 1 a check failed, 2 usage or setup error (e.g. the target does not
 answer), 130 interrupted.`,
 		Example: `  malipo conform
   malipo conform --target http://127.0.0.1:8080 --junit conform.xml --json conform.json
-  malipo conform --list --run '^state\.payout\.'`,
+  malipo conform --list --run '^state\.payout\.'
+  malipo conform --run '^auth\.' --skip 'isolation'`,
 		Args:              noArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -71,6 +74,7 @@ func (f *conformFlags) declare(cmd *cobra.Command) {
 	fs.Var(hostPortValue{&f.listen}, "webhook-listen", "address the webhook receiver listens on")
 	fs.Var(baseURLValue{&f.hookURL}, "webhook-url", "base `URL` the target uses to reach the receiver (default: from --webhook-listen)")
 	fs.Var(regexpValue{&f.run}, "run", "only run checks whose id matches this regular expression")
+	fs.Var(regexpValue{&f.skip}, "skip", "leave out checks whose id matches this regular expression (after --run)")
 	fs.BoolVar(&f.list, "list", false, "list the checks and exit")
 	fs.StringVar(&f.junit, "junit", "", "write a JUnit XML report to this `file`")
 	fs.StringVar(&f.jsonOut, "json", "", "write a JSON report to this `file`")
@@ -89,6 +93,7 @@ func (f *conformFlags) declare(cmd *cobra.Command) {
 	_ = cmd.MarkFlagFilename("spec", "yaml", "yml", "json")
 	_ = cmd.MarkFlagFilename("json", "json")
 	_ = cmd.RegisterFlagCompletionFunc("run", completeCheckIDs)
+	_ = cmd.RegisterFlagCompletionFunc("skip", completeCheckIDs)
 }
 
 // keysFromEnv takes the keys not given as flags from the environment, where CI systems put secrets:
@@ -110,7 +115,7 @@ func runConform(ctx context.Context, cmd *cobra.Command, f *conformFlags, stdout
 		return exitFail, nil
 	}
 	if f.list {
-		listChecks(stdout, checks, f.run)
+		listChecks(stdout, contracttests.Select(checks, f.run, f.skip))
 		return exitOK, nil
 	}
 	if (f.otherPublic == "") != (f.otherSecret == "") {
@@ -128,7 +133,8 @@ func runConform(ctx context.Context, cmd *cobra.Command, f *conformFlags, stdout
 		return exitFail, nil
 	}
 	defer stop()
-	cfg.Run, cfg.Spec = f.run, spec
+	cfg.Run, cfg.Skip, cfg.Spec = f.run, f.skip, spec
+	cfg.Rerun = rerunArgs(cmd.Flags())
 	sum, err := contracttests.Run(ctx, cfg, checks, conformReporters(f, stdout)...)
 	if err != nil {
 		fmt.Fprintf(stderr, "malipo conform: %v\n", err)
@@ -207,17 +213,40 @@ func conformExitCode(sum *contracttests.Summary, err error) int {
 	return contracttests.ExitCode(sum, err)
 }
 
-func listChecks(w io.Writer, checks []*contracttests.Check, filter *regexp.Regexp) {
+// listChecks lists the checks --run and --skip select (contracttests.Select), by id.
+func listChecks(w io.Writer, checks []*contracttests.Check) {
 	sort.SliceStable(checks, func(i, j int) bool { return checks[i].ID < checks[j].ID })
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	n := 0
 	for _, c := range checks {
-		if filter != nil && !filter.MatchString(c.ID) {
-			continue
-		}
-		n++
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.ID, c.Category, c.Doc)
 	}
 	_ = tw.Flush()
-	fmt.Fprintf(w, "%d checks\n", n)
+	fmt.Fprintf(w, "%d checks\n", len(checks))
+}
+
+// rerunFlags are the flags a run of one check needs to meet the same target as the run that failed it,
+// in this order: where the target is (--target) and which document the checks come from (--spec, whose
+// derived checks the embedded document may not have), how the target reaches the suite's receiver,
+// whether a missing extension fails, and the waits that decide a timing check. The keys are left out
+// (the command reads them from the environment, like the curl commands), and so are the reports, the
+// selection and the concurrency, which do not change what one check does.
+var rerunFlags = []string{"target", "spec", "webhook-listen", "webhook-url", "require-extensions", "wait", "webhook-stall", "settle"}
+
+// rerunArgs is the command line that reaches the same target as this run (contracttests.Config.Rerun):
+// `malipo conform` and the rerunFlags that were set.
+func rerunArgs(fs *pflag.FlagSet) []string {
+	args := []string{"malipo", "conform"}
+	for _, name := range rerunFlags {
+		fl := fs.Lookup(name)
+		switch {
+		case fl == nil || !fl.Changed:
+		case fl.Value.Type() == "bool":
+			if fl.Value.String() == "true" {
+				args = append(args, "--"+name)
+			}
+		default:
+			args = append(args, "--"+name, fl.Value.String())
+		}
+	}
+	return args
 }

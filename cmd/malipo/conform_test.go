@@ -7,9 +7,11 @@ import (
 	"io"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,6 +136,8 @@ func TestConformUsageErrors(t *testing.T) {
 		{"unknown flag", []string{"conform", "--nope"}, "unknown flag --nope"},
 		{"target without keys", []string{"conform", "--target", "http://127.0.0.1:1"}, "--target needs --public-key and --secret-key"},
 		{"bad regexp", []string{"conform", "--run", "("}, "--run"},
+		{"bad skip regexp", []string{"conform", "--skip", "("}, "--skip"},
+		{"skip leaves nothing", []string{"conform", "--run", `^reference\.`, "--skip", "."}, `--skip '.' matches all`},
 		{"half a second merchant", []string{"conform", "--other-public-key", "pk"}, "give both --other-public-key and --other-secret-key"},
 		{"unreachable target", []string{"conform", "--target", "http://127.0.0.1:1", "--public-key", "pk", "--secret-key", "sk"}, "target unreachable"},
 		{"stray argument", []string{"conform", "extra"}, `unexpected argument "extra"`},
@@ -171,4 +175,81 @@ func TestConformSettleFlag(t *testing.T) {
 		stop()
 		assert.Equal(t, tc.want, cfg.SettleTime, "%v", tc.args)
 	}
+}
+
+// Each failure prints the command that runs its check again, alone, against the same target, with no
+// key in it: run as the shell parses it, with the keys in the environment, it fails that check again.
+func TestConformPrintsTheCommandThatRerunsAFailedCheck(t *testing.T) {
+	faulty, err := faults.Options(faults.AuthNotEnforced)
+	require.NoError(t, err)
+	srv, err := sandbox.New(faulty...)
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	var out, errOut syncBuffer
+	code := run(context.Background(), []string{"conform", "--target", ts.URL, "--public-key", sandbox.DefaultPublicKey,
+		"--secret-key", sandbox.DefaultSecretKey, "--run", `^(auth\.getPayout\.no-keys|reference\.countries)$`, "--wait", "5s", "--quiet"}, &out, &errOut)
+	require.Equal(t, exitFail, code, "stdout:\n%s\nstderr:\n%s", &out, &errOut)
+	m := regexp.MustCompile(`(?m)^    rerun: (.*)$`).FindAllStringSubmatch(out.String(), -1)
+	require.Len(t, m, 1, "one failed check, one command:\n%s", &out)
+	rerun := m[0][1]
+	assert.Equal(t, "malipo conform --target "+ts.URL+" --wait 5s --run '^auth\\.getPayout\\.no-keys$'", rerun)
+	assert.NotContains(t, rerun, sandbox.DefaultPublicKey)
+	assert.NotContains(t, rerun, sandbox.DefaultSecretKey)
+
+	// The words a POSIX shell makes of it.
+	words, err := exec.Command("sh", "-c", "set -- "+rerun+`; printf '%s\0' "$@"`).Output()
+	require.NoError(t, err)
+	args := strings.Split(strings.TrimSuffix(string(words), "\x00"), "\x00")
+	require.Equal(t, "malipo", args[0])
+	t.Setenv("MALIPO_PUBLIC_KEY", sandbox.DefaultPublicKey)
+	t.Setenv("MALIPO_SECRET_KEY", sandbox.DefaultSecretKey)
+	var again, againErr syncBuffer
+	code = run(context.Background(), args[1:], &again, &againErr)
+	assert.Equal(t, exitFail, code, "stdout:\n%s\nstderr:\n%s", &again, &againErr)
+	assert.Contains(t, again.String(), "running 1 checks")
+	assert.Contains(t, again.String(), "FAIL auth.getPayout.no-keys")
+}
+
+// The rerun command keeps what decides where the target is and what one check does there, and leaves
+// out the keys, the reports and the selection.
+func TestConformRerunArgs(t *testing.T) {
+	cmd := &cobra.Command{Use: "conform"}
+	f := &conformFlags{}
+	f.declare(cmd)
+	require.NoError(t, cmd.ParseFlags([]string{"--target", "http://127.0.0.1:8080", "--public-key", "pk_test_x", "--secret-key", "sk_test_x",
+		"--other-public-key", "pk_o", "--other-secret-key", "sk_o", "--spec", "next.yaml", "--webhook-url", "http://10.0.0.2:9000",
+		"--require-extensions", "--wait", "5s", "--settle", "1s", "--json", "r.json", "--html", "r.html", "--quiet", "--run", "a", "--skip", "b",
+		"--concurrency", "2"}))
+	assert.Equal(t, []string{"malipo", "conform", "--target", "http://127.0.0.1:8080", "--spec", "next.yaml", "--webhook-url", "http://10.0.0.2:9000",
+		"--require-extensions", "--wait", "5s", "--settle", "1s"}, rerunArgs(cmd.Flags()))
+
+	cmd = &cobra.Command{Use: "conform"}
+	(&conformFlags{}).declare(cmd)
+	require.NoError(t, cmd.ParseFlags(nil))
+	assert.Equal(t, []string{"malipo", "conform"}, rerunArgs(cmd.Flags()), "the embedded sandbox: no flag needed")
+}
+
+// --skip leaves out of --run's selection the checks it matches, in --list as in a run.
+func TestConformSkip(t *testing.T) {
+	var out, errOut syncBuffer
+	require.Equal(t, exitOK, run(context.Background(), []string{"conform", "--list", "--run", `^reference\.`}, &out, &errOut))
+	all := out.String()
+	require.Contains(t, all, "reference.countries")
+	var listed syncBuffer
+	require.Equal(t, exitOK, run(context.Background(), []string{"conform", "--list", "--run", `^reference\.`, "--skip", `countries$`}, &listed, &errOut))
+	assert.NotContains(t, listed.String(), "reference.countries")
+	count := func(list string) int {
+		m := regexp.MustCompile(`\n(\d+) checks\n$`).FindStringSubmatch(list)
+		require.NotNil(t, m, list)
+		n, err := strconv.Atoi(m[1])
+		require.NoError(t, err)
+		return n
+	}
+	assert.Equal(t, count(all)-1, count(listed.String()))
+
+	var ran syncBuffer
+	code := run(context.Background(), []string{"conform", "--run", `^reference\.`, "--skip", `countries$`, "--quiet"}, &ran, &errOut)
+	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", &ran, &errOut)
+	assert.Contains(t, ran.String(), fmt.Sprintf("running %d checks", count(all)-1))
 }

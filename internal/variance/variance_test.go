@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -448,4 +450,20 @@ func bothEvents(byObject map[string][]hookDelivery, refs []string) bool {
 		}
 	}
 	return true
+}
+
+// TestREADMEListsEveryDimension: the README's table of allowed variants has a row for every dimension,
+// so that a dimension added here is documented where people read about the suite.
+func TestREADMEListsEveryDimension(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	_, section, found := strings.Cut(string(readme), "### Allowed variants")
+	require.True(t, found, "README.md has no section \"### Allowed variants\"")
+	section, _, _ = strings.Cut(section, "\n## ")
+	for _, d := range Dimensions() {
+		assert.Contains(t, section, "| `"+d.Name+"` |", "README.md's allowed variants have no row for %s", d.Name)
+		for _, c := range d.Allowed {
+			assert.Contains(t, section, "`"+c.Pointer+"`", "README.md's row for %s does not cite %s", d.Name, c.Pointer)
+		}
+	}
 }
