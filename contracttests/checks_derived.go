@@ -426,8 +426,9 @@ func derivedAuthChecks(spec *openapi.Spec) []*Check {
 // first), required query parameters take their examples, and the body is the operation's request
 // example.
 type authRequest struct {
-	path string
-	body []byte // the request example; nil when the operation takes no body
+	query string // the required query parameters' examples, encoded
+	path  string
+	body  []byte // the request example; nil when the operation takes no body
 	// missing says which example the document lacks; the checks skip with it instead of sending a
 	// request that could be refused for another reason than its keys.
 	missing error
@@ -441,7 +442,7 @@ func authRequestFor(spec *openapi.Spec, op *openapi.Operation) authRequest {
 	r := authRequest{path: urlOf(op, ids...)}
 	query, qerr := requiredQueryExamples(spec, op)
 	if query != "" {
-		r.path += "?" + query
+		r.query = "?" + query
 	}
 	var berr error
 	if op.Op.RequestBody != nil {
@@ -454,15 +455,17 @@ func authRequestFor(spec *openapi.Spec, op *openapi.Operation) authRequest {
 	return r
 }
 
-// build returns the request's path and a body filled in for this run (see ExampleBody).
+// build returns the request's path and a body filled in for this run (see ExampleBody). The path
+// names an id that does not exist: the document has keys checked first ("Keys are checked first"),
+// and without a valid key pair there is no merchant whose object it could be.
 func (r authRequest) build(t *T) (string, any) {
 	if r.missing != nil {
 		t.Skip(r.missing.Error())
 	}
 	if r.body == nil {
-		return r.path, nil
+		return r.path + r.query, nil
 	}
-	return r.path, t.fillExample(r.body, nil)
+	return r.path + r.query, t.fillExample(r.body, nil)
 }
 
 // requiredQueryExamples returns the required query parameters of op (its own and its path's) with the
