@@ -413,6 +413,9 @@ func SuccessStatusValues() []SuccessStatus {
 // PaymentInitRequest is the document's PaymentInitRequest object.
 //
 // Initialize-payment body.
+//
+// `country` and `currency` are the customer's ISO codes, constrained by their patterns only. They
+// need not be listed in the reference data, which lists payout destinations, nor match each other.
 type PaymentInitRequest struct {
 	Currency    string        `json:"currency"`
 	Country     string        `json:"country"`
