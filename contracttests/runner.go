@@ -160,7 +160,8 @@ type suite struct {
 	// errorStatuses is the spec's error table (code → HTTP status); ExpectError checks itself against it.
 	errorStatuses map[int]int
 	inputs        Inputs
-	skipped       skippedCovers // what the skipped checks cover (see document.go)
+	skipped       coverSet // what the skipped checks cover (see document.go)
+	ran           coverSet // what the checks that started cover
 	// evidence records every exchange and delivery for the failed checks' reports and the Observers.
 	evidence *recorder
 
@@ -373,6 +374,7 @@ func (s *suite) runOne(ctx context.Context, c *Check) Result {
 		res.Outcome, res.SkipReason = Skipped, "needs a second merchant's keys (--other-public-key, --other-secret-key)"
 		return res
 	}
+	s.ran.note(c)
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CheckTimeout)
 	defer cancel()
 	t := &T{ctx: cctx, check: c, suite: s}
