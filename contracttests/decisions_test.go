@@ -2,6 +2,7 @@ package contracttests_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"strings"
@@ -124,9 +125,11 @@ func TestMalformedBodyChecksDoNotDependOnRefusalOrder(t *testing.T) {
 	lookupFirst := sandbox.Hooks{Middleware: func(_ *sandbox.Server, next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if strings.Contains(r.URL.Path, "/conform-") || strings.Contains(r.URL.Path, "/unknown") {
+				body, _ := json.Marshal(map[string]any{"status": "error", "code": api.CodeNotFound, "message": "not found",
+					"errors": []map[string]string{{"field": "path.id", "reason": "no such object"}}})
 				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusNotFound)
-				_, _ = w.Write([]byte(`{"status":"error","code":3000,"message":"not found","errors":[{"field":"path.id","reason":"no such object"}]}`))
+				w.WriteHeader(api.CodeNotFound.HTTPStatus())
+				_, _ = w.Write(body)
 				return
 			}
 			next.ServeHTTP(w, r)

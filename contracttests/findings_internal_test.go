@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // What varies from one check to the next is masked, and nothing else: two messages that differ in it
@@ -17,7 +18,7 @@ func TestMaskMessage(t *testing.T) {
 		{`the event is about "po_5d1e7b3c2a9f8e40", want "po_0a1b2c3d4e5f6a7b"`, `the event is about "pay_1", want "x"`},
 		{`response breaks the spec: The content type 'text/plain' of the POST response received has not been defined in the schema`,
 			`response breaks the spec: The content type 'text/html; charset=utf-8' of the PATCH response received has not been defined in the schema`},
-		{`GET /v1/payment/payouts/po_1: connection reset`, `DELETE /v1/webhooks/we_2: connection reset`},
+		{"GET " + api.OpGetPayout().URL("po_1") + ": connection reset", "DELETE " + api.OpDeleteWebhookEndpoint().URL("we_2") + ": connection reset"},
 		{`timed out after 20s waiting for https://h.example/x; last seen: 3 attempts`, `timed out after 1m0s waiting for http://127.0.0.1:9/y; last seen: 12 attempts`},
 		{"errors[] must name `/amount`, it names \u201c/currency\u201d", "errors[] must name `/phone`, it names \u201c\u201d"},
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // failedResult is a failed check with a rule and failures.
@@ -37,10 +38,10 @@ func TestFindingsGroupChecksBySchemaLocation(t *testing.T) {
 	}
 	authRule := contracttests.Rule{Pointer: "#/components/securitySchemes/SecretKey", Quote: "The secret key."}
 	s := summaryOf(
-		failedResult("auth.getPayout.no-keys", authRule, envelope("GET /v1/payment/payouts/po_1 → 401")),
-		failedResult("auth.processPayout.no-keys", authRule, envelope("POST /v1/payment/payouts/process → 401")),
+		failedResult("auth.getPayout.no-keys", authRule, envelope("GET "+api.OpGetPayout().URL("po_1")+" → 401")),
+		failedResult("auth.processPayout.no-keys", authRule, envelope("POST "+api.OpProcessPayout().URL()+" → 401")),
 		failedResult("negative.initializePayment.amount.below-minimum", contracttests.Rule{Pointer: "#/components/schemas/Amount/minimum"},
-			envelope("POST /v1/payment/init → 400")),
+			envelope("POST "+api.OpInitializePayment().URL()+" → 400")),
 		failedResult("state.payout.bank.success", contracttests.Rule{Pointer: "#/x-malipo-test-values", Quote: "settles"},
 			contracttests.Failure{Message: `want final status "success", got "failed"`}),
 		failedResult("idempotency.processPayout.replay", contracttests.Rule{Pointer: "#/components/headers/IdempotentReplayed", Quote: "true on a replay"},

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // textRun feeds a reporter a small run: three checks, one with an id longer than any real one, one
@@ -113,12 +114,12 @@ func brokenEnvelopeRun() *contracttests.Summary {
 	s := &contracttests.Summary{Target: "http://127.0.0.1:8080", Duration: time.Second,
 		Rerun: []string{"malipo", "conform", "--target", "http://127.0.0.1:8080"},
 		Results: []contracttests.Result{
-			check("auth.getPayout.no-keys", secretKey, textPlain("/v1/payment/payouts/po_1", "get", "401"),
+			check("auth.getPayout.no-keys", secretKey, textPlain(api.OpGetPayout().URL("po_1"), "get", "401"),
 				contracttests.Failure{Pointer: "/status", Message: `want an error envelope with status "error", got Unauthorized`}),
-			check("auth.getPayout.wrong-secret-key", secretKey, textPlain("/v1/payment/payouts/po_1", "get", "401")),
-			check("auth.processPayout.no-keys", secretKey, textPlain("/v1/payment/payouts/process", "post", "401")),
+			check("auth.getPayout.wrong-secret-key", secretKey, textPlain(api.OpGetPayout().URL("po_1"), "get", "401")),
+			check("auth.processPayout.no-keys", secretKey, textPlain(api.OpProcessPayout().URL(), "post", "401")),
 			check("negative.initializePayment.amount.below-minimum", contracttests.Rule{Pointer: "#/components/schemas/Error/required"},
-				textPlain("/v1/payment/init", "post", "400")),
+				textPlain(api.OpInitializePayment().URL(), "post", "400")),
 			check("state.payout.bank.success", contracttests.Rule{Pointer: "#/components/schemas/Error/description", Quote: "The error envelope."},
 				contracttests.Failure{Message: `want final status "success", got "failed"`}),
 			{ID: "reference.countries", Category: contracttests.CategoryReference, Outcome: contracttests.Passed},
