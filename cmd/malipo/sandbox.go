@@ -74,7 +74,8 @@ concurrent retry with the same Idempotency-Key gets, extra headers, the JSON's k
 space, how date-times are written, and whether the webhook-endpoint and event-log extensions exist.
 It is for self-tests of malipo conform, and for trying a client against an implementation that is
 not this sandbox; the banner says what was drawn. --prompt-delay, --payout-delay and
---webhook-retry-schedule, when given, replace the drawn ones. The dashboard shows the sandbox's own ids.
+--webhook-retry-schedule, when given, replace the drawn ones. The dashboard shows the sandbox's own
+ids. --vary cannot be combined with --data: a variant keeps its names for ids in memory only.
 
 The keys can come from the environment: MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY.`,
 		Example: `  malipo sandbox
@@ -91,6 +92,11 @@ The keys can come from the environment: MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY.
 			}
 			if f.logFormat != "text" && f.logFormat != "json" {
 				return usageErrorf(cmd, "--log-format %s: use text or json", f.logFormat)
+			}
+			if f.vary != nil && f.dataDir != "" {
+				// A variant's names for ids live in memory: after a restart the sandbox would no longer
+				// know the ids its clients hold.
+				return usageErrorf(cmd, "--vary %d: cannot be combined with --data, since a variant keeps its ids in memory only; drop one of them", *f.vary)
 			}
 			f.keysFromEnv()
 			f.drawnTimings(cmd)

@@ -75,6 +75,10 @@ func TestSandboxVaryFlag(t *testing.T) {
 	assert.Empty(t, stdout)
 	assert.Equal(t, "malipo sandbox: --vary seven: the seed is a whole number, e.g. --vary 7\nRun 'malipo sandbox --help' for usage.\n", stderr)
 
+	code, _, stderr = runCLI(t, "sandbox", "--vary", "7", "--data", t.TempDir())
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--vary 7: cannot be combined with --data")
+
 	code, stdout, stderr = runCLI(t, "__complete", "sandbox", "--vary", "")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Regexp(t, `(?m)^1\tpayout ids \S+, events `, stdout)

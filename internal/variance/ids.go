@@ -147,9 +147,9 @@ func (t *translator) name(id string, k kind) string {
 	if n, ok := t.foreign[id]; ok {
 		return n
 	}
-	for salt := byte(0); ; salt++ {
-		h := sha256.Sum256(append(append(t.seed[:], salt, byte(k)), id...))
-		n := t.format(id, k, h, salt)
+	for salt := range 256 {
+		h := sha256.Sum256(append(append(t.seed[:], byte(salt), byte(k)), id...))
+		n := t.format(id, k, h, byte(salt))
 		if n == id {
 			break // as the sandbox: nothing to translate
 		}
@@ -158,7 +158,7 @@ func (t *translator) name(id string, k kind) string {
 			return n
 		}
 	}
-	t.foreign[id] = id
+	t.foreign[id] = id // as the sandbox, or (never seen) no free name in 256 tries
 	return id
 }
 
