@@ -295,9 +295,13 @@ func (t *T) waitRetry(path, what string, failAfter time.Duration, done func([]*D
 		t.Skip(fmt.Sprintf("no retry within --wait %s, and the document bounds no retry (%s): not observable", t.suite.cfg.EventuallyTimeout, err))
 	}
 	if waited := time.Since(failed); waited < bound {
-		need := t.suite.cfg.EventuallyTimeout + bound - waited + time.Second
-		t.Skip(fmt.Sprintf("not observable within --wait %s: the document lets the first retry come up to %s after the failed attempt, and the wait ended %s after it; --wait %s observes it",
-			t.suite.cfg.EventuallyTimeout, bound, waited.Round(time.Millisecond), need.Round(time.Second)))
+		when := fmt.Sprintf("the wait ended %s after the failed attempt", waited.Round(time.Millisecond))
+		if waited <= 0 {
+			when = "the wait ended before the attempt could have timed out"
+		}
+		need := (t.suite.cfg.EventuallyTimeout + bound - waited + 2*time.Second).Truncate(time.Second)
+		t.Skip(fmt.Sprintf("not observable within --wait %s: the document lets the first retry come up to %s after a failed attempt, and %s; --wait %s observes it",
+			t.suite.cfg.EventuallyTimeout, bound, when, need))
 	}
 	t.Fatalf("no retry %s after the failed attempt, past the document's bound of %s; last seen: %s", time.Since(failed).Round(time.Millisecond), bound, state)
 	return nil
