@@ -21,6 +21,7 @@ const (
 	DimErrorOrder        = "error-order"
 	DimListOrder         = "reference-data-order"
 	DimEventFields       = "event-fields"
+	DimExampleObjects    = "example-objects"
 )
 
 // Citation is words of openapi/malipo.yaml: where they are, as a JSON pointer into the document, and
@@ -49,14 +50,14 @@ func Dimensions() []Dimension {
 	atLeastOnce := Citation{"#/info/description", "deduplicate on `webhook-id`: delivery is at least once."}
 	return []Dimension{
 		{Name: DimObjectIDs,
-			Varies: "the ids of payments, payouts, webhook endpoints, events and delivery failures: each kind as the sandbox makes them, a UUID, `PO:2026.…`, 128 characters, 19 digits or 22 mixed-case characters; translated both ways in responses, webhooks, paths, queries and request bodies",
+			Varies: "the ids of payments, payouts, webhook endpoints, events and delivery failures: each kind as the sandbox makes them, a UUID, `PO:2026.…`, 128 characters, 19 digits or 22 mixed-case characters; translated both ways in responses, webhooks, paths, queries and request bodies; the sandbox's own names of a kind the variant names otherwise are unknown to it, as to any other implementation",
 			Allowed: []Citation{
 				{"#/components/schemas/ObjectId/description", "An opaque id chosen by the service. Treat it as case-sensitive text."},
 				{"#/components/schemas/ObjectId/pattern", "^[A-Za-z0-9][A-Za-z0-9_.:-]*$"},
 				{"#/components/schemas/ObjectId/maxLength", "128"},
 			}},
 		{Name: DimReferenceIDs,
-			Varies: "the ids of countries and banks (as the sandbox, UUID, `country:ZM` and `ZM.ZANACO`, 5 digits, 128 characters), also as a payout's countryId and bank_id and inside webhooks",
+			Varies: "the ids of countries and banks (as the sandbox, UUID, `country:ZM` and `ZM.ZANACO`, 5 digits, 128 characters), also as a payout's countryId and bank_id and inside webhooks; the sandbox's own ids are then unknown",
 			Allowed: []Citation{
 				{"#/components/schemas/Country/properties/id/$ref", "#/components/schemas/ObjectId"},
 				{"#/components/schemas/Bank/properties/id/$ref", "#/components/schemas/ObjectId"},
@@ -174,5 +175,11 @@ func Dimensions() []Dimension {
 			Allowed: []Citation{
 				{"#/tags/6/description", "Events change only by addition: new fields can appear in any event and in its object"},
 			}},
+		{Name: DimExampleObjects,
+			Varies: "whether the objects the document's examples name (pay_8f3a2c1d9b7e4a60, po_5d1e7b3c2a9f8e40, …) exist, as the sandbox seeds them, or only what a client creates",
+			Allowed: []Citation{
+				{"#/components/schemas/ErrorCode/description", "No such object for this merchant, or no such path."},
+			},
+			Silence: "The document's examples illustrate; nothing says their objects exist in an implementation."},
 	}
 }

@@ -28,6 +28,7 @@ type fields struct {
 	ids        map[string]bool // properties whose schema is ObjectId
 	times      map[string]bool // properties that are date-times
 	timeParams map[string]bool // query parameters that are date-times
+	idParams   map[string]bool // path and query parameters whose schema is ObjectId
 }
 
 var documentFields = sync.OnceValues(func() (fields, error) { return readFields(openapi.YAML()) })
@@ -38,7 +39,7 @@ func readFields(doc []byte) (fields, error) {
 	if err := yaml.Unmarshal(doc, &root); err != nil {
 		return fields{}, fmt.Errorf("variance: read the document: %w", err)
 	}
-	f := fields{ids: map[string]bool{}, times: map[string]bool{}, timeParams: map[string]bool{}}
+	f := fields{ids: map[string]bool{}, times: map[string]bool{}, timeParams: map[string]bool{}, idParams: map[string]bool{}}
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
 		switch n.Kind {
@@ -62,9 +63,13 @@ func readFields(doc []byte) (fields, error) {
 				}
 				walk(value)
 			}
-			if field(n, "in") == "query" && n.Kind == yaml.MappingNode {
-				if schema := child(n, "schema"); schema != nil && refers(schema, timestampSchema) {
+			if in := field(n, "in"); (in == "query" || in == "path") && n.Kind == yaml.MappingNode {
+				schema := child(n, "schema")
+				if in == "query" && schema != nil && refers(schema, timestampSchema) {
 					f.timeParams[field(n, "name")] = true
+				}
+				if schema != nil && refers(schema, objectIDSchema) {
+					f.idParams[field(n, "name")] = true
 				}
 			}
 		}

@@ -190,9 +190,10 @@ func (st *state) claim(r *http.Request) (release func(), busy bool) {
 // as it is, so that an unknown id stays unknown. It returns the body as sent, when it is JSON.
 func (st *state) translateRequest(r *http.Request) *jsonValue {
 	segs := strings.Split(r.URL.Path, "/")
+	ids := st.idSegments(segs)
 	changed := false
 	for i, seg := range segs {
-		if id, ok := st.ids.in(seg); ok {
+		if id, ok := st.readID(r, seg, ids[i]); ok {
 			segs[i], changed = id, true
 		}
 	}
@@ -203,7 +204,7 @@ func (st *state) translateRequest(r *http.Request) *jsonValue {
 		q, changed := r.URL.Query(), false
 		for name, values := range q {
 			for i, value := range values {
-				if id, ok := st.ids.in(value); ok {
+				if id, ok := st.readID(r, value, st.fields.idParams[name]); ok {
 					values[i], changed = id, true
 				} else if t, ok := st.timeIn(value); ok && st.fields.timeParams[name] {
 					values[i], changed = t, true
@@ -215,6 +216,37 @@ func (st *state) translateRequest(r *http.Request) *jsonValue {
 		}
 	}
 	return st.translateBody(r)
+}
+
+// readID reads one string of a request: a name the variant gave is the sandbox's id; where an id is
+// expected (isID), the sandbox's own name of a kind the variant names otherwise is unknown. Requests
+// made in-process, without a remote address (the sandbox's dashboard acting through the API), may
+// name objects by the sandbox's ids, which are the ones its page shows.
+func (st *state) readID(r *http.Request, s string, isID bool) (string, bool) {
+	if id, ok := st.ids.in(s); ok {
+		return id, true
+	}
+	if isID && r.RemoteAddr != "" {
+		return st.ids.hide(s)
+	}
+	return "", false
+}
+
+// idSegments marks the segments of a path that are ObjectId parameters of an operation it matches.
+func (st *state) idSegments(segs []string) map[int]bool {
+	out := map[int]bool{}
+	for _, op := range api.Operations() {
+		tmpl := strings.Split(op.Path, "/")
+		if !matches(tmpl, segs) {
+			continue
+		}
+		for i, t := range tmpl {
+			if name, ok := strings.CutPrefix(t, "{"); ok && st.fields.idParams[strings.TrimSuffix(name, "}")] {
+				out[i] = true
+			}
+		}
+	}
+	return out
 }
 
 // translateBody rewrites the ids of a JSON request body and returns the body as sent (nil when it is
@@ -243,8 +275,8 @@ func (st *state) translateBody(r *http.Request) *jsonValue {
 	}
 	sent, _ := parseJSON(body)
 	changed := false
-	v.rewriteStrings("", func(_, s string) (string, bool) {
-		id, ok := st.ids.in(s)
+	v.rewriteStrings("", func(member, s string) (string, bool) {
+		id, ok := st.readID(r, s, st.fields.ids[member])
 		changed = changed || ok
 		return id, ok
 	})

@@ -36,8 +36,13 @@ const (
 var sandboxObjectID = regexp.MustCompile(`^(pay|po|we|evt|df)_[0-9a-f]{16}$`)
 
 // sandboxObjectIDs finds them inside a text (an error's message), with the references the sandbox
-// generates (`ref_` and 16 hex digits), which outText translates when the variant generated them.
-var sandboxObjectIDs = regexp.MustCompile(`\b(pay|po|we|evt|df|ref)_[0-9a-f]{16}\b`)
+// generates (`ref_` and 16 hex digits), which outText translates when the variant generated them, and
+// with the ids a request named by the sandbox's names and the variant made unknown (hidePrefix).
+var sandboxObjectIDs = regexp.MustCompile(`\b(` + hidePrefix + `)?(pay|po|we|evt|df|ref)_[0-9a-f]{16}\b`)
+
+// hidePrefix makes an id unknown to the sandbox while keeping it within ObjectId's pattern, and no
+// longer a word of its own to sandboxObjectIDs.
+const hidePrefix = "zz"
 
 var prefixKinds = map[string]kind{"pay": kindPayment, "po": kindPayout, "we": kindEndpoint, "evt": kindEvent, "df": kindDeliveryFailure}
 
@@ -132,11 +137,25 @@ func (t *translator) outText(s string) string {
 		return s
 	}
 	return sandboxObjectIDs.ReplaceAllStringFunc(s, func(id string) string {
-		if strings.HasPrefix(id, "ref_") {
+		switch {
+		case strings.HasPrefix(id, hidePrefix):
+			return strings.TrimPrefix(id, hidePrefix) // as the client sent it
+		case strings.HasPrefix(id, "ref_"):
 			return t.outReference(id)
 		}
 		return t.out(id)
 	})
+}
+
+// hide returns the sandbox's own name of an id as the variant reads it: unknown when the variant names
+// that kind otherwise (a request that names it, from the document's examples or the dashboard's page,
+// finds nothing, as it would at another implementation), else unchanged.
+func (t *translator) hide(s string) (string, bool) {
+	k, ok := t.objectKind(s)
+	if !ok || t.formatOf(k) == IDAsSandbox {
+		return "", false
+	}
+	return hidePrefix + s, true
 }
 
 // name returns the variant's name of a sandbox id of kind k, making it on first use. Names are derived

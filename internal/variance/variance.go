@@ -76,6 +76,9 @@ type Variant struct {
 	ListsReversed bool
 	// EventFields adds fields the document does not declare to every event and to its object.
 	EventFields bool
+	// ExampleObjects keeps the sandbox's seed data: the objects the document's examples name exist.
+	// Without it only what a client creates exists, as in any other implementation.
+	ExampleObjects bool
 }
 
 // IDFormat is how a kind of id looks. Every format stays within the document's ObjectId: a letter or
@@ -222,6 +225,7 @@ func Draw(seed int64) Variant {
 	v.ListsReversed = r.IntN(2) == 0
 	v.EventFields = r.IntN(2) == 0
 	v.Response.AllowReordered = r.IntN(2) == 0
+	v.ExampleObjects = r.IntN(2) == 0
 	return v
 }
 
@@ -320,6 +324,7 @@ func (v Variant) Lines() []string {
 		DimErrorOrder:        onOff(v.ErrorsReversed, "reversed", "as the sandbox"),
 		DimListOrder:         onOff(v.ListsReversed, "reversed", "as the sandbox"),
 		DimEventFields:       onOff(v.EventFields, "livemode and api_version in every event, channel in its object", "none"),
+		DimExampleObjects:    onOff(v.ExampleObjects, "present (the sandbox's seed data)", "absent"),
 	}
 	dims := Dimensions()
 	out := make([]string, len(dims))
@@ -361,6 +366,9 @@ func (v Variant) Options() []sandbox.Option {
 	}
 	if v.FinalEventFirst {
 		opts = append(opts, sandbox.WithIndependentDeliveries())
+	}
+	if !v.ExampleObjects {
+		opts = append(opts, sandbox.WithSeedData(false))
 	}
 	return opts
 }
