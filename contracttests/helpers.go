@@ -100,14 +100,40 @@ func (t *T) Deliveries(path string) []*Delivery { return t.suite.receiver.Delive
 func (t *T) WaitDeliveries(path, what string, done func([]*Delivery) bool) []*Delivery {
 	var ds []*Delivery
 	start := time.Now()
-	t.eventually(what, func() (bool, string) {
+	_, ok, state := t.poll(what, func() (bool, string) {
 		ds = t.Deliveries(path)
 		return done(ds), describeDeliveries(ds)
 	})
+	if !ok {
+		t.Fatalf("timed out after %s waiting for %s; last seen: %s%s", t.suite.cfg.EventuallyTimeout, what, state, retryHint(t, ds))
+	}
 	if !t.suite.receiver.provokesRetries(path) {
 		t.suite.pace.observe(arrivalLatency(ds, start))
 	}
 	return ds
+}
+
+// retryHint explains a wait for deliveries that timed out after the target had sent one of them more
+// than once: it treated an attempt as failed and is retrying, and the document lets an object's later
+// events wait behind that retry for up to its bound on the first retry. The missing delivery may still
+// come; a --wait past the bound tells.
+func retryHint(t *T, ds []*Delivery) string {
+	sent := map[string]int{}
+	for _, d := range ds {
+		sent[d.EventID]++
+	}
+	for id, n := range sent {
+		if n < 2 {
+			continue
+		}
+		bound, err := t.Spec().WebhookFirstRetryBound()
+		if err != nil {
+			return ""
+		}
+		return fmt.Sprintf(" (the target delivered %s %d times, so it is retrying deliveries here; the document lets a retry, and events queued behind it, come up to %s after a failed attempt: a --wait of %s or more tells a late delivery from a missing one)",
+			id, n, bound, (bound + t.suite.cfg.EventuallyTimeout).Truncate(time.Second))
+	}
+	return ""
 }
 
 func describeDeliveries(ds []*Delivery) string {

@@ -2,6 +2,7 @@ package contracttests
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -58,4 +59,19 @@ func TestAmountsCompareAsDecimals(t *testing.T) {
 	assert.True(t, sameDecimal("0.01", "1E-2"))
 	assert.False(t, sameDecimal("987654340", "987654321.12"), "a 32-bit float's rounding loses digits")
 	assert.False(t, sameDecimal("(not a JSON envelope)", "1"))
+}
+
+// A wait for deliveries that times out after the target repeated one says that the missing delivery
+// may be queued behind a retry the document allows, and which --wait would tell; without a repeat it
+// adds nothing.
+func TestRetryHintNamesTheWaitThatTells(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	ct := &T{suite: &suite{spec: spec, cfg: Config{EventuallyTimeout: 10 * time.Second}}}
+	once := []*Delivery{{EventID: "evt_1"}, {EventID: "evt_2"}}
+	assert.Empty(t, retryHint(ct, once))
+	twice := []*Delivery{{EventID: "evt_1"}, {EventID: "evt_1"}}
+	hint := retryHint(ct, twice)
+	assert.Contains(t, hint, "delivered evt_1 2 times")
+	assert.Contains(t, hint, "a --wait of 1m10s or more")
 }
