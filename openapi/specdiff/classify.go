@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	lowv3 "github.com/pb33f/libopenapi/datamodel/low/v3"
+	"github.com/pb33f/libopenapi/what-changed/model"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
-	"github.com/pb33f/libopenapi/what-changed/model"
 )
 
 // testValuesKey is the extension compared by diffTestValues instead of libopenapi.
