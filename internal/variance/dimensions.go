@@ -22,6 +22,7 @@ const (
 	DimListOrder         = "reference-data-order"
 	DimEventFields       = "event-fields"
 	DimExampleObjects    = "example-objects"
+	DimReferenceSet      = "reference-data-set"
 )
 
 // Citation is words of openapi/malipo.yaml: where they are, as a JSON pointer into the document, and
@@ -181,5 +182,13 @@ func Dimensions() []Dimension {
 				{"#/components/schemas/ErrorCode/description", "No such object for this merchant, or no such path."},
 			},
 			Silence: "The document's examples illustrate; nothing says their objects exist in an implementation."},
+		{Name: DimReferenceSet,
+			Varies: "which countries and banks are supported: all of the sandbox's, or some left out (Zambia too, in some seeds; a country may be left without banks), keeping one country with a bank for the bank test values; what is left out is not listed, its banks' listing is 400 naming query.country, and a payout naming it is 400 naming the field",
+			Allowed: []Citation{
+				{"#/paths/~1v1~1countries/get/description", "Countries where payouts can be sent, with the `id` to use as a payout's `countryId`."},
+				{"#/paths/~1v1~1payment~1banks/get/description", "An unknown country code is rejected with `400` naming `query.country`."},
+				{"#/paths/~1v1~1payment~1payouts~1process/post/description", "unknown ids, or a bank of another country, are rejected with `400` naming the field."},
+			},
+			Silence: "The document does not say which countries and banks an implementation supports; its examples name Zambia and its banks, and its bank test values need a bank somewhere."},
 	}
 }

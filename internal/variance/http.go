@@ -30,6 +30,13 @@ type state struct {
 	// absent are the path templates of the extensions the variant leaves out.
 	absent [][]string
 
+	// leftOutRef are the sandbox's reference-data ids a ReferenceSubset variant does not support, and
+	// leftOutCodes the country codes among them; unsupportedCode is a country code the sandbox does not
+	// know, which stands for them in a request. All are filled once, by middleware.
+	leftOutRef      map[string]bool
+	leftOutCodes    map[string]bool
+	unsupportedCode string
+
 	mu       sync.Mutex
 	inFlight map[string]bool // merchant public key and Idempotency-Key of the POSTs running
 }
@@ -40,7 +47,7 @@ func newState(v Variant) *state {
 		// The embedded document has these fields (TestDocumentFields); only a broken build lacks them.
 		panic(err)
 	}
-	st := &state{v: v, ids: newTranslator(v), fields: f, inFlight: map[string]bool{}}
+	st := &state{v: v, ids: newTranslator(v), fields: f, inFlight: map[string]bool{}, leftOutRef: map[string]bool{}, leftOutCodes: map[string]bool{}}
 	st.absent, err = absentTemplates(v)
 	if err != nil {
 		panic(err)
@@ -88,6 +95,9 @@ func (st *state) middleware(s *sandbox.Server, next http.Handler) http.Handler {
 			st.ids.addReference(b.ID, kindBank, bankCode(b))
 		}
 	}
+	if st.v.ReferenceSubset {
+		st.leaveOutReferenceData(s)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body := st.translateRequest(r)
 		c := st.answer(next, r)
@@ -120,6 +130,87 @@ func (st *state) learnGeneratedReference(sandboxBody []byte) {
 	}
 }
 
+// leaveOutReferenceData picks the countries and banks a ReferenceSubset variant does not support:
+// each country with odds of 2 in 5 and each bank of a supported country 1 in 3, by a hash of the seed
+// and the id, then gives back the first bank of the first supported country that has one when no
+// supported country would keep a bank (the bank test values need one), and the first country when
+// none would be left; every other seed, the country listed first keeps no bank.
+func (st *state) leaveOutReferenceData(s *sandbox.Server) {
+	odds := func(id string, in, of uint64) bool {
+		h := fnv.New64a()
+		_, _ = fmt.Fprintf(h, "%d\x00ref\x00%s", st.v.Seed, id)
+		return h.Sum64()%of < in
+	}
+	countries := s.Countries()
+	var kept []sandbox.Country
+	for _, c := range countries {
+		if odds(c.ID, 2, 5) {
+			st.leftOutRef[c.ID], st.leftOutCodes[c.CountryCode] = true, true
+			for _, b := range s.Banks(c.CountryCode) {
+				st.leftOutRef[b.ID] = true
+			}
+			continue
+		}
+		kept = append(kept, c)
+	}
+	if len(kept) == 0 {
+		kept = countries[:1]
+		delete(st.leftOutRef, kept[0].ID)
+		delete(st.leftOutCodes, kept[0].CountryCode)
+		for _, b := range s.Banks(kept[0].CountryCode) {
+			delete(st.leftOutRef, b.ID)
+		}
+	}
+	known := map[string]bool{}
+	for _, c := range countries {
+		known[c.CountryCode] = true
+	}
+	for a := 'A'; a <= 'Z' && st.unsupportedCode == ""; a++ {
+		for b := 'A'; b <= 'Z'; b++ {
+			if code := string([]rune{a, b}); !known[code] {
+				st.unsupportedCode = code
+				break
+			}
+		}
+	}
+	var firstBank string
+	banksKept := 0
+	for _, c := range kept {
+		for _, b := range s.Banks(c.CountryCode) {
+			if firstBank == "" {
+				firstBank = b.ID
+			}
+			if odds(b.ID, 1, 3) {
+				st.leftOutRef[b.ID] = true
+			} else {
+				banksKept++
+			}
+		}
+	}
+	if banksKept == 0 && firstBank != "" {
+		delete(st.leftOutRef, firstBank)
+	}
+	// Every other seed, the country listed first has no bank (a country where payouts go to wallets
+	// only), as long as another supported country keeps one.
+	first := kept[0]
+	if st.v.ListsReversed {
+		first = kept[len(kept)-1]
+	}
+	if odds("first-without-banks", 1, 2) {
+		elsewhere := false
+		for _, c := range kept {
+			for _, b := range s.Banks(c.CountryCode) {
+				elsewhere = elsewhere || (c.ID != first.ID && !st.leftOutRef[b.ID])
+			}
+		}
+		if elsewhere {
+			for _, b := range s.Banks(first.CountryCode) {
+				st.leftOutRef[b.ID] = true
+			}
+		}
+	}
+}
+
 // bankCode names a bank by its country and the last part of its sandbox id: `ZM.ZANACO`.
 func bankCode(b sandbox.Bank) string {
 	name := b.ID[strings.LastIndexByte(b.ID, '_')+1:]
@@ -132,6 +223,7 @@ func (st *state) answer(next http.Handler, r *http.Request) *captured {
 	if st.leftOut(r.URL.Path) {
 		return errorResponse(api.CodeNotFound, fmt.Sprintf("No operation exists at %s %s; this service does not have the extension.", r.Method, r.URL.Path), nil)
 	}
+
 	release, busy := st.claim(r)
 	if busy {
 		return errorResponse(api.CodeIdempotencyKeyInUse, "The first request with this Idempotency-Key is still running; retry in a moment with the same key and body.",
@@ -211,6 +303,11 @@ func (st *state) translateRequest(r *http.Request) *jsonValue {
 				}
 			}
 		}
+		if code := q.Get(countryParam); st.leftOutCodes[code] && isBanks(r) {
+			// The sandbox refuses it, in its own order: keys and scenarios first, as the document asks.
+			q.Set(countryParam, st.unsupportedCode)
+			changed = true
+		}
 		if changed {
 			r.URL.RawQuery = q.Encode()
 		}
@@ -218,12 +315,28 @@ func (st *state) translateRequest(r *http.Request) *jsonValue {
 	return st.translateBody(r)
 }
 
+// countryParam is listBanks' query parameter, a country code.
+const countryParam = "country"
+
+// isBanks reports whether a request lists a country's banks.
+func isBanks(r *http.Request) bool {
+	op := api.OpListBanks()
+	return r.Method == op.Method && matches(strings.Split(op.Path, "/"), strings.Split(r.URL.Path, "/"))
+}
+
 // readID reads one string of a request: a name the variant gave is the sandbox's id; where an id is
 // expected (isID), the sandbox's own name of a kind the variant names otherwise is unknown. Requests
 // made in-process, without a remote address (the sandbox's dashboard acting through the API), may
 // name objects by the sandbox's ids, which are the ones its page shows.
 func (st *state) readID(r *http.Request, s string, isID bool) (string, bool) {
-	if id, ok := st.ids.in(s); ok {
+	id, known := st.ids.in(s)
+	if !known {
+		id = s
+	}
+	if isID && st.leftOutRef[id] {
+		return hidePrefix + id, true // reference data the variant does not support: unknown
+	}
+	if known {
 		return id, true
 	}
 	if isID && r.RemoteAddr != "" {
@@ -364,6 +477,12 @@ func (st *state) rewriteBody(body []byte, list bool) []byte {
 	v, err := parseJSON(body)
 	if err != nil {
 		return body
+	}
+	if data := v.member("data"); list && data != nil && data.kind == jsonArray && len(st.leftOutRef) > 0 {
+		data.elems = slices.DeleteFunc(data.elems, func(e *jsonValue) bool {
+			id := e.member("id")
+			return id != nil && st.leftOutRef[id.text]
+		})
 	}
 	v.rewriteStrings("", st.outString)
 	if v.kind == jsonObject {

@@ -79,6 +79,11 @@ type Variant struct {
 	// ExampleObjects keeps the sandbox's seed data: the objects the document's examples name exist.
 	// Without it only what a client creates exists, as in any other implementation.
 	ExampleObjects bool
+	// ReferenceSubset supports only some of the sandbox's countries and banks: each country is left out
+	// with odds of 2 in 5 and each bank 1 in 3 (by a hash of the seed and its id), and every other seed
+	// the country listed first has no bank, keeping at least one country with a bank. What is left out
+	// is not listed and is unknown where a request names it.
+	ReferenceSubset bool
 }
 
 // IDFormat is how a kind of id looks. Every format stays within the document's ObjectId: a letter or
@@ -226,6 +231,7 @@ func Draw(seed int64) Variant {
 	v.EventFields = r.IntN(2) == 0
 	v.Response.AllowReordered = r.IntN(2) == 0
 	v.ExampleObjects = r.IntN(2) == 0
+	v.ReferenceSubset = r.IntN(2) == 0
 	return v
 }
 
@@ -325,6 +331,7 @@ func (v Variant) Lines() []string {
 		DimListOrder:         onOff(v.ListsReversed, "reversed", "as the sandbox"),
 		DimEventFields:       onOff(v.EventFields, "livemode and api_version in every event, channel in its object", "none"),
 		DimExampleObjects:    onOff(v.ExampleObjects, "present (the sandbox's seed data)", "absent"),
+		DimReferenceSet:      onOff(v.ReferenceSubset, "some countries and banks left out (each country with odds 2 in 5, each bank 1 in 3; every other seed none in the country listed first)", "as the sandbox"),
 	}
 	dims := Dimensions()
 	out := make([]string, len(dims))

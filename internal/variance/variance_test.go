@@ -197,6 +197,7 @@ func TestVariantSandbox(t *testing.T) {
 	v.JSON = JSONStyle{Order: OrderShuffled, Indent: "  ", EscapeSlash: true}
 	v.WebhookEndpoints, v.EventLog = false, true
 	v.References, v.Reworded, v.ErrorsReversed, v.ListsReversed, v.EventFields = IDTagged, true, true, true, true
+	v.ReferenceSubset = false // the test reads Zambia
 	v.Timings = sandbox.Timings{PromptDelay: 5 * time.Millisecond, PayoutDelay: 5 * time.Millisecond}
 
 	hooks := make(chan *http.Request, 4)
@@ -487,4 +488,80 @@ func TestREADMEListsEveryDimension(t *testing.T) {
 		}
 	}
 	assert.Empty(t, missing, "README.md's table of allowed variants, under \"### Allowed variants\"")
+}
+
+// TestReferenceSubset: a variant that supports only some countries and banks lists only those, keeps
+// a country with a bank, and treats the others as unknown: their banks' listing is 400 naming
+// query.country, a payout naming them 400 naming the field.
+func TestReferenceSubset(t *testing.T) {
+	v := Draw(1)
+	v.ReferenceSubset, v.ReferenceIDs, v.ListsReversed = true, IDAsSandbox, false
+	v.WebhookEndpoints, v.EventLog = true, true
+	srv, err := sandbox.New(sandbox.WithMerchant(sandbox.DefaultPublicKey, sandbox.DefaultSecretKey))
+	require.NoError(t, err)
+	defer func() { _ = srv.Close() }()
+	var st *state
+	var handler http.Handler
+	for seed := int64(1); ; seed++ {
+		require.Less(t, seed, int64(50), "no seed below 50 leaves a country out")
+		v.Seed = seed
+		st = newState(v)
+		if handler = st.middleware(srv, srv); len(st.leftOutCodes) > 0 {
+			break
+		}
+	}
+	ts := httptest.NewServer(handler)
+	defer ts.Close()
+	get := func(path string) (int, map[string]any) {
+		req, err := http.NewRequest(http.MethodGet, ts.URL+path, nil)
+		require.NoError(t, err)
+		req.Header.Set(api.HeaderPublicKey, sandbox.DefaultPublicKey)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var env map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&env))
+		return resp.StatusCode, env
+	}
+	_, list := get(api.OpListCountries().URL())
+	listed := map[string]bool{}
+	banks := 0
+	for _, c := range list["data"].([]any) {
+		code := c.(map[string]any)["country_code"].(string)
+		listed[code] = true
+		status, env := get(api.OpListBanks().URL() + "?country=" + code)
+		require.Equal(t, http.StatusOK, status)
+		for _, b := range env["data"].([]any) {
+			assert.False(t, st.leftOutRef[b.(map[string]any)["id"].(string)], "a bank left out is listed")
+			banks++
+		}
+	}
+	assert.Positive(t, banks, "a country with a bank is kept for the bank test values")
+	var leftOut sandbox.Country
+	for _, c := range srv.Countries() {
+		assert.Equal(t, !st.leftOutCodes[c.CountryCode], listed[c.CountryCode], "%s listed as supported", c.CountryCode)
+		if st.leftOutCodes[c.CountryCode] {
+			leftOut = c
+		}
+	}
+	status, env := get(api.OpListBanks().URL() + "?country=" + leftOut.CountryCode)
+	assert.Equal(t, http.StatusBadRequest, status)
+	assert.Equal(t, "query.country", env["errors"].([]any)[0].(map[string]any)["field"])
+	anonymous, err := http.Get(ts.URL + api.OpListBanks().URL() + "?country=" + leftOut.CountryCode)
+	require.NoError(t, err)
+	_ = anonymous.Body.Close()
+	assert.Equal(t, http.StatusUnauthorized, anonymous.StatusCode, "keys are checked first, whatever the query names")
+
+	req, err := http.NewRequest(http.MethodPost, ts.URL+api.OpProcessPayout().URL(),
+		strings.NewReader(`{"amount":1,"countryId":"`+leftOut.ID+`","transfer_to":"mobile_number"}`))
+	require.NoError(t, err)
+	req.Header.Set(api.HeaderPublicKey, sandbox.DefaultPublicKey)
+	req.Header.Set(api.HeaderSecretKey, sandbox.DefaultSecretKey)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&env))
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "%v", env)
+	assert.Equal(t, "/countryId", env["errors"].([]any)[0].(map[string]any)["field"])
 }
