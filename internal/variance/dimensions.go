@@ -23,6 +23,7 @@ const (
 	DimEventFields       = "event-fields"
 	DimExampleObjects    = "example-objects"
 	DimReferenceSet      = "reference-data-set"
+	DimEventPages        = "event-page-size"
 )
 
 // Citation is words of openapi/malipo.yaml: where they are, as a JSON pointer into the document, and
@@ -190,5 +191,12 @@ func Dimensions() []Dimension {
 				{"#/paths/~1v1~1payment~1payouts~1process/post/description", "unknown ids, or a bank of another country, are rejected with `400` naming the field."},
 			},
 			Silence: "The document does not say which countries and banks an implementation supports; its examples name Zambia and its banks, and its bank test values need a bank somewhere."},
+		{Name: DimEventPages,
+			Varies: "how many events a page of the event log holds: as many as limit asks, or at most 1, 3 or 10 whatever it asks, with has_more and next_cursor leading on",
+			Allowed: []Citation{
+				{"#/paths/~1v1~1events/get/parameters/4/description", "The most events to return on one page; 20 when left out."},
+				{"#/components/schemas/EventPage/properties/has_more/description", "Whether more events follow this page."},
+			},
+			Silence: "limit bounds a page; the document does not say a page holds that many when more follow."},
 	}
 }

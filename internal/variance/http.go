@@ -36,6 +36,8 @@ type state struct {
 	leftOutRef      map[string]bool
 	leftOutCodes    map[string]bool
 	unsupportedCode string
+	// limitMax is the largest limit the document lets listEvents ask for.
+	limitMax int
 
 	mu       sync.Mutex
 	inFlight map[string]bool // merchant public key and Idempotency-Key of the POSTs running
@@ -52,7 +54,28 @@ func newState(v Variant) *state {
 	if err != nil {
 		panic(err)
 	}
+	if st.limitMax, err = eventLimitMax(); err != nil {
+		panic(err)
+	}
 	return st
+}
+
+// eventLimitMax reads the maximum of listEvents' limit from the document.
+func eventLimitMax() (int, error) {
+	spec, err := openapi.Default()
+	if err != nil {
+		return 0, fmt.Errorf("variance: load the embedded document: %w", err)
+	}
+	op, ok := spec.Operation(api.OpListEvents().ID)
+	if !ok {
+		return 0, fmt.Errorf("variance: the document has no operation %s", api.OpListEvents().ID)
+	}
+	for _, p := range op.Op.Parameters {
+		if p.Name == limitParam && p.Schema != nil && p.Schema.Schema() != nil && p.Schema.Schema().Maximum != nil {
+			return int(*p.Schema.Schema().Maximum), nil
+		}
+	}
+	return 0, fmt.Errorf("variance: %s has no %s parameter with a maximum", api.OpListEvents().ID, limitParam)
 }
 
 // absentTemplates returns the path templates, split at "/", of the operations of each extension the
@@ -292,36 +315,54 @@ func (st *state) translateRequest(r *http.Request) *jsonValue {
 	if changed {
 		r.URL.Path, r.URL.RawPath = strings.Join(segs, "/"), ""
 	}
-	if r.URL.RawQuery != "" {
-		q, changed := r.URL.Query(), false
-		for name, values := range q {
-			for i, value := range values {
-				if id, ok := st.readID(r, value, st.fields.idParams[name]); ok {
-					values[i], changed = id, true
-				} else if t, ok := st.timeIn(value); ok && st.fields.timeParams[name] {
-					values[i], changed = t, true
-				}
-			}
-		}
-		if code := q.Get(countryParam); st.leftOutCodes[code] && isBanks(r) {
-			// The sandbox refuses it, in its own order: keys and scenarios first, as the document asks.
-			q.Set(countryParam, st.unsupportedCode)
-			changed = true
-		}
-		if changed {
-			r.URL.RawQuery = q.Encode()
-		}
-	}
+	st.translateQuery(r)
 	return st.translateBody(r)
 }
 
-// countryParam is listBanks' query parameter, a country code.
-const countryParam = "country"
+// countryParam is listBanks' query parameter, a country code; limitParam listEvents' page size.
+const (
+	countryParam = "country"
+	limitParam   = "limit"
+)
 
 // isBanks reports whether a request lists a country's banks.
-func isBanks(r *http.Request) bool {
-	op := api.OpListBanks()
+func isBanks(r *http.Request) bool { return isOperation(r, api.OpListBanks()) }
+
+// isOperation reports whether a request is a call of op.
+func isOperation(r *http.Request, op api.Operation) bool {
 	return r.Method == op.Method && matches(strings.Split(op.Path, "/"), strings.Split(r.URL.Path, "/"))
+}
+
+// translateQuery reads a request's query values in the sandbox's terms: ids and cursors, date-times on
+// the variant's grid, an event-log page no larger than the variant's, and a country the variant left
+// out as one the sandbox does not know (which it refuses in its own order: keys and scenarios first).
+func (st *state) translateQuery(r *http.Request) {
+	q, changed := r.URL.Query(), false
+	for name, values := range q {
+		for i, value := range values {
+			if id, ok := st.readID(r, value, st.fields.idParams[name]); ok {
+				values[i], changed = id, true
+			} else if t, ok := st.timeIn(value); ok && st.fields.timeParams[name] {
+				values[i], changed = t, true
+			}
+		}
+	}
+	if st.v.EventPageCap > 0 && isOperation(r, api.OpListEvents()) {
+		asked := q.Get(limitParam)
+		n, err := strconv.Atoi(asked)
+		// Only a limit the document allows is lowered: any other stays for the sandbox to refuse.
+		if asked == "" || err == nil && n > st.v.EventPageCap && n <= st.limitMax {
+			q.Set(limitParam, strconv.Itoa(st.v.EventPageCap))
+			changed = true
+		}
+	}
+	if code := q.Get(countryParam); st.leftOutCodes[code] && isBanks(r) {
+		q.Set(countryParam, st.unsupportedCode)
+		changed = true
+	}
+	if changed {
+		r.URL.RawQuery = q.Encode()
+	}
 }
 
 // readID reads one string of a request: a name the variant gave is the sandbox's id; where an id is

@@ -84,6 +84,9 @@ type Variant struct {
 	// the country listed first has no bank, keeping at least one country with a bank. What is left out
 	// is not listed and is unknown where a request names it.
 	ReferenceSubset bool
+	// EventPageCap, when not zero, is the most events a page of the event log holds, whatever limit
+	// asks for: a page may hold fewer events than the limit while more follow.
+	EventPageCap int
 }
 
 // IDFormat is how a kind of id looks. Every format stays within the document's ObjectId: a letter or
@@ -232,6 +235,7 @@ func Draw(seed int64) Variant {
 	v.Response.AllowReordered = r.IntN(2) == 0
 	v.ExampleObjects = r.IntN(2) == 0
 	v.ReferenceSubset = r.IntN(2) == 0
+	v.EventPageCap = []int{0, 0, 1, 3, 10}[r.IntN(5)]
 	return v
 }
 
@@ -331,6 +335,7 @@ func (v Variant) Lines() []string {
 		DimListOrder:         onOff(v.ListsReversed, "reversed", "as the sandbox"),
 		DimEventFields:       onOff(v.EventFields, "livemode and api_version in every event, channel in its object", "none"),
 		DimExampleObjects:    onOff(v.ExampleObjects, "present (the sandbox's seed data)", "absent"),
+		DimEventPages:        pageCap(v.EventPageCap),
 		DimReferenceSet:      onOff(v.ReferenceSubset, "some countries and banks left out (each country with odds 2 in 5, each bank 1 in 3; every other seed none in the country listed first)", "as the sandbox"),
 	}
 	dims := Dimensions()
@@ -344,6 +349,13 @@ func (v Variant) Lines() []string {
 // String is Lines, one per line, after the seed.
 func (v Variant) String() string {
 	return fmt.Sprintf("variant of seed %d\n  %s", v.Seed, strings.Join(v.Lines(), "\n  "))
+}
+
+func pageCap(n int) string {
+	if n == 0 {
+		return "as many as limit asks (20 when left out)"
+	}
+	return fmt.Sprintf("at most %d per page, whatever limit asks", n)
 }
 
 func orNone(parts []string) string {

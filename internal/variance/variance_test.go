@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -564,4 +565,59 @@ func TestReferenceSubset(t *testing.T) {
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&env))
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "%v", env)
 	assert.Equal(t, "/countryId", env["errors"].([]any)[0].(map[string]any)["field"])
+}
+
+// TestEventPageCap: a page holds at most the variant's cap, the cursor leads on to the rest, and a
+// limit the document does not allow is still refused.
+func TestEventPageCap(t *testing.T) {
+	v := Draw(2)
+	v.EventPageCap, v.EventLog, v.FinalEventFirst, v.LostAcks = 1, true, false, false
+	v.Timings = sandbox.Timings{PromptDelay: 5 * time.Millisecond, PayoutDelay: 5 * time.Millisecond}
+	receiver := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer receiver.Close()
+	srv, err := sandbox.New(append([]sandbox.Option{sandbox.WithMerchant(sandbox.DefaultPublicKey, sandbox.DefaultSecretKey)}, v.Options()...)...)
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	call := func(op api.Operation, path, body string) (int, map[string]any) {
+		req, err := http.NewRequest(op.Method, ts.URL+path, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set(api.HeaderPublicKey, sandbox.DefaultPublicKey)
+		req.Header.Set(api.HeaderSecretKey, sandbox.DefaultSecretKey)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var env map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&env))
+		return resp.StatusCode, env
+	}
+	status, init := call(api.OpInitializePayment(), api.OpInitializePayment().URL(),
+		`{"currency":"ZMW","country":"ZM","narration":"n","method":"mobilemoney","amount":1,"phone_number":"260900000000","webhook_url":"`+receiver.URL+`"}`)
+	require.Equal(t, http.StatusCreated, status, "%v", init)
+	ref := init["data"].(map[string]any)["paymentReference"].(string)
+	status, _ = call(api.OpCompletePayment(), api.OpCompletePayment().URL(ref), "")
+	require.Equal(t, http.StatusAccepted, status)
+
+	list := api.OpListEvents().URL() + "?object_id=" + url.QueryEscape(ref)
+	var seen []any
+	require.Eventually(t, func() bool {
+		seen = nil
+		page := list
+		for range 5 {
+			_, env := call(api.OpListEvents(), page, "")
+			data := env["data"].(map[string]any)
+			items := data["items"].([]any)
+			assert.LessOrEqual(t, len(items), 1, "a page holds at most the cap")
+			seen = append(seen, items...)
+			if data["has_more"] != true {
+				break
+			}
+			page = list + "&cursor=" + url.QueryEscape(data["next_cursor"].(string))
+		}
+		return len(seen) == 2
+	}, 5*time.Second, 10*time.Millisecond, "both events of the payment, one page each")
+
+	status, _ = call(api.OpListEvents(), list+"&limit=1000", "")
+	assert.Equal(t, http.StatusBadRequest, status, "a limit above the document's maximum is still refused")
 }
