@@ -24,6 +24,7 @@ const (
 	DimExampleObjects    = "example-objects"
 	DimReferenceSet      = "reference-data-set"
 	DimEventPages        = "event-page-size"
+	DimRateLimits        = "rate-limits"
 )
 
 // Citation is words of openapi/malipo.yaml: where they are, as a JSON pointer into the document, and
@@ -198,5 +199,13 @@ func Dimensions() []Dimension {
 				{"#/components/schemas/EventPage/properties/has_more/description", "Whether more events follow this page."},
 			},
 			Silence: "limit bounds a page; the document does not say a page holds that many when more follow."},
+		{Name: DimRateLimits,
+			Varies: "whether the service limits its clients' rate: every 25th or 40th request answered 429 rate_limited with Retry-After: 1 before anything is done, or none",
+			Allowed: []Citation{
+				{"#/components/responses/TooManyRequests/description", "Too many requests (code 6000); retry after `Retry-After` seconds."},
+				{"#/paths/~1v1~1payment~1payouts~1process/post/responses/429/$ref", "#/components/responses/TooManyRequests"},
+				{"#/components/headers/RetryAfter/description", "Seconds to wait before retrying."},
+			},
+			Silence: "Every operation documents 429; the document does not say when a service limits, so a client (the suite among them) meets it whenever the service chooses."},
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
@@ -38,6 +39,9 @@ type state struct {
 	unsupportedCode string
 	// limitMax is the largest limit the document lets listEvents ask for.
 	limitMax int
+
+	// requests counts the requests that came over the network, for RateLimitEvery.
+	requests atomic.Int64
 
 	mu       sync.Mutex
 	inFlight map[string]bool // merchant public key and Idempotency-Key of the POSTs running
@@ -240,9 +244,14 @@ func bankCode(b sandbox.Bank) string {
 	return b.CountryCode + "." + strings.ToUpper(name)
 }
 
-// answer is the response to a translated request: 404 on an extension left out, 409 for a key in use,
-// else the sandbox's.
+// answer is the response to a translated request: 429 when the variant limits the rate, 404 on an
+// extension left out, 409 for a key in use, else the sandbox's.
 func (st *state) answer(next http.Handler, r *http.Request) *captured {
+	if every := int64(st.v.RateLimitEvery); every > 0 && r.RemoteAddr != "" && st.requests.Add(1)%every == 0 {
+		c := errorResponse(api.CodeRateLimited, "Too many requests; retry after 1 second.", nil)
+		c.header.Set(api.HeaderRetryAfter, "1")
+		return c
+	}
 	if st.leftOut(r.URL.Path) {
 		return errorResponse(api.CodeNotFound, fmt.Sprintf("No operation exists at %s %s; this service does not have the extension.", r.Method, r.URL.Path), nil)
 	}

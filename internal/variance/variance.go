@@ -87,6 +87,9 @@ type Variant struct {
 	// EventPageCap, when not zero, is the most events a page of the event log holds, whatever limit
 	// asks for: a page may hold fewer events than the limit while more follow.
 	EventPageCap int
+	// RateLimitEvery, when not zero, answers every so many requests with 429 (rate_limited) and
+	// Retry-After: 1 before doing anything, as a service that limits its clients' rate does.
+	RateLimitEvery int
 }
 
 // IDFormat is how a kind of id looks. Every format stays within the document's ObjectId: a letter or
@@ -236,6 +239,7 @@ func Draw(seed int64) Variant {
 	v.ExampleObjects = r.IntN(2) == 0
 	v.ReferenceSubset = r.IntN(2) == 0
 	v.EventPageCap = []int{0, 0, 1, 3, 10}[r.IntN(5)]
+	v.RateLimitEvery = []int{0, 0, 25, 40}[r.IntN(4)]
 	return v
 }
 
@@ -336,6 +340,7 @@ func (v Variant) Lines() []string {
 		DimEventFields:       onOff(v.EventFields, "livemode and api_version in every event, channel in its object", "none"),
 		DimExampleObjects:    onOff(v.ExampleObjects, "present (the sandbox's seed data)", "absent"),
 		DimEventPages:        pageCap(v.EventPageCap),
+		DimRateLimits:        rateLimit(v.RateLimitEvery),
 		DimReferenceSet:      onOff(v.ReferenceSubset, "some countries and banks left out (each country with odds 2 in 5, each bank 1 in 3; every other seed none in the country listed first)", "as the sandbox"),
 	}
 	dims := Dimensions()
@@ -349,6 +354,13 @@ func (v Variant) Lines() []string {
 // String is Lines, one per line, after the seed.
 func (v Variant) String() string {
 	return fmt.Sprintf("variant of seed %d\n  %s", v.Seed, strings.Join(v.Lines(), "\n  "))
+}
+
+func rateLimit(n int) string {
+	if n == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("every %dth request answered 429 with Retry-After: 1", n)
 }
 
 func pageCap(n int) string {

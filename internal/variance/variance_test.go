@@ -190,6 +190,7 @@ func TestVariantSandbox(t *testing.T) {
 	spec, err := openapi.Default()
 	require.NoError(t, err)
 	v := Draw(4)
+	v.RateLimitEvery = 0
 	v.IDs = ObjectIDFormats{Payment: IDTagged, Payout: IDUUID, Endpoint: IDLong, Event: IDNumeric, DeliveryFailure: IDMixedCase}
 	v.ReferenceIDs, v.KeyInUse = IDCoded, true
 	v.Time = TimeStyle{Digits: 6, NumericOffset: true}
@@ -336,6 +337,7 @@ func TestVariantSandbox(t *testing.T) {
 // behaviour (in order, once, the retry waits) is what the variant replaces.
 func TestVariantDeliveriesAndKeys(t *testing.T) {
 	v := Draw(1)
+	v.RateLimitEvery = 0
 	v.FinalEventFirst, v.HoldPastPrompt, v.LostAcks, v.KeyInUse = true, 150*time.Millisecond, true, true
 	v.Timings = sandbox.Timings{PromptDelay: 5 * time.Millisecond, PayoutDelay: 5 * time.Millisecond}
 	v.RetrySchedule = []time.Duration{20 * time.Millisecond, 40 * time.Millisecond}
@@ -496,6 +498,7 @@ func TestREADMEListsEveryDimension(t *testing.T) {
 // query.country, a payout naming them 400 naming the field.
 func TestReferenceSubset(t *testing.T) {
 	v := Draw(1)
+	v.RateLimitEvery = 0
 	v.ReferenceSubset, v.ReferenceIDs, v.ListsReversed = true, IDAsSandbox, false
 	v.WebhookEndpoints, v.EventLog = true, true
 	srv, err := sandbox.New(sandbox.WithMerchant(sandbox.DefaultPublicKey, sandbox.DefaultSecretKey))
@@ -571,6 +574,7 @@ func TestReferenceSubset(t *testing.T) {
 // limit the document does not allow is still refused.
 func TestEventPageCap(t *testing.T) {
 	v := Draw(2)
+	v.RateLimitEvery = 0
 	v.EventPageCap, v.EventLog, v.FinalEventFirst, v.LostAcks = 1, true, false, false
 	v.Timings = sandbox.Timings{PromptDelay: 5 * time.Millisecond, PayoutDelay: 5 * time.Millisecond}
 	receiver := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
@@ -620,4 +624,36 @@ func TestEventPageCap(t *testing.T) {
 
 	status, _ = call(api.OpListEvents(), list+"&limit=1000", "")
 	assert.Equal(t, http.StatusBadRequest, status, "a limit above the document's maximum is still refused")
+}
+
+// TestRateLimit: every so many requests over the network get the document's 429, with Retry-After,
+// and nothing is done; the others are served.
+func TestRateLimit(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	v := Draw(3)
+	v.RateLimitEvery = 3
+	srv, err := sandbox.New(append([]sandbox.Option{sandbox.WithMerchant(sandbox.DefaultPublicKey, sandbox.DefaultSecretKey)}, v.Options()...)...)
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	var statuses []int
+	for range 6 {
+		req, err := http.NewRequest(http.MethodGet, ts.URL+api.OpListCountries().URL(), nil)
+		require.NoError(t, err)
+		req.Header.Set(api.HeaderPublicKey, sandbox.DefaultPublicKey)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		raw, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
+		assert.Empty(t, spec.ValidateResponse(req, resp), "%s", raw)
+		if resp.StatusCode == http.StatusTooManyRequests {
+			assert.Equal(t, "1", resp.Header.Get(api.HeaderRetryAfter))
+		}
+		statuses = append(statuses, resp.StatusCode)
+	}
+	ok, limited := http.StatusOK, http.StatusTooManyRequests
+	assert.Equal(t, []int{ok, ok, limited, ok, ok, limited}, statuses)
 }
