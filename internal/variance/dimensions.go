@@ -25,6 +25,7 @@ const (
 	DimReferenceSet      = "reference-data-set"
 	DimEventPages        = "event-page-size"
 	DimRateLimits        = "rate-limits"
+	DimEndpointSecrets   = "endpoint-secrets"
 )
 
 // Citation is words of openapi/malipo.yaml: where they are, as a JSON pointer into the document, and
@@ -207,5 +208,12 @@ func Dimensions() []Dimension {
 				{"#/components/headers/RetryAfter/description", "Seconds to wait before retrying."},
 			},
 			Silence: "Every operation documents 429; the document does not say when a service limits, so a client (the suite among them) meets it whenever the service chooses."},
+		{Name: DimEndpointSecrets,
+			Varies: "the signing secrets the service generates for webhook endpoints (create and rotate-secret without a secret of the caller's): 32 bytes as the sandbox, or 24, 48 or 64, shown in the response and signing every delivery to the endpoint",
+			Allowed: []Citation{
+				{"#/paths/~1v1~1webhooks/post/description", "The service generates the secret unless the body supplies one in `secret`"},
+				{"#/components/schemas/WebhookEndpointWithSecret/properties/secret/pattern", "^whsec_[A-Za-z0-9+/]+={0,2}$"},
+			},
+			Silence: "The document sets the size of a secret the caller supplies (EndpointSecret: 24 to 64 bytes) and not of one the service generates; Draw stays within the same bounds."},
 	}
 }

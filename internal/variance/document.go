@@ -21,6 +21,11 @@ const (
 	// referenceProperty is the merchant reference of a payment or payout (MerchantReference): the
 	// merchant's own text, except when the service generated it.
 	referenceProperty = "reference"
+	// secretProperty is a webhook endpoint's signing secret, in create and rotate-secret's bodies and
+	// responses.
+	secretProperty = "secret"
+	// webhookSecretPrefix starts every Standard Webhooks secret.
+	webhookSecretPrefix = "whsec_"
 )
 
 // fields are the names read from the document.

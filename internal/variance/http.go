@@ -3,6 +3,8 @@ package variance
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -44,7 +46,8 @@ type state struct {
 	requests atomic.Int64
 
 	mu       sync.Mutex
-	inFlight map[string]bool // merchant public key and Idempotency-Key of the POSTs running
+	inFlight map[string]bool   // merchant public key and Idempotency-Key of the POSTs running
+	secrets  map[string]string // endpoint secrets the sandbox generated -> the variant's
 }
 
 func newState(v Variant) *state {
@@ -53,7 +56,8 @@ func newState(v Variant) *state {
 		// The embedded document has these fields (TestDocumentFields); only a broken build lacks them.
 		panic(err)
 	}
-	st := &state{v: v, ids: newTranslator(v), fields: f, inFlight: map[string]bool{}, leftOutRef: map[string]bool{}, leftOutCodes: map[string]bool{}}
+	st := &state{v: v, ids: newTranslator(v), fields: f, inFlight: map[string]bool{}, secrets: map[string]string{},
+		leftOutRef: map[string]bool{}, leftOutCodes: map[string]bool{}}
 	st.absent, err = absentTemplates(v)
 	if err != nil {
 		panic(err)
@@ -131,6 +135,9 @@ func (st *state) middleware(s *sandbox.Server, next http.Handler) http.Handler {
 		if generatesReference(r, body) && c.status == http.StatusCreated {
 			st.learnGeneratedReference(c.body)
 		}
+		if st.v.SecretBytes > 0 && generatesSecret(r, body) && c.status < http.StatusMultipleChoices {
+			st.learnGeneratedSecret(c.body)
+		}
 		st.rewriteResponse(r, c)
 		c.send(w)
 	})
@@ -142,6 +149,47 @@ func generatesReference(r *http.Request, body *jsonValue) bool {
 	op := api.OpInitializePayment()
 	return r.Method == op.Method && matches(strings.Split(op.Path, "/"), strings.Split(r.URL.Path, "/")) &&
 		body != nil && body.kind == jsonObject && body.member("reference") == nil
+}
+
+// generatesSecret reports whether a request creates a webhook endpoint or rotates its secret without a
+// secret of the caller's, so that the service generates one.
+func generatesSecret(r *http.Request, body *jsonValue) bool {
+	if !isOperation(r, api.OpCreateWebhookEndpoint()) && !isOperation(r, api.OpRotateWebhookEndpointSecret()) {
+		return false
+	}
+	return body == nil || body.member(secretProperty) == nil
+}
+
+// learnGeneratedSecret gives the secret of a created or rotated endpoint, as the sandbox answered, the
+// variant's own: SecretBytes bytes derived from it, which the response shows and deliveries sign with.
+func (st *state) learnGeneratedSecret(sandboxBody []byte) {
+	var env struct {
+		Data struct {
+			Secret string `json:"secret"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(sandboxBody, &env) != nil || env.Data.Secret == "" {
+		return
+	}
+	h := sha256.Sum256(append([]byte(fmt.Sprintf("%d\x00secret\x00", st.v.Seed)), env.Data.Secret...))
+	key := make([]byte, 0, st.v.SecretBytes)
+	for len(key) < st.v.SecretBytes {
+		key = append(key, h[:]...)
+		h = sha256.Sum256(h[:])
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.secrets[env.Data.Secret] = webhookSecretPrefix + base64.StdEncoding.EncodeToString(key[:st.v.SecretBytes])
+}
+
+// secret is the variant's secret for a secret the sandbox generated, or the secret itself.
+func (st *state) secret(s string) string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if v, ok := st.secrets[s]; ok {
+		return v
+	}
+	return s
 }
 
 // learnGeneratedReference makes the reference of a created payment, as the sandbox answered, one the
@@ -512,6 +560,8 @@ func (st *state) outString(member, s string) (string, bool) {
 		return st.ids.outCursor(s), true
 	case member == referenceProperty:
 		return st.ids.outReference(s), true
+	case member == secretProperty:
+		return st.secret(s), true
 	case st.fields.times[member]:
 		return st.timeOut(s)
 	case textMembers[member]:

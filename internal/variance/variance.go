@@ -90,6 +90,9 @@ type Variant struct {
 	// RateLimitEvery, when not zero, answers every so many requests with 429 (rate_limited) and
 	// Retry-After: 1 before doing anything, as a service that limits its clients' rate does.
 	RateLimitEvery int
+	// SecretBytes, when not zero, is the size of the signing secrets the service generates for webhook
+	// endpoints (the sandbox's are 32 bytes); a secret the caller supplies is used as given.
+	SecretBytes int
 }
 
 // IDFormat is how a kind of id looks. Every format stays within the document's ObjectId: a letter or
@@ -240,6 +243,7 @@ func Draw(seed int64) Variant {
 	v.ReferenceSubset = r.IntN(2) == 0
 	v.EventPageCap = []int{0, 0, 1, 3, 10}[r.IntN(5)]
 	v.RateLimitEvery = []int{0, 0, 25, 40}[r.IntN(4)]
+	v.SecretBytes = []int{0, 24, 48, 64}[r.IntN(4)]
 	return v
 }
 
@@ -341,6 +345,7 @@ func (v Variant) Lines() []string {
 		DimExampleObjects:    onOff(v.ExampleObjects, "present (the sandbox's seed data)", "absent"),
 		DimEventPages:        pageCap(v.EventPageCap),
 		DimRateLimits:        rateLimit(v.RateLimitEvery),
+		DimEndpointSecrets:   secretSize(v.SecretBytes),
 		DimReferenceSet:      onOff(v.ReferenceSubset, "some countries and banks left out (each country with odds 2 in 5, each bank 1 in 3; every other seed none in the country listed first)", "as the sandbox"),
 	}
 	dims := Dimensions()
@@ -354,6 +359,13 @@ func (v Variant) Lines() []string {
 // String is Lines, one per line, after the seed.
 func (v Variant) String() string {
 	return fmt.Sprintf("variant of seed %d\n  %s", v.Seed, strings.Join(v.Lines(), "\n  "))
+}
+
+func secretSize(n int) string {
+	if n == 0 {
+		return "as the sandbox (32 bytes)"
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 func rateLimit(n int) string {

@@ -2,6 +2,7 @@ package variance
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -656,4 +657,79 @@ func TestRateLimit(t *testing.T) {
 	}
 	ok, limited := http.StatusOK, http.StatusTooManyRequests
 	assert.Equal(t, []int{ok, ok, limited, ok, ok, limited}, statuses)
+}
+
+// TestEndpointSecrets: a secret the variant generates has its size, is what the response shows and
+// what deliveries sign with, through a rotation; a secret the caller supplies is used as given.
+func TestEndpointSecrets(t *testing.T) {
+	v := Draw(5)
+	v.RateLimitEvery, v.WebhookEndpoints, v.SecretBytes, v.LostAcks, v.FinalEventFirst = 0, true, 48, false, false
+	v.ReferenceIDs, v.ReferenceSubset = IDAsSandbox, false // the payouts name the sandbox's Zambia
+	v.Timings = sandbox.Timings{PromptDelay: 5 * time.Millisecond, PayoutDelay: 5 * time.Millisecond}
+	type hook struct {
+		header http.Header
+		body   []byte
+	}
+	got := make(chan hook, 16)
+	receiver := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- hook{r.Header.Clone(), b}
+	}))
+	defer receiver.Close()
+	srv, err := sandbox.New(append([]sandbox.Option{sandbox.WithMerchant(sandbox.DefaultPublicKey, sandbox.DefaultSecretKey)}, v.Options()...)...)
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	call := func(op api.Operation, path string, body any) map[string]any {
+		b, err := json.Marshal(body)
+		require.NoError(t, err)
+		req, err := http.NewRequest(op.Method, ts.URL+path, bytes.NewReader(b))
+		require.NoError(t, err)
+		req.Header.Set(api.HeaderPublicKey, sandbox.DefaultPublicKey)
+		req.Header.Set(api.HeaderSecretKey, sandbox.DefaultSecretKey)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var env map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&env))
+		require.Less(t, resp.StatusCode, 300, "%s %s: %v", op.Method, path, env)
+		return env["data"].(map[string]any)
+	}
+	verifies := func(secrets ...string) {
+		t.Helper()
+		var parsed []webhook.Secret
+		for _, s := range secrets {
+			p, err := webhook.ParseSecret(s)
+			require.NoError(t, err)
+			parsed = append(parsed, p)
+		}
+		call(api.OpProcessPayout(), api.OpProcessPayout().URL(), map[string]any{"amount": 1, "countryId": "ctry_zm", "transfer_to": "mobile_number"})
+		select {
+		case h := <-got:
+			for _, p := range parsed {
+				assert.NoError(t, webhook.Verifier{Secrets: []webhook.Secret{p}}.Verify(h.header, h.body))
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("no delivery to the endpoint")
+		}
+	}
+	created := call(api.OpCreateWebhookEndpoint(), api.OpCreateWebhookEndpoint().URL(), map[string]any{"url": receiver.URL, "events": []string{string(api.EventTypePayoutSuccess)}})
+	generated := created["secret"].(string)
+	_, err = webhook.ParseEndpointSecret(generated)
+	require.NoError(t, err)
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(generated, "whsec_"))
+	require.NoError(t, err)
+	assert.Len(t, key, 48)
+	verifies(generated)
+
+	rotated := call(api.OpRotateWebhookEndpointSecret(), api.OpRotateWebhookEndpointSecret().URL(created["id"].(string)), map[string]any{"grace_period_seconds": 60})
+	assert.NotEqual(t, generated, rotated["secret"])
+	verifies(rotated["secret"].(string), generated)
+
+	own, err := webhook.NewSecret()
+	require.NoError(t, err)
+	supplied := call(api.OpRotateWebhookEndpointSecret(), api.OpRotateWebhookEndpointSecret().URL(created["id"].(string)), map[string]any{"secret": own.Reveal(), "grace_period_seconds": 0})
+	assert.Equal(t, own.Reveal(), supplied["secret"], "a secret the caller supplies is used as given")
+	verifies(own.Reveal())
 }
