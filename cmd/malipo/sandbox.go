@@ -70,10 +70,11 @@ it refuses other host names (DNS-rebinding protection).
 
 --vary SEED serves a variant that differs from the sandbox wherever the document allows, drawn from
 SEED: id formats, settlement delays, webhook order, duplicate deliveries and retry schedule, what a
-concurrent retry with the same Idempotency-Key gets, extra headers, the JSON's key order and white
-space, how date-times are written, and whether the webhook-endpoint and event-log extensions exist.
+concurrent retry with the same Idempotency-Key gets, rate limits, extra headers, the JSON's key order
+and white space, how date-times are written, which countries and banks exist, and whether the
+webhook-endpoint and event-log extensions exist, among others (the banner lists every choice).
 It is for self-tests of malipo conform, and for trying a client against an implementation that is
-not this sandbox; the banner says what was drawn. --prompt-delay, --payout-delay and
+not this sandbox. --prompt-delay, --payout-delay and
 --webhook-retry-schedule, when given, replace the drawn ones. The dashboard shows the sandbox's own
 ids. --vary cannot be combined with --data: a variant keeps its names for ids in memory only.
 
