@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -140,4 +141,31 @@ func TestMalformedBodyChecksDoNotDependOnRefusalOrder(t *testing.T) {
 	for id, r := range results {
 		assert.Equal(t, contracttests.Passed, r.Outcome, "%s: %v", id, outcomes(results)[id])
 	}
+}
+
+// Every operation may answer 429 with Retry-After (the document's TooManyRequests): a target that
+// limits a suite's burst of requests is judged on its answer after the wait, as a client that honours
+// Retry-After sees it.
+func TestRateLimitedAnswersAreRetriedAfterTheirWait(t *testing.T) {
+	var n atomic.Int64
+	limit := sandbox.Hooks{Middleware: func(_ *sandbox.Server, next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get(api.HeaderSandboxScenario) == "" && n.Add(1)%3 == 0 {
+				body, _ := json.Marshal(map[string]any{"status": "error", "code": api.CodeRateLimited, "message": "slow down", "errors": []any{}})
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set(api.HeaderRetryAfter, "0")
+				w.WriteHeader(api.CodeRateLimited.HTTPStatus())
+				_, _ = w.Write(body)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}}
+	results := runWith(t, nil, `^(idempotency\.processPayout\.(replay|conflict)|state\.payout\.mobile\.success\..*|negative\.processPayout\.bank\.amount\.below-minimum|auth\.getPayout\.no-keys|scenarios\.getPayout\.rate-limited)$`,
+		sandbox.WithHooks(limit))
+	require.Len(t, results, 6)
+	for id, r := range results {
+		assert.Equal(t, contracttests.Passed, r.Outcome, "%s: %v", id, outcomes(results)[id])
+	}
+	assert.Positive(t, n.Load()/3, "the target limited no request, so the test proved nothing")
 }

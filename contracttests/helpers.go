@@ -1,9 +1,11 @@
 package contracttests
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -26,7 +28,10 @@ type refCache struct {
 	err  error
 }
 
-// RefData returns a country (Zambia when the target has it, the first otherwise) and one of its banks.
+// RefData returns a country that has a bank (Zambia when it has one, for readable reports; the first
+// listed that has one otherwise) and one of its banks. The document lists countries "where payouts can
+// be sent", mobile payouts included, so a country need not have a bank; its bank payout test values need
+// one country that has.
 func (t *T) RefData() RefData {
 	// Before the Once: a check that skips inside it would leave the cache empty for every other check.
 	t.needOperations(api.OpListCountries(), api.OpListBanks())
@@ -39,46 +44,63 @@ func (t *T) RefData() RefData {
 }
 
 func (t *T) loadRefData() (RefData, error) {
-	var rd RefData
 	ex := t.Do(api.OpListCountries().Method, api.OpListCountries().URL(), nil)
 	if ex.Status != http.StatusOK {
-		return rd, fmt.Errorf("%s %s answered %d", api.OpListCountries().Method, api.OpListCountries().Path, ex.Status)
+		return RefData{}, fmt.Errorf("%s %s answered %d", api.OpListCountries().Method, api.OpListCountries().Path, ex.Status)
 	}
-	countries, _ := ex.Get("/data").([]any)
-	if len(countries) == 0 {
-		return rd, fmt.Errorf("%s %s returned no country; the suite needs at least one with a bank", api.OpListCountries().Method, api.OpListCountries().Path)
+	list, _ := ex.Get("/data").([]any)
+	if len(list) == 0 {
+		return RefData{}, fmt.Errorf("%s %s returned no country; the suite needs at least one with a bank", api.OpListCountries().Method, api.OpListCountries().Path)
 	}
-	pick := func(c any) RefData {
+	var countries []RefData
+	for _, c := range list {
 		m, _ := c.(map[string]any)
 		id, _ := m["id"].(string)
 		code, _ := m["country_code"].(string)
 		cur, _ := m["currency_code"].(string)
-		return RefData{CountryID: id, CountryCode: code, Currency: cur}
+		countries = append(countries, RefData{CountryID: id, CountryCode: code, Currency: cur})
 	}
-	rd = pick(countries[0])
+	// Zambia first (the document's examples are Zambian), then in the target's order.
+	slices.SortStableFunc(countries, func(a, b RefData) int {
+		return cmp.Compare(b2i(b.CountryCode == "ZM"), b2i(a.CountryCode == "ZM"))
+	})
+	var rd RefData
 	for _, c := range countries {
-		if p := pick(c); p.CountryCode == "ZM" {
-			rd = p
+		bank := t.firstBank(c.CountryCode)
+		switch {
+		case bank == "":
+		case rd.BankID == "":
+			rd, rd.BankID = c, bank
+		case rd.OtherBankID == "":
+			rd.OtherBankID = bank
 		}
-	}
-	banks := t.Do(api.OpListBanks().Method, api.OpListBanks().URL()+"?country="+url.QueryEscape(rd.CountryCode), nil)
-	list, _ := banks.Get("/data").([]any)
-	if len(list) == 0 {
-		return rd, fmt.Errorf("%s %s?country=%s returned no bank", api.OpListBanks().Method, api.OpListBanks().Path, rd.CountryCode)
-	}
-	rd.BankID, _ = list[0].(map[string]any)["id"].(string)
-	for _, c := range countries {
-		other := pick(c)
-		if other.CountryCode == rd.CountryCode {
-			continue
-		}
-		ob := t.Do(api.OpListBanks().Method, api.OpListBanks().URL()+"?country="+url.QueryEscape(other.CountryCode), nil)
-		if l, _ := ob.Get("/data").([]any); len(l) > 0 {
-			rd.OtherBankID, _ = l[0].(map[string]any)["id"].(string)
+		if rd.OtherBankID != "" {
 			break
 		}
 	}
+	if rd.BankID == "" {
+		return rd, fmt.Errorf("%s %s?country=… returned no bank for any of the %d listed countries; the document's bank payout test values need one",
+			api.OpListBanks().Method, api.OpListBanks().Path, len(countries))
+	}
 	return rd, nil
+}
+
+// firstBank returns the id of the first bank the target lists for a country, or "".
+func (t *T) firstBank(countryCode string) string {
+	ex := t.Do(api.OpListBanks().Method, api.OpListBanks().URL()+"?country="+url.QueryEscape(countryCode), nil)
+	list, _ := ex.Get("/data").([]any)
+	if len(list) == 0 {
+		return ""
+	}
+	id, _ := list[0].(map[string]any)["id"].(string)
+	return id
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Hook returns a fresh receiver path for this check and the URL the target must deliver to.
