@@ -26,6 +26,7 @@ const (
 	DimEventPages        = "event-page-size"
 	DimRateLimits        = "rate-limits"
 	DimEndpointSecrets   = "endpoint-secrets"
+	DimNewEventTypes     = "new-event-types"
 )
 
 // Citation is words of openapi/malipo.yaml: where they are, as a JSON pointer into the document, and
@@ -215,5 +216,11 @@ func Dimensions() []Dimension {
 				{"#/components/schemas/WebhookEndpointWithSecret/properties/secret/pattern", "^whsec_[A-Za-z0-9+/]+={0,2}$"},
 			},
 			Silence: "The document sets the size of a secret the caller supplies (EndpointSecret: 24 to 64 bytes) and not of one the service generates; Draw stays within the same bounds."},
+		{Name: DimNewEventTypes,
+			Varies: "whether a payment's or payout's webhook_url also gets an event of a type the document does not declare (payment.created, payout.created, signed like the others) when the object is created; only in variants without the event log, which would have to list it",
+			Allowed: []Citation{
+				{"#/tags/6/description", "new event types can be added, without a new API version."},
+				{"#/tags/6/description", "acknowledge (`2xx`) an event type you do not handle"},
+			}},
 	}
 }

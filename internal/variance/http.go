@@ -44,6 +44,10 @@ type state struct {
 
 	// requests counts the requests that came over the network, for RateLimitEvery.
 	requests atomic.Int64
+	// server is the sandbox, for its merchants' keys (NewEventTypes signs with them); client sends the
+	// events of new types.
+	server *sandbox.Server
+	client *http.Client
 
 	mu       sync.Mutex
 	inFlight map[string]bool   // merchant public key and Idempotency-Key of the POSTs running
@@ -57,7 +61,8 @@ func newState(v Variant) *state {
 		panic(err)
 	}
 	st := &state{v: v, ids: newTranslator(v), fields: f, inFlight: map[string]bool{}, secrets: map[string]string{},
-		leftOutRef: map[string]bool{}, leftOutCodes: map[string]bool{}}
+		leftOutRef: map[string]bool{}, leftOutCodes: map[string]bool{},
+		client: &http.Client{Timeout: api.WebhookDeliveryTimeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	st.absent, err = absentTemplates(v)
 	if err != nil {
 		panic(err)
@@ -120,6 +125,7 @@ func absentTemplates(v Variant) ([][]string, error) {
 // middleware is the variant's HTTP layer: it reads requests in the sandbox's terms, answers for the
 // extensions left out and for keys in use, and writes responses in the variant's.
 func (st *state) middleware(s *sandbox.Server, next http.Handler) http.Handler {
+	st.server = s
 	for _, c := range s.Countries() {
 		st.ids.addReference(c.ID, kindCountry, c.CountryCode)
 		for _, b := range s.Banks(c.CountryCode) {
@@ -138,6 +144,9 @@ func (st *state) middleware(s *sandbox.Server, next http.Handler) http.Handler {
 		if st.v.SecretBytes > 0 && generatesSecret(r, body) && c.status < http.StatusMultipleChoices {
 			st.learnGeneratedSecret(c.body)
 		}
+		if typ := newEventType(r); st.v.NewEventTypes && typ != "" && c.status == http.StatusCreated && c.header.Get(api.HeaderIdempotentReplayed) != "true" {
+			st.sendNewEvent(r, typ, c.body)
+		}
 		st.rewriteResponse(r, c)
 		c.send(w)
 	})
@@ -149,6 +158,18 @@ func generatesReference(r *http.Request, body *jsonValue) bool {
 	op := api.OpInitializePayment()
 	return r.Method == op.Method && matches(strings.Split(op.Path, "/"), strings.Split(r.URL.Path, "/")) &&
 		body != nil && body.kind == jsonObject && body.member("reference") == nil
+}
+
+// newEventType is the undeclared event type a NewEventTypes variant sends for a request that creates a
+// payment or a payout, or "".
+func newEventType(r *http.Request) string {
+	switch {
+	case isOperation(r, api.OpInitializePayment()):
+		return "payment.created"
+	case isOperation(r, api.OpProcessPayout()):
+		return "payout.created"
+	}
+	return ""
 }
 
 // generatesSecret reports whether a request creates a webhook endpoint or rotates its secret without a

@@ -93,6 +93,10 @@ type Variant struct {
 	// SecretBytes, when not zero, is the size of the signing secrets the service generates for webhook
 	// endpoints (the sandbox's are 32 bytes); a secret the caller supplies is used as given.
 	SecretBytes int
+	// NewEventTypes sends, when a payment or payout is created, an event of a type the document does
+	// not declare (payment.created, payout.created) to its webhook_url. Only without the event log,
+	// which would have to list it.
+	NewEventTypes bool
 }
 
 // IDFormat is how a kind of id looks. Every format stays within the document's ObjectId: a letter or
@@ -244,6 +248,7 @@ func Draw(seed int64) Variant {
 	v.EventPageCap = []int{0, 0, 1, 3, 10}[r.IntN(5)]
 	v.RateLimitEvery = []int{0, 0, 25, 40}[r.IntN(4)]
 	v.SecretBytes = []int{0, 24, 48, 64}[r.IntN(4)]
+	v.NewEventTypes = !v.EventLog && r.IntN(2) == 0
 	return v
 }
 
@@ -346,6 +351,7 @@ func (v Variant) Lines() []string {
 		DimEventPages:        pageCap(v.EventPageCap),
 		DimRateLimits:        rateLimit(v.RateLimitEvery),
 		DimEndpointSecrets:   secretSize(v.SecretBytes),
+		DimNewEventTypes:     onOff(v.NewEventTypes, "payment.created and payout.created sent to the object's webhook_url", "none"),
 		DimReferenceSet:      onOff(v.ReferenceSubset, "some countries and banks left out (each country with odds 2 in 5, each bank 1 in 3; every other seed none in the country listed first)", "as the sandbox"),
 	}
 	dims := Dimensions()

@@ -733,3 +733,56 @@ func TestEndpointSecrets(t *testing.T) {
 	assert.Equal(t, own.Reveal(), supplied["secret"], "a secret the caller supplies is used as given")
 	verifies(own.Reveal())
 }
+
+// TestNewEventTypes: a variant that adds event types delivers one about a created payout to its
+// webhook_url, signed with the merchant's key like the others, besides the declared events.
+func TestNewEventTypes(t *testing.T) {
+	v := Draw(6)
+	v.RateLimitEvery, v.EventLog, v.NewEventTypes, v.LostAcks = 0, false, true, false
+	v.ReferenceIDs, v.ReferenceSubset = IDAsSandbox, false // the payout names the sandbox's Zambia
+	v.Timings = sandbox.Timings{PromptDelay: 5 * time.Millisecond, PayoutDelay: 5 * time.Millisecond}
+	type hook struct {
+		header http.Header
+		body   []byte
+	}
+	got := make(chan hook, 8)
+	receiver := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- hook{r.Header.Clone(), b}
+	}))
+	defer receiver.Close()
+	srv, err := sandbox.New(append([]sandbox.Option{sandbox.WithMerchant(sandbox.DefaultPublicKey, sandbox.DefaultSecretKey)}, v.Options()...)...)
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	req, err := http.NewRequest(http.MethodPost, ts.URL+api.OpProcessPayout().URL(),
+		strings.NewReader(`{"amount":1,"countryId":"ctry_zm","transfer_to":"mobile_number","webhook_url":"`+receiver.URL+`"}`))
+	require.NoError(t, err)
+	req.Header.Set(api.HeaderPublicKey, sandbox.DefaultPublicKey)
+	req.Header.Set(api.HeaderSecretKey, sandbox.DefaultSecretKey)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	require.Equal(t, http.StatusCreated, resp.StatusCode)
+
+	secret, err := webhook.ParseSecret(webhook.MerchantSigningSecret(sandbox.DefaultSecretKey))
+	require.NoError(t, err)
+	types := map[string]bool{}
+	for len(types) < 2 {
+		select {
+		case h := <-got:
+			var event struct {
+				ID   string `json:"id"`
+				Type string `json:"type"`
+			}
+			require.NoError(t, json.Unmarshal(h.body, &event))
+			types[event.Type] = true
+			assert.Equal(t, event.ID, h.header.Get(webhook.HeaderID))
+			assert.NoError(t, webhook.Verifier{Secrets: []webhook.Secret{secret}}.Verify(h.header, h.body), "%s", event.Type)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("deliveries so far: %v", types)
+		}
+	}
+	assert.Equal(t, map[string]bool{"payout.created": true, string(api.EventTypePayoutSuccess): true}, types)
+}
