@@ -3,124 +3,19 @@ package variance
 import (
 	"bytes"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"mime"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
-	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
-
-// state is one variant sandbox's: the ids it translated, the requests it has running, and what it
-// read from the document. Options makes one per sandbox.
-type state struct {
-	v      Variant
-	ids    *translator
-	fields fields
-	// absent are the path templates of the extensions the variant leaves out.
-	absent [][]string
-
-	// leftOutRef are the sandbox's reference-data ids a ReferenceSubset variant does not support, and
-	// leftOutCodes the country codes among them; unsupportedCode is a country code the sandbox does not
-	// know, which stands for them in a request. All are filled once, by middleware.
-	leftOutRef      map[string]bool
-	leftOutCodes    map[string]bool
-	unsupportedCode string
-	// limitMax is the largest limit the document lets listEvents ask for.
-	limitMax int
-
-	// requests counts the requests that came over the network, for RateLimitEvery.
-	requests atomic.Int64
-	// server is the sandbox, for its merchants' keys (NewEventTypes signs with them); client sends the
-	// events of new types.
-	server *sandbox.Server
-	client *http.Client
-
-	mu       sync.Mutex
-	inFlight map[string]bool   // merchant public key and Idempotency-Key of the POSTs running
-	secrets  map[string]string // endpoint secrets the sandbox generated -> the variant's
-}
-
-func newState(v Variant) *state {
-	f, err := documentFields()
-	if err != nil {
-		// The embedded document has these fields (TestDocumentFields); only a broken build lacks them.
-		panic(err)
-	}
-	st := &state{v: v, ids: newTranslator(v), fields: f, inFlight: map[string]bool{}, secrets: map[string]string{},
-		leftOutRef: map[string]bool{}, leftOutCodes: map[string]bool{},
-		client: &http.Client{Timeout: api.WebhookDeliveryTimeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-	st.absent, err = absentTemplates(v)
-	if err != nil {
-		panic(err)
-	}
-	if st.limitMax, err = eventLimitMax(); err != nil {
-		panic(err)
-	}
-	return st
-}
-
-// eventLimitMax reads the maximum of listEvents' limit from the document.
-func eventLimitMax() (int, error) {
-	spec, err := openapi.Default()
-	if err != nil {
-		return 0, fmt.Errorf("variance: load the embedded document: %w", err)
-	}
-	op, ok := spec.Operation(api.OpListEvents().ID)
-	if !ok {
-		return 0, fmt.Errorf("variance: the document has no operation %s", api.OpListEvents().ID)
-	}
-	for _, p := range op.Op.Parameters {
-		if p.Name == limitParam && p.Schema != nil && p.Schema.Schema() != nil && p.Schema.Schema().Maximum != nil {
-			return int(*p.Schema.Schema().Maximum), nil
-		}
-	}
-	return 0, fmt.Errorf("variance: %s has no %s parameter with a maximum", api.OpListEvents().ID, limitParam)
-}
-
-// absentTemplates returns the path templates, split at "/", of the operations of each extension the
-// variant leaves out. An extension is the set of operations of one tag that the document marks
-// x-malipo-extension; the webhook-endpoint extension is the tag of createWebhookEndpoint, the event
-// log that of listEvents.
-func absentTemplates(v Variant) ([][]string, error) {
-	spec, err := openapi.Default()
-	if err != nil {
-		return nil, fmt.Errorf("variance: load the embedded document: %w", err)
-	}
-	tagOf := map[string]string{}
-	for _, op := range spec.Operations() {
-		if len(op.Op.Tags) > 0 {
-			tagOf[op.ID] = op.Op.Tags[0]
-		}
-	}
-	leftOut := map[string]bool{}
-	if !v.WebhookEndpoints {
-		leftOut[tagOf[api.OpCreateWebhookEndpoint().ID]] = true
-	}
-	if !v.EventLog {
-		leftOut[tagOf[api.OpListEvents().ID]] = true
-	}
-	var out [][]string
-	for _, op := range api.Operations() {
-		if op.Extension && leftOut[tagOf[op.ID]] {
-			out = append(out, strings.Split(op.Path, "/"))
-		}
-	}
-	return out, nil
-}
 
 // middleware is the variant's HTTP layer: it reads requests in the sandbox's terms, answers for the
 // extensions left out and for keys in use, and writes responses in the variant's.
@@ -150,167 +45,6 @@ func (st *state) middleware(s *sandbox.Server, next http.Handler) http.Handler {
 		st.rewriteResponse(r, c)
 		c.send(w)
 	})
-}
-
-// generatesReference reports whether a request initializes a payment without a merchant reference, so
-// that the service generates one.
-func generatesReference(r *http.Request, body *jsonValue) bool {
-	op := api.OpInitializePayment()
-	return r.Method == op.Method && matches(strings.Split(op.Path, "/"), strings.Split(r.URL.Path, "/")) &&
-		body != nil && body.kind == jsonObject && body.member("reference") == nil
-}
-
-// newEventType is the undeclared event type a NewEventTypes variant sends for a request that creates a
-// payment or a payout, or "".
-func newEventType(r *http.Request) string {
-	switch {
-	case isOperation(r, api.OpInitializePayment()):
-		return "payment.created"
-	case isOperation(r, api.OpProcessPayout()):
-		return "payout.created"
-	}
-	return ""
-}
-
-// generatesSecret reports whether a request creates a webhook endpoint or rotates its secret without a
-// secret of the caller's, so that the service generates one.
-func generatesSecret(r *http.Request, body *jsonValue) bool {
-	if !isOperation(r, api.OpCreateWebhookEndpoint()) && !isOperation(r, api.OpRotateWebhookEndpointSecret()) {
-		return false
-	}
-	return body == nil || body.member(secretProperty) == nil
-}
-
-// learnGeneratedSecret gives the secret of a created or rotated endpoint, as the sandbox answered, the
-// variant's own: SecretBytes bytes derived from it, which the response shows and deliveries sign with.
-func (st *state) learnGeneratedSecret(sandboxBody []byte) {
-	var env struct {
-		Data struct {
-			Secret string `json:"secret"`
-		} `json:"data"`
-	}
-	if json.Unmarshal(sandboxBody, &env) != nil || env.Data.Secret == "" {
-		return
-	}
-	h := sha256.Sum256(append([]byte(fmt.Sprintf("%d\x00secret\x00", st.v.Seed)), env.Data.Secret...))
-	key := make([]byte, 0, st.v.SecretBytes)
-	for len(key) < st.v.SecretBytes {
-		key = append(key, h[:]...)
-		h = sha256.Sum256(h[:])
-	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.secrets[env.Data.Secret] = webhookSecretPrefix + base64.StdEncoding.EncodeToString(key[:st.v.SecretBytes])
-}
-
-// secret is the variant's secret for a secret the sandbox generated, or the secret itself.
-func (st *state) secret(s string) string {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if v, ok := st.secrets[s]; ok {
-		return v
-	}
-	return s
-}
-
-// learnGeneratedReference makes the reference of a created payment, as the sandbox answered, one the
-// variant names.
-func (st *state) learnGeneratedReference(sandboxBody []byte) {
-	var env struct {
-		Data struct {
-			Reference string `json:"reference"`
-		} `json:"data"`
-	}
-	if json.Unmarshal(sandboxBody, &env) == nil && env.Data.Reference != "" {
-		st.ids.addGenerated(env.Data.Reference)
-	}
-}
-
-// leaveOutReferenceData picks the countries and banks a ReferenceSubset variant does not support:
-// each country with odds of 2 in 5 and each bank of a supported country 1 in 3, by a hash of the seed
-// and the id, then gives back the first bank of the first supported country that has one when no
-// supported country would keep a bank (the bank test values need one), and the first country when
-// none would be left; every other seed, the country listed first keeps no bank.
-func (st *state) leaveOutReferenceData(s *sandbox.Server) {
-	odds := func(id string, in, of uint64) bool {
-		h := fnv.New64a()
-		_, _ = fmt.Fprintf(h, "%d\x00ref\x00%s", st.v.Seed, id)
-		return h.Sum64()%of < in
-	}
-	countries := s.Countries()
-	var kept []sandbox.Country
-	for _, c := range countries {
-		if odds(c.ID, 2, 5) {
-			st.leftOutRef[c.ID], st.leftOutCodes[c.CountryCode] = true, true
-			for _, b := range s.Banks(c.CountryCode) {
-				st.leftOutRef[b.ID] = true
-			}
-			continue
-		}
-		kept = append(kept, c)
-	}
-	if len(kept) == 0 {
-		kept = countries[:1]
-		delete(st.leftOutRef, kept[0].ID)
-		delete(st.leftOutCodes, kept[0].CountryCode)
-		for _, b := range s.Banks(kept[0].CountryCode) {
-			delete(st.leftOutRef, b.ID)
-		}
-	}
-	known := map[string]bool{}
-	for _, c := range countries {
-		known[c.CountryCode] = true
-	}
-	for a := 'A'; a <= 'Z' && st.unsupportedCode == ""; a++ {
-		for b := 'A'; b <= 'Z'; b++ {
-			if code := string([]rune{a, b}); !known[code] {
-				st.unsupportedCode = code
-				break
-			}
-		}
-	}
-	var firstBank string
-	banksKept := 0
-	for _, c := range kept {
-		for _, b := range s.Banks(c.CountryCode) {
-			if firstBank == "" {
-				firstBank = b.ID
-			}
-			if odds(b.ID, 1, 3) {
-				st.leftOutRef[b.ID] = true
-			} else {
-				banksKept++
-			}
-		}
-	}
-	if banksKept == 0 && firstBank != "" {
-		delete(st.leftOutRef, firstBank)
-	}
-	// Every other seed, the country listed first has no bank (a country where payouts go to wallets
-	// only), as long as another supported country keeps one.
-	first := kept[0]
-	if st.v.ListsReversed {
-		first = kept[len(kept)-1]
-	}
-	if odds("first-without-banks", 1, 2) {
-		elsewhere := false
-		for _, c := range kept {
-			for _, b := range s.Banks(c.CountryCode) {
-				elsewhere = elsewhere || (c.ID != first.ID && !st.leftOutRef[b.ID])
-			}
-		}
-		if elsewhere {
-			for _, b := range s.Banks(first.CountryCode) {
-				st.leftOutRef[b.ID] = true
-			}
-		}
-	}
-}
-
-// bankCode names a bank by its country and the last part of its sandbox id: `ZM.ZANACO`.
-func bankCode(b sandbox.Bank) string {
-	name := b.ID[strings.LastIndexByte(b.ID, '_')+1:]
-	return b.CountryCode + "." + strings.ToUpper(name)
 }
 
 // answer is the response to a translated request: 429 when the variant limits the rate, 404 on an
@@ -526,48 +260,6 @@ type readCloser struct {
 	io.Closer
 }
 
-// timeIn reads a date-time the client sent (a query's created_after) on the variant's grid: the
-// earliest instant the variant writes as that text or later, so that "at or after" and "before" mean
-// to the sandbox what they mean to the client.
-func (st *state) timeIn(s string) (string, bool) {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return "", false
-	}
-	t = t.UTC()
-	grid := st.grid()
-	if c := t.Truncate(grid); !c.Equal(t) {
-		t = c.Add(grid)
-	}
-	return t.Format(time.RFC3339Nano), true
-}
-
-// grid is the smallest step of the variant's date-times.
-func (st *state) grid() time.Duration {
-	g := time.Second
-	for range st.v.Time.Digits {
-		g /= 10
-	}
-	return g
-}
-
-// timeOut writes a date-time as the variant does: truncated to its digits, every digit written.
-func (st *state) timeOut(s string) (string, bool) {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return "", false
-	}
-	t = t.UTC().Truncate(st.grid())
-	layout := "2006-01-02T15:04:05"
-	if st.v.Time.Digits > 0 {
-		layout += "." + strings.Repeat("0", st.v.Time.Digits)
-	}
-	if st.v.Time.NumericOffset {
-		return t.Format(layout) + "+00:00", true
-	}
-	return t.Format(layout) + "Z", true
-}
-
 // textMembers hold text for people that may name objects: an error's message and reasons, a
 // delivery attempt's error.
 var textMembers = map[string]bool{"message": true, "reason": true, "error": true}
@@ -723,14 +415,6 @@ func errorResponse(code api.ErrorCode, message string, errs []api.FieldError) *c
 		panic("variance: encode an error envelope: " + err.Error()) // plain strings and ints: cannot fail
 	}
 	return &captured{header: http.Header{"Content-Type": {"application/json"}}, status: code.HTTPStatus(), body: body}
-}
-
-// losesAck reports whether the variant loses the acknowledgement of an event's first attempt: about
-// half the events, the same ones for a seed.
-func (st *state) losesAck(eventID string) bool {
-	h := fnv.New64a()
-	_, _ = fmt.Fprintf(h, "%d\x00%s", st.v.Seed, eventID)
-	return h.Sum64()%2 == 0
 }
 
 // captured is a response the sandbox wrote, held back so that the variant can rewrite it.
