@@ -401,7 +401,18 @@ func (g *grader) runAll(ctx context.Context, selected []*check, public []*contra
 func (g *grader) runOne(ctx context.Context, c *check, pc *contracttests.Check) contracttests.Result {
 	cr := &checkRun{ctx: ctx, g: g, check: c}
 	start := time.Now()
-	c.run(cr)
+	func() {
+		// A check that panics is a bug of the grader, not a verdict on the receiver, and must not take
+		// the run, and every other check's result, down with it: it fails with the panic as its message.
+		defer func() {
+			if p := recover(); p != nil {
+				cr.mu.Lock()
+				cr.failures = append(cr.failures, contracttests.Failure{Message: fmt.Sprintf("check panicked (a bug of the grader, please report it): %v", p)})
+				cr.mu.Unlock()
+			}
+		}()
+		c.run(cr)
+	}()
 	res := contracttests.Result{Check: pc, ID: c.id, Category: c.category, Duration: time.Since(start)}
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
