@@ -211,8 +211,9 @@ func TestVarianceTestCanFail(t *testing.T) {
 	checks, err := contracttests.All()
 	require.NoError(t, err)
 	base := variance.Draw(1)
-	// Quick settlement, so that a check still waiting after 2 s has caught the change.
+	// Quick settlement and no rate limit, so that a check still waiting after 2 s has caught the change.
 	base.Timings = sandbox.Timings{PromptDelay: 50 * time.Millisecond, PayoutDelay: 50 * time.Millisecond}
+	base.RateLimitEvery = 0
 	outside := base
 	outside.IDs.Payout = variance.IDOutsidePattern
 	missing, err := faults.Options(faults.MissingWebhookEvent)
