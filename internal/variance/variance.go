@@ -1,8 +1,9 @@
 // Package variance makes the sandbox differ from itself wherever openapi/malipo.yaml leaves a choice to
-// the implementation: the format of ids, how long settlement takes, the order and repetition of
-// webhook deliveries, the retry schedule, what a concurrent retry with the same Idempotency-Key gets,
-// extra headers, the JSON's key order and white space, how timestamps are written, and whether each
-// optional extension is there at all. It is the twin of package internal/faults: a fault breaks one
+// the implementation: the format of ids, references, cursors and secrets, how long settlement takes,
+// the order and repetition of webhook deliveries and the types it adds, the retry schedule, what a
+// concurrent retry with the same Idempotency-Key gets, rate limits, extra headers, the JSON's key order
+// and white space, words and list orders, how timestamps are written, which reference data and example
+// objects exist, and whether each optional extension is there at all (Dimensions lists them all). It is the twin of package internal/faults: a fault breaks one
 // rule, so that the contract suite's self-test proves the suite notices; a variant breaks none, so that
 // the suite's variance test (TestSuiteAcceptsEveryAllowedVariant) proves the suite accepts every
 // implementation the document allows, not only the one it was written against. `malipo sandbox --vary
@@ -16,7 +17,8 @@
 // Like the faults, a variant works only through the sandbox's seams (sandbox.Hooks and options): HTTP
 // middleware that translates ids, timestamps and cursors in both directions and re-encodes responses,
 // a hook on outgoing webhooks that does the same for deliveries and delays or repeats some, and the
-// sandbox's own options for timings, retries and delivery order. The handlers hold no variance code.
+// sandbox's own options for timings, retries, delivery order and seed data. The handlers hold no
+// variance code.
 package variance
 
 import (
