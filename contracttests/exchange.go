@@ -200,7 +200,8 @@ func (t *T) send(r *request) *Exchange {
 // rateLimitWait says how long to wait before sending r again after ex: the 429's Retry-After in
 // seconds, when it is no longer than the run's --wait and the request was not asking for the 429.
 func (t *T) rateLimitWait(r *request, ex *Exchange, attempt int) (time.Duration, bool) {
-	if ex.Status != http.StatusTooManyRequests || attempt >= maxRateLimitRetries || r.header.Get(api.HeaderSandboxScenario) != "" {
+	asked := strings.HasPrefix(strings.TrimSpace(r.header.Get(api.HeaderSandboxScenario)), string(api.ScenarioRateLimited))
+	if ex.Status != http.StatusTooManyRequests || attempt >= maxRateLimitRetries || asked {
 		return 0, false
 	}
 	secs, err := strconv.Atoi(strings.TrimSpace(ex.Header.Get(api.HeaderRetryAfter)))

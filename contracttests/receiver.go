@@ -26,6 +26,10 @@ type Delivery struct {
 	Answer int
 	// Violations are the ways the delivery breaks the spec's `webhooks` entry for its type.
 	Violations openapi.Violations
+	// Undeclared marks a delivery of an event type no document of the run declares: "new event types
+	// can be added, without a new API version" (the Events tag), so it breaks no rule. The receiver
+	// acknowledges it at once, checks do not see it (T.Deliveries), and webhooks.signatures verifies it.
+	Undeclared bool
 	// seq identifies the delivery's evidence, so that failures about it can point at it.
 	seq uint64
 }
@@ -152,13 +156,29 @@ func (r *Receiver) provokesRetries(path string) bool {
 	return b.FailFirst > 0 || b.StallFirst > 0
 }
 
-// Deliveries returns copies of the deliveries seen on path so far, oldest first.
+// declaredAnywhere reports whether the run's document or the embedded one declares an event type. A
+// type only the embedded document declares is one a check may rely on and the run's document dropped:
+// the check says so (needWebhook) rather than never seeing the delivery.
+func declaredAnywhere(spec *openapi.Spec, eventType string) bool {
+	if _, ok := spec.Webhook(eventType); ok {
+		return true
+	}
+	embedded, err := openapi.Default()
+	if err != nil {
+		return true // judged against the run's document, which reports it
+	}
+	_, ok := embedded.Webhook(eventType)
+	return ok
+}
+
+// Deliveries returns copies of the deliveries of declared event types seen on path so far, oldest
+// first (see Delivery.Undeclared).
 func (r *Receiver) Deliveries(path string) []*Delivery {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []*Delivery
 	for _, d := range r.deliveries {
-		if d.Path == path {
+		if d.Path == path && !d.Undeclared {
 			c := *d
 			out = append(out, &c)
 		}
@@ -234,14 +254,21 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		d.ObjectStatus, _ = env.Data.Object["status"].(string)
 		d.FailureReason, _ = env.Data.Object["failure_reason"].(string)
 	}
-	d.Violations = r.spec.ValidateWebhook(d.Type, req.Header, body)
+	if d.Type != "" && !declaredAnywhere(r.spec, d.Type) {
+		d.Undeclared = true
+	} else {
+		d.Violations = r.spec.ValidateWebhook(d.Type, req.Header, body)
+	}
 	ev, owner := r.arrived(d, req)
 	defer r.settled(d, ev, owner)
 
 	r.mu.Lock()
-	r.attempts[d.Path]++
-	n := r.attempts[d.Path]
-	b := r.behaviors[d.Path]
+	var n int
+	var b Behavior
+	if !d.Undeclared { // a path's behaviour is for the declared events a check waits for
+		r.attempts[d.Path]++
+		n, b = r.attempts[d.Path], r.behaviors[d.Path]
+	}
 	r.deliveries = append(r.deliveries, d)
 	if d.Type != "" {
 		r.types[d.Type] = true
