@@ -1,10 +1,8 @@
 package contracttests_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -104,19 +102,7 @@ func TestPaymentCountryIsNotReferenceData(t *testing.T) {
 // runWithWait is runWith with the run's --wait set.
 func runWithWait(t *testing.T, wait time.Duration, run string, opts ...sandbox.Option) map[string]contracttests.Result {
 	t.Helper()
-	cfg, stop, err := contracttests.StartEmbeddedWith(opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, stop()) })
-	checks, err := contracttests.All()
-	require.NoError(t, err)
-	cfg.EventuallyTimeout, cfg.Run = wait, regexp.MustCompile(run)
-	sum, err := contracttests.Run(context.Background(), cfg, checks)
-	require.NoError(t, err)
-	results := map[string]contracttests.Result{}
-	for _, r := range sum.Results {
-		results[r.ID] = r
-	}
-	return results
+	return runConfigured(t, nil, run, func(cfg *contracttests.Config) { cfg.EventuallyTimeout = wait }, opts...)
 }
 
 // The document does not say whether a request's unreadable body or its path's unknown id is refused

@@ -43,6 +43,12 @@ func opPointer(op api.Operation) string {
 // embedded sandbox, started with options, and returns the results by check id.
 func runWith(t *testing.T, spec *openapi.Spec, run string, opts ...sandbox.Option) map[string]contracttests.Result {
 	t.Helper()
+	return runConfigured(t, spec, run, func(*contracttests.Config) {}, opts...)
+}
+
+// runConfigured is runWith with a last say on the run's Config (its --wait, say).
+func runConfigured(t *testing.T, spec *openapi.Spec, run string, configure func(*contracttests.Config), opts ...sandbox.Option) map[string]contracttests.Result {
+	t.Helper()
 	cfg, stop, err := contracttests.StartEmbeddedWith(opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, stop()) })
@@ -55,6 +61,7 @@ func runWith(t *testing.T, spec *openapi.Spec, run string, opts ...sandbox.Optio
 	if run != "" {
 		cfg.Run = regexp.MustCompile(run)
 	}
+	configure(&cfg)
 	sum, err := contracttests.Run(context.Background(), cfg, checks)
 	require.NoError(t, err)
 	results := map[string]contracttests.Result{}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 )
 
@@ -15,33 +16,11 @@ type captured struct {
 }
 
 // recorder is the http.ResponseWriter that capture hands to the sandbox.
-type recorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-
-func (r *recorder) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
-	}
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	r.WriteHeader(http.StatusOK)
-	return r.body.Write(b)
-}
-
 // capture runs next and keeps what it wrote.
 func capture(next http.Handler, r *http.Request) *captured {
-	rec := &recorder{header: http.Header{}}
+	rec := httptest.NewRecorder()
 	next.ServeHTTP(rec, r)
-	if rec.status == 0 {
-		rec.status = http.StatusOK
-	}
-	return &captured{header: rec.header, status: rec.status, body: rec.body.Bytes()}
+	return &captured{header: rec.Header(), status: rec.Code, body: rec.Body.Bytes()}
 }
 
 func (c *captured) clone() *captured {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -424,33 +425,11 @@ type captured struct {
 	body   []byte
 }
 
-type recorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-
-func (r *recorder) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
-	}
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	r.WriteHeader(http.StatusOK)
-	return r.body.Write(b)
-}
-
 // capture runs next and keeps what it wrote.
 func capture(next http.Handler, r *http.Request) *captured {
-	rec := &recorder{header: http.Header{}}
+	rec := httptest.NewRecorder()
 	next.ServeHTTP(rec, r)
-	if rec.status == 0 {
-		rec.status = http.StatusOK
-	}
-	return &captured{header: rec.header, status: rec.status, body: rec.body.Bytes()}
+	return &captured{header: rec.Header(), status: rec.Code, body: rec.Body.Bytes()}
 }
 
 // send writes the response.
