@@ -211,10 +211,7 @@ func TestVariantSandbox(t *testing.T) {
 		bodies <- b
 	}))
 	defer receiver.Close()
-	srv, err := sandbox.New(append([]sandbox.Option{sandbox.WithMerchant(sandbox.DefaultPublicKey, sandbox.DefaultSecretKey)}, v.Options()...)...)
-	require.NoError(t, err)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	ts := serveVariant(t, v)
 
 	do := func(method, path string, body any) (*http.Response, map[string]any) {
 		t.Helper()
@@ -360,10 +357,7 @@ func TestVariantDeliveriesAndKeys(t *testing.T) {
 		got <- hookDelivery{r.Header.Get(webhook.HeaderID), event.Type, event.Data.Object.PaymentReference}
 	}))
 	defer receiver.Close()
-	srv, err := sandbox.New(append([]sandbox.Option{sandbox.WithMerchant(sandbox.DefaultPublicKey, sandbox.DefaultSecretKey)}, v.Options()...)...)
-	require.NoError(t, err)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	ts := serveVariant(t, v)
 	// send may run on another goroutine than the test's, so it reports a failure instead of stopping.
 	send := func(op api.Operation, path string, body string, header http.Header) (*http.Response, map[string]any) {
 		req, err := http.NewRequest(op.Method, ts.URL+path, strings.NewReader(body))
@@ -580,10 +574,7 @@ func TestEventPageCap(t *testing.T) {
 	v.Timings = sandbox.Timings{PromptDelay: 5 * time.Millisecond, PayoutDelay: 5 * time.Millisecond}
 	receiver := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer receiver.Close()
-	srv, err := sandbox.New(append([]sandbox.Option{sandbox.WithMerchant(sandbox.DefaultPublicKey, sandbox.DefaultSecretKey)}, v.Options()...)...)
-	require.NoError(t, err)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	ts := serveVariant(t, v)
 	call := func(op api.Operation, path, body string) (int, map[string]any) {
 		req, err := http.NewRequest(op.Method, ts.URL+path, strings.NewReader(body))
 		require.NoError(t, err)
@@ -634,10 +625,7 @@ func TestRateLimit(t *testing.T) {
 	require.NoError(t, err)
 	v := Draw(3)
 	v.RateLimitEvery = 3
-	srv, err := sandbox.New(append([]sandbox.Option{sandbox.WithMerchant(sandbox.DefaultPublicKey, sandbox.DefaultSecretKey)}, v.Options()...)...)
-	require.NoError(t, err)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	ts := serveVariant(t, v)
 	var statuses []int
 	for range 6 {
 		req, err := http.NewRequest(http.MethodGet, ts.URL+api.OpListCountries().URL(), nil)
@@ -666,20 +654,8 @@ func TestEndpointSecrets(t *testing.T) {
 	v.RateLimitEvery, v.WebhookEndpoints, v.SecretBytes, v.LostAcks, v.FinalEventFirst = 0, true, 48, false, false
 	v.ReferenceIDs, v.ReferenceSubset = IDAsSandbox, false // the payouts name the sandbox's Zambia
 	v.Timings = sandbox.Timings{PromptDelay: 5 * time.Millisecond, PayoutDelay: 5 * time.Millisecond}
-	type hook struct {
-		header http.Header
-		body   []byte
-	}
-	got := make(chan hook, 16)
-	receiver := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		got <- hook{r.Header.Clone(), b}
-	}))
-	defer receiver.Close()
-	srv, err := sandbox.New(append([]sandbox.Option{sandbox.WithMerchant(sandbox.DefaultPublicKey, sandbox.DefaultSecretKey)}, v.Options()...)...)
-	require.NoError(t, err)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	receiver, got := collectDeliveries(t, 16)
+	ts := serveVariant(t, v)
 	call := func(op api.Operation, path string, body any) map[string]any {
 		b, err := json.Marshal(body)
 		require.NoError(t, err)
@@ -716,7 +692,7 @@ func TestEndpointSecrets(t *testing.T) {
 	}
 	created := call(api.OpCreateWebhookEndpoint(), api.OpCreateWebhookEndpoint().URL(), map[string]any{"url": receiver.URL, "events": []string{string(api.EventTypePayoutSuccess)}})
 	generated := created["secret"].(string)
-	_, err = webhook.ParseEndpointSecret(generated)
+	_, err := webhook.ParseEndpointSecret(generated)
 	require.NoError(t, err)
 	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(generated, "whsec_"))
 	require.NoError(t, err)
@@ -741,20 +717,8 @@ func TestNewEventTypes(t *testing.T) {
 	v.RateLimitEvery, v.EventLog, v.NewEventTypes, v.LostAcks = 0, false, true, false
 	v.ReferenceIDs, v.ReferenceSubset = IDAsSandbox, false // the payout names the sandbox's Zambia
 	v.Timings = sandbox.Timings{PromptDelay: 5 * time.Millisecond, PayoutDelay: 5 * time.Millisecond}
-	type hook struct {
-		header http.Header
-		body   []byte
-	}
-	got := make(chan hook, 8)
-	receiver := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		got <- hook{r.Header.Clone(), b}
-	}))
-	defer receiver.Close()
-	srv, err := sandbox.New(append([]sandbox.Option{sandbox.WithMerchant(sandbox.DefaultPublicKey, sandbox.DefaultSecretKey)}, v.Options()...)...)
-	require.NoError(t, err)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	receiver, got := collectDeliveries(t, 8)
+	ts := serveVariant(t, v)
 	req, err := http.NewRequest(http.MethodPost, ts.URL+api.OpProcessPayout().URL(),
 		strings.NewReader(`{"amount":1,"countryId":"ctry_zm","transfer_to":"mobile_number","webhook_url":"`+receiver.URL+`"}`))
 	require.NoError(t, err)
@@ -785,4 +749,33 @@ func TestNewEventTypes(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[string]bool{"payout.created": true, string(api.EventTypePayoutSuccess): true}, types)
+}
+
+// serveVariant serves the sandbox, with the default merchant, as variant v draws it, until the test ends.
+func serveVariant(t *testing.T, v Variant) *httptest.Server {
+	t.Helper()
+	srv, err := sandbox.New(append([]sandbox.Option{sandbox.WithMerchant(sandbox.DefaultPublicKey, sandbox.DefaultSecretKey)}, v.Options()...)...)
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// received is one webhook delivery as a receiver saw it.
+type received struct {
+	header http.Header
+	body   []byte
+}
+
+// collectDeliveries starts a webhook receiver that acknowledges every delivery and hands it over on
+// the channel (buffered for n), until the test ends.
+func collectDeliveries(t *testing.T, n int) (*httptest.Server, chan received) {
+	t.Helper()
+	got := make(chan received, n)
+	receiver := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- received{r.Header.Clone(), b}
+	}))
+	t.Cleanup(receiver.Close)
+	return receiver, got
 }
