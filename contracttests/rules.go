@@ -36,7 +36,7 @@ const (
 	opResendEvent         = "#/paths/~1v1~1events~1{event_id}~1resend/post"
 	notFoundQuote         = "No such object for this merchant, or no such path."
 	replayQuote           = "Sending the same key with the same body again returns the first response again, with `Idempotent-Replayed: true`, and moves no money."
-	referenceUsedQuote    = "The merchant `reference` is already used; `data.existing_id` names its holder."
+	referenceUsedQuote    = "the merchant `reference` is already used (code 4002; `errors` names `/reference` and `data.existing_id` the object that holds it)"
 	unknownReferenceQuote = "unknown ids, or a bank of another country, are rejected with `400` naming the field"
 )
 
@@ -51,13 +51,13 @@ var handRules = []struct {
 	{regexp.MustCompile(`^reference\.banks\.unknown-country$`), Rule{opListBanks + "/description", "An unknown country code is rejected with `400` naming `query.country`."}},
 	{regexp.MustCompile(`^reference\.banks\.missing-country$`), Rule{Pointer: opListBanks + "/parameters/0/required"}},
 	{regexp.MustCompile(`^negative\.\w+\.malformed-json$`), Rule{errorTable, "The body is not valid JSON."}},
-	{regexp.MustCompile(`^negative\.\w+\.wrong-content-type$`), Rule{errorTable, "The body is not `application/json`."}},
+	{regexp.MustCompile(`^negative\.\w+\.wrong-content-type$`), Rule{"#/components/responses/UnsupportedMediaType/description", "The body is not sent as `application/json` (code 1002); `errors` names `header.content-type`."}},
 	{regexp.MustCompile(`^negative\.\w+\.body-too-large$`), Rule{errorTable, "The body is larger than 1 MiB."}},
 	{regexp.MustCompile(`^negative\.unknown-path$`), Rule{infoDescription, "A path that is not documented answers `404` (code 3000)"}},
 	{regexp.MustCompile(`^negative\.unknown-method$`), Rule{infoDescription, "a documented path with another method answers `405` (code 3001) with an `Allow` header"}},
 	{regexp.MustCompile(`^negative\.processPayout\.(unknown-country|unknown-bank|bank-of-other-country)$`), Rule{opProcessPayout + "/description", unknownReferenceQuote}},
 	{regexp.MustCompile(`^negative\.\w+\.not-found$`), Rule{errorTable, notFoundQuote}},
-	{regexp.MustCompile(`^negative\.\w+\.unusable-webhook-url$`), Rule{"#/components/schemas/WebhookURL/description", "Besides this pattern the URL must parse as a URL with a host name"}},
+	{regexp.MustCompile(`^negative\.\w+\.unusable-webhook-url$`), Rule{"#/components/schemas/WebhookURL/description", "Besides this pattern the URL must parse as a URL with a host name (`http://[x` and `http://:80/` are refused), and a port, when given, is 1 to 65535."}},
 	{regexp.MustCompile(`^positive\.initializePayment\.amount-exact$`), Rule{"#/components/schemas/PaymentAmount/description", "Every amount this schema allows has at most 15 significant digits"}},
 	{regexp.MustCompile(`^auth\.isolation\.(payout|payment)$`), Rule{opTransactionStatus + "/description", "Objects of other merchants are reported as not found."}},
 	{regexp.MustCompile(`^auth\.isolation\.webhook-endpoint$`), Rule{errorTable, notFoundQuote}},
@@ -65,7 +65,7 @@ var handRules = []struct {
 	{regexp.MustCompile(`^idempotency\.\w+\.replay$`), Rule{infoDescription, replayQuote}},
 	{regexp.MustCompile(`^idempotency\.\w+\.conflict$`), Rule{infoDescription, "The same key with a different body is rejected with `409` (code 4000)."}},
 	{regexp.MustCompile(`^idempotency\.processPayout\.concurrent$`), Rule{opProcessPayout + "/description", "Send an `Idempotency-Key` so that a retry never pays twice."}},
-	{regexp.MustCompile(`^idempotency\.reference\.payout-duplicate$`), Rule{errorTable, referenceUsedQuote}},
+	{regexp.MustCompile(`^idempotency\.reference\.payout-duplicate$`), Rule{"#/components/responses/Conflict/description", referenceUsedQuote}},
 	{regexp.MustCompile(`^idempotency\.reference\.payment-duplicate$`), Rule{opInitializePayment + "/description", "a `reference` already used by this merchant is rejected with `409` (code 4002) and `data.existing_id` names the payment that holds it"}},
 	{regexp.MustCompile(`^idempotency\.reference\.shared-across-kinds$`), Rule{"#/components/schemas/MerchantReference/description", "The merchant's own reference, unique among the merchant's payments and payouts."}},
 	{regexp.MustCompile(`^state\.payout\.mobile\.own-wallet$`), Rule{testValuesText, "A mobile payout without `momo_phone_number` (the merchant's own wallet) succeeds."}},

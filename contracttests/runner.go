@@ -30,7 +30,8 @@ type Config struct {
 	WebhookURL string
 	// Concurrency is how many checks run at once (default 8).
 	Concurrency int
-	// CheckTimeout bounds each check (default 60 s).
+	// CheckTimeout bounds each check (default: 60 s, or four times EventuallyTimeout plus WebhookStall
+	// when that is longer).
 	CheckTimeout time.Duration
 	// EventuallyTimeout bounds waits for asynchronous outcomes: settlement, deliveries (default 20 s).
 	// It also caps the settle windows.
@@ -69,14 +70,17 @@ func (c *Config) defaults() {
 	if c.Concurrency <= 0 {
 		c.Concurrency = 8
 	}
-	if c.CheckTimeout <= 0 {
-		c.CheckTimeout = 60 * time.Second
-	}
 	if c.EventuallyTimeout <= 0 {
 		c.EventuallyTimeout = 20 * time.Second
 	}
 	if c.WebhookStall <= 0 {
 		c.WebhookStall = 15 * time.Second
+	}
+	if c.CheckTimeout <= 0 {
+		// A check waits for at most a few outcomes in a row (settlement, deliveries, a settle window),
+		// each up to EventuallyTimeout, and a retry check stalls one attempt first: a longer --wait,
+		// which a slow target or a late retry asks for, must not be cut short by the check's own bound.
+		c.CheckTimeout = max(60*time.Second, 4*c.EventuallyTimeout+c.WebhookStall)
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 }
