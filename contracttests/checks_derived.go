@@ -1,8 +1,10 @@
 package contracttests
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -111,7 +113,7 @@ func derivedNegativeChecks(spec *openapi.Spec) ([]*Check, error) {
 		if bt.branch != "" {
 			prefix += "." + bt.branch
 		}
-		for _, m := range schemaMutations(bt.schema, bt.location) {
+		for _, m := range append(schemaMutations(bt.schema, bt.location), otherKindMutations(bt, targets)...) {
 			checks = append(checks, negativeCheck(bt, prefix+"."+m.name, m))
 		}
 	}
@@ -328,6 +330,43 @@ func arrayMutations(name string, prop *base.Schema, loc string) []mutation {
 			first := item.Enum[0].Value
 			out = append(out, setMutation(name, ".duplicate-items", []any{first, first}, loc+"/uniqueItems"))
 		}
+	}
+	return out
+}
+
+// otherKindMutations give a branch of a oneOf body (a bank payout) each property that only its sibling
+// branches have (a mobile payout's momo_phone_number): a strict branch (additionalProperties false)
+// refuses it. An unknown name ("unexpected_field") is refused by any strict decoder; a field of the
+// other kind is what an implementation that validates the union as one loose object lets through.
+func otherKindMutations(bt bodyTarget, targets []bodyTarget) []mutation {
+	if bt.branch == "" || bt.schema.AdditionalProperties == nil || !bt.schema.AdditionalProperties.IsB() || bt.schema.AdditionalProperties.B {
+		return nil
+	}
+	own := map[string]bool{}
+	for name := range bt.schema.Properties.KeysFromOldest() {
+		own[name] = true
+	}
+	// Each property with a value its own branch accepts (the sibling's example's), so that only its
+	// being of the other kind can get it refused.
+	values := map[string]any{}
+	for _, sib := range targets {
+		if sib.op != bt.op || sib.branch == bt.branch || sib.branch == "" {
+			continue
+		}
+		var example map[string]any
+		_ = json.Unmarshal(sib.example, &example)
+		for name := range sib.schema.Properties.KeysFromOldest() {
+			if _, seen := values[name]; !own[name] && !seen {
+				values[name] = "x"
+				if v, ok := example[name]; ok {
+					values[name] = v
+				}
+			}
+		}
+	}
+	var out []mutation
+	for _, name := range slices.Sorted(maps.Keys(values)) {
+		out = append(out, mutation{name + ".other-kind", "/" + name, setField(name, values[name]), bt.location + "/additionalProperties"})
 	}
 	return out
 }

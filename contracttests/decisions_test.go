@@ -1,7 +1,9 @@
 package contracttests_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -154,4 +156,35 @@ func TestRateLimitedAnswersAreRetriedAfterTheirWait(t *testing.T) {
 		assert.Equal(t, contracttests.Passed, r.Outcome, "%s: %v", id, outcomes(results)[id])
 	}
 	assert.Positive(t, n.Load()/3, "the target limited no request, so the test proved nothing")
+}
+
+// A payout of one kind with a field of the other (bank_id on a mobile payout) breaks its branch's
+// additionalProperties: the derived other-kind checks catch an implementation that validates the
+// union as one loose object, which no example of the document and no unknown field name shows.
+func TestOtherKindFieldsAreRefused(t *testing.T) {
+	loose := sandbox.Hooks{Middleware: func(_ *sandbox.Server, next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == api.OpProcessPayout().Method && r.URL.Path == api.OpProcessPayout().URL() {
+				var body map[string]any
+				raw, _ := io.ReadAll(r.Body)
+				if json.Unmarshal(raw, &body) == nil {
+					other := []string{"bank_id", "account_number"}
+					if body["transfer_to"] == string(api.TransferToBank) {
+						other = []string{"momo_phone_number"}
+					}
+					for _, f := range other {
+						delete(body, f) // accepted, and ignored
+					}
+					raw, _ = json.Marshal(body)
+				}
+				r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(raw)), int64(len(raw))
+			}
+			next.ServeHTTP(w, r)
+		})
+	}}
+	results := runWith(t, nil, `\.other-kind$`, sandbox.WithHooks(loose))
+	require.Len(t, results, 3)
+	for id, r := range results {
+		assert.Equal(t, contracttests.Failed, r.Outcome, "%s: a loose implementation must fail it", id)
+	}
 }

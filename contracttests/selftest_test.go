@@ -40,7 +40,7 @@ type faultRule struct {
 // validation refuses them), Go types (decoding refuses them too), and the media type and reference
 // data. checkEnding joins some into a pattern for the part of the id after the operation.
 const (
-	schemaRules = `above-maximum|at-exclusive-minimum|below-minimum|duplicate-items|empty-object|item-not-in-enum|missing|not-in-enum|not-multiple|pattern|too-few-items|too-long|too-short|unknown-field|unusable-webhook-url`
+	schemaRules = `other-kind|above-maximum|at-exclusive-minimum|below-minimum|duplicate-items|empty-object|item-not-in-enum|missing|not-in-enum|not-multiple|pattern|too-few-items|too-long|too-short|unknown-field|unusable-webhook-url`
 	typeRules   = `not-integer|wrong-type`
 	otherRules  = `wrong-content-type|unknown-bank|unknown-country|bank-of-other-country`
 )
