@@ -2,6 +2,7 @@ package contracttests
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ func idempotencyChecks() []*Check {
 		conflictCheck(api.OpProcessPayout(), creditedPayout),
 		conflictCheck(api.OpInitializePayment(), examplePayment),
 		concurrentPayoutCheck(),
+		keyAfterValidationErrorCheck(),
 		completeReplayCheck(),
 		payoutDuplicateReferenceCheck(),
 		paymentDuplicateReferenceCheck(),
@@ -95,6 +97,26 @@ func concurrentPayoutCheck() *Check {
 					t.Errorf("concurrent requests with one key created several payouts: %v", ids)
 					break
 				}
+			}
+		}}
+}
+
+// keyAfterValidationErrorCheck is idempotency.processPayout.key-after-validation-error: a request
+// refused by validation does not use up its key, so the corrected request is carried out, not
+// answered with the refusal again (a replay) or with 409 (another body).
+func keyAfterValidationErrorCheck() *Check {
+	return &Check{ID: "idempotency.processPayout.key-after-validation-error", Category: CategoryIdempotency, Covers: []string{"processPayout"},
+		Rule: Rule{Pointer: "#/components/parameters/IdempotencyKey/description", Quote: "A request rejected by validation (`400`, `401`, `413`, `415`) does not use up its key, so the corrected request may reuse it"},
+		Doc:  "processPayout: a body refused with 400 does not use up its Idempotency-Key; the corrected body with the same key creates the payout",
+		Run: func(t *T) {
+			key, b := NewID("conform-key-"), creditedPayout(t)
+			bad := maps.Clone(b)
+			bad["amount"] = 0
+			t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), bad, WithIdempotencyKey(key)), api.CodeValidationFailed, "/amount")
+			ex := t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b, WithIdempotencyKey(key))
+			t.ExpectStatus(ex, http.StatusCreated)
+			if ex.Header.Get(api.HeaderIdempotentReplayed) == "true" {
+				t.Errorf("the corrected request is the key's first carried-out request, not a replay")
 			}
 		}}
 }

@@ -54,13 +54,13 @@ var faultChecks = map[faults.Fault]faultRule{
 		`^(auth\.isolation\.payout|extensions\.webhook-endpoints|idempotency\.(processPayout|reference)|state\.payout|webhooks\.retry-after-)`}, // every check that reads a payout
 	faults.WrongSuccessStatus: {`^idempotency\.processPayout\.replay$`,
 		`^(auth\.isolation|extensions|idempotency|positive|state|webhooks)\.|^negative\.(completePayment|rotateWebhookEndpointSecret|updateWebhookEndpoint|resendEvent)\.` + checkEnding(schemaRules, typeRules, `malformed-json|wrong-content-type`)}, // every check that creates what it uses
-	faults.AcceptInvalidInput:  {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^negative\.\w+\.` + checkEnding(schemaRules) + `|^extensions\.webhook-endpoints\.crud$`},
+	faults.AcceptInvalidInput:  {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^negative\.\w+\.` + checkEnding(schemaRules) + `|^extensions\.webhook-endpoints\.crud$|^idempotency\.\w+\.key-after-validation-error$`},
 	faults.AuthNotEnforced:     {`^auth\.processPayout\.no-keys$`, `^auth\.\w+\.(no-|wrong-|keys-swapped)`},
 	faults.SecretKeyNotChecked: {`^auth\.processPayout\.wrong-secret-key$`, `^auth\.\w+\.wrong-secret-key$`},
 	faults.ErrorNotEnvelope: {`^negative\.unknown-path$`, // every check that provokes an error
-		`^(auth|negative|scenarios)\.|^idempotency\.(reference\.|\w+\.conflict$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-(twice|without-phone)$|^extensions\.webhook-endpoints\.(crud|not-found|weak-secret)$|^extensions\.events\.(not-found|resend-to-endpoint)$`},
+		`^(auth|negative|scenarios)\.|^idempotency\.(reference\.|\w+\.(conflict|key-after-validation-error)$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-(twice|without-phone)$|^extensions\.webhook-endpoints\.(crud|not-found|weak-secret)$|^extensions\.events\.(not-found|resend-to-endpoint)$`},
 	faults.ErrorMissingFieldPointer: {`^negative\.processPayout\.bank\.bank_id\.missing$`,
-		`^negative\.\w+\.` + checkEnding(schemaRules, typeRules, otherRules) + `|^idempotency\.reference\.|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-without-phone$|^extensions\.webhook-endpoints\.weak-secret$`}, // every check that expects a field named
+		`^negative\.\w+\.` + checkEnding(schemaRules, typeRules, otherRules) + `|^idempotency\.(reference\.|\w+\.key-after-validation-error$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-without-phone$|^extensions\.webhook-endpoints\.weak-secret$`}, // every check that expects a field named
 	faults.BadSignature:               {`^webhooks\.signatures$`, `^(state|webhooks|extensions\.(webhook-endpoints|events))\.`}, // every check that verifies a delivery
 	faults.NoWebhookRetry:             {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
 	faults.UnstableWebhookID:          {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
@@ -74,12 +74,13 @@ var faultChecks = map[faults.Fault]faultRule{
 	faults.NoRotationDualSignature:    {`^extensions\.webhook-endpoints\.rotate-secret$`, `^extensions\.webhook-endpoints\.rotate-(supplied-)?secret$`},
 	// Every check that sends an Idempotency-Key may lose its first response: whether Go's transport
 	// retries the request on its own depends on whether the dropped connection was a reused one.
-	faults.LoseFirstCreateResponse:      {`^idempotency\.processPayout\.replay$`, `^idempotency\.\w+\.(replay|conflict|concurrent)$`},
+	faults.LoseFirstCreateResponse:      {`^idempotency\.processPayout\.replay$`, `^idempotency\.\w+\.(replay|conflict|concurrent|key-after-validation-error)$`},
 	faults.DuplicateReferenceAccepted:   {`^idempotency\.reference\.payout-duplicate$`, `^idempotency\.reference\.`},
 	faults.CompleteNotPendingAccepted:   {`^state\.payment\.complete-twice$`, `^state\.payment\.complete-twice$`},
 	faults.UnknownReferenceDataAccepted: {`^negative\.processPayout\.unknown-bank$`, `^negative\.processPayout\.(unknown-|bank-of-other-country$)`},
 	faults.RateLimitWithoutRetryAfter:   {`^scenarios\.processPayout\.rate-limited$`, `^scenarios\.\w+\.rate-limited$`},
 	faults.ReplayHeaderMissing:          {`^idempotency\.processPayout\.replay$`, `^idempotency\.\w+\.replay$`},
+	faults.ValidationErrorUsesKey:       {`^idempotency\.processPayout\.key-after-validation-error$`, `^idempotency\.\w+\.key-after-validation-error$`},
 	faults.SecretInEndpointRead:         {`^extensions\.webhook-endpoints\.crud$`, `^extensions\.webhook-endpoints\.crud$`},
 	faults.StaleWebhookTimestamp:        {`^state\.payout\.mobile\.success\.`, `^(state|webhooks|extensions\.(webhook-endpoints|events))\.`},
 	faults.RotationKeepsOlderSecrets:    {`^extensions\.webhook-endpoints\.rotate-twice$`, `^extensions\.webhook-endpoints\.rotate-twice$`},

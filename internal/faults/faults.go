@@ -54,6 +54,7 @@ const (
 	WeakSecretAccepted           Fault = "weak-secret-accepted"
 	RateLimitWithoutRetryAfter   Fault = "rate-limit-without-retry-after"
 	ResendNewWebhookID           Fault = "resend-new-webhook-id"
+	ValidationErrorUsesKey       Fault = "validation-error-uses-key"
 )
 
 // Info describes a fault for `malipo sandbox --fault list` and for reports.
@@ -86,6 +87,7 @@ var descriptions = map[Fault]string{
 	CompleteNotPendingAccepted:   "completing a payment that is not pending is accepted instead of 422/5000",
 	UnknownReferenceDataAccepted: "unknown countryId and bank_id (or a bank of another country) are accepted",
 	ReplayHeaderMissing:          "idempotent replays do not carry Idempotent-Replayed: true",
+	ValidationErrorUsesKey:       "a request refused by validation (400) uses up its Idempotency-Key: the corrected request gets the 400 again",
 	SecretInEndpointRead:         "GET and list of webhook endpoints return the signing secret",
 	StaleWebhookTimestamp:        "webhook-timestamp is an hour old, so receivers reject deliveries as replays",
 	RotationKeepsOlderSecrets:    "a rotation keeps signing with secrets retired by earlier rotations, beyond what its response says",
@@ -154,6 +156,7 @@ var builders = map[Fault]func() sandbox.Option{
 	IdempotencyIgnored:         middleware(idempotencyIgnored),
 	IdempotencyConflictIgnored: middleware(idempotencyConflictIgnored),
 	ReplayHeaderMissing:        middleware(replayHeaderMissing),
+	ValidationErrorUsesKey:     middleware(validationErrorUsesKey),
 	RateLimitWithoutRetryAfter: middleware(rateLimitWithoutRetryAfter),
 	LoseFirstCreateResponse:    middleware(loseFirstCreateResponse),
 	CrossMerchantVisible:       middleware(crossMerchantVisible),

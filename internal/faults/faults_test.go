@@ -248,6 +248,14 @@ var breaks = map[faults.Fault]func(t *testing.T, f *faulty){
 		b := map[string]any{"amount": 2500, "countryId": "ctry_xx", "transfer_to": "bank", "bank_id": "bank_xx", "account_number": "1234"}
 		assert.Equal(t, http.StatusCreated, f.do(http.MethodPost, api.OpProcessPayout().URL(), b).status)
 	},
+	faults.ValidationErrorUsesKey: func(t *testing.T, f *faulty) {
+		bad := f.mobilePayout(f.creditedWallet())
+		bad["amount"] = 0
+		assert.Equal(t, http.StatusBadRequest, f.do(http.MethodPost, api.OpProcessPayout().URL(), bad, header(api.HeaderIdempotencyKey, "k")).status)
+		r := f.do(http.MethodPost, api.OpProcessPayout().URL(), f.mobilePayout(f.creditedWallet()), header(api.HeaderIdempotencyKey, "k"))
+		assert.Equal(t, http.StatusBadRequest, r.status, "the corrected request gets the first 400 again")
+		assert.Empty(t, f.srv.Payouts(sandbox.DefaultPublicKey))
+	},
 	faults.ReplayHeaderMissing: func(t *testing.T, f *faulty) {
 		f.createPayout(f.mobilePayout(f.creditedWallet()), header(api.HeaderIdempotencyKey, "k"))
 		r := f.do(http.MethodPost, api.OpProcessPayout().URL(), f.mobilePayout(f.creditedWallet()), header(api.HeaderIdempotencyKey, "k"))

@@ -137,6 +137,40 @@ func idempotencyConflictIgnored() middlewareFunc {
 	}
 }
 
+// validationErrorUsesKey stores a 400 under the request's Idempotency-Key and replays it to every later
+// request with that key, the corrected one included: the key is used up by a request the service never
+// carried out.
+func validationErrorUsesKey() middlewareFunc {
+	var mu sync.Mutex
+	refused := map[string]*captured{} // merchant, method, path and key -> the 400 it got
+	return func(_ *sandbox.Server, next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			key := r.Header.Get(api.HeaderIdempotencyKey)
+			if key == "" {
+				next.ServeHTTP(w, r)
+				return
+			}
+			scoped := strings.Join([]string{r.Header.Get(api.HeaderPublicKey), r.Method, r.URL.Path, key}, "\x00")
+			mu.Lock()
+			stored, ok := refused[scoped]
+			mu.Unlock()
+			if ok {
+				replay := stored.clone()
+				replay.header.Set(api.HeaderIdempotentReplayed, "true")
+				replay.send(w)
+				return
+			}
+			c := capture(next, r)
+			if c.status == http.StatusBadRequest {
+				mu.Lock()
+				refused[scoped] = c.clone()
+				mu.Unlock()
+			}
+			c.send(w)
+		})
+	}
+}
+
 func replayHeaderMissing() middlewareFunc {
 	return onResponse(func(_ *http.Request, c *captured) { c.header.Del(api.HeaderIdempotentReplayed) })
 }
