@@ -1,13 +1,13 @@
 package openapi
 
 import (
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/malipo/terraform-provider-malipo/internal/docedit"
 )
 
 // The document's words, by JSON pointer: a contract check names the rule it enforces as a pointer
@@ -18,65 +18,22 @@ import (
 // treeOnce parses the document's YAML once, on first use: most runs never resolve a pointer.
 type treeOnce struct {
 	once sync.Once
-	root *yaml.Node
+	doc  *docedit.Doc
 	err  error
 }
 
-func (s *Spec) treeRoot() (*yaml.Node, error) {
-	s.tree.once.Do(func() {
-		var doc yaml.Node
-		if err := yaml.Unmarshal(s.source, &doc); err != nil {
-			s.tree.err = fmt.Errorf("parse the document: %w", err)
-			return
-		}
-		if len(doc.Content) == 0 {
-			s.tree.err = errors.New("the document is empty")
-			return
-		}
-		s.tree.root = doc.Content[0]
-	})
-	return s.tree.root, s.tree.err
-}
-
 // Resolve returns the YAML node at a JSON pointer ("#/components/schemas/Payout/required"), or an error
-// naming the first token that does not resolve.
+// naming the first token that does not resolve. It reads the document as given to Load, through
+// docedit's pointer walk.
 func (s *Spec) Resolve(pointer string) (*yaml.Node, error) {
-	n, err := s.treeRoot()
-	if err != nil {
-		return nil, err
+	s.tree.once.Do(func() { s.tree.doc, s.tree.err = docedit.Parse(s.source) })
+	if s.tree.err != nil {
+		return nil, s.tree.err
 	}
 	if !strings.HasPrefix(pointer, "#/") {
 		return nil, fmt.Errorf("%q: a pointer into the document starts with #/", pointer)
 	}
-	for _, raw := range strings.Split(pointer[2:], "/") {
-		tok := strings.ReplaceAll(strings.ReplaceAll(raw, "~1", "/"), "~0", "~")
-		next, err := child(n, tok)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", pointer, err)
-		}
-		n = next
-	}
-	return n, nil
-}
-
-func child(n *yaml.Node, tok string) (*yaml.Node, error) {
-	switch n.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == tok {
-				return n.Content[i+1], nil
-			}
-		}
-		return nil, fmt.Errorf("no member %q", tok)
-	case yaml.SequenceNode:
-		i, err := strconv.Atoi(tok)
-		if err != nil || i < 0 || i >= len(n.Content) {
-			return nil, fmt.Errorf("no item %q in a sequence of %d", tok, len(n.Content))
-		}
-		return n.Content[i], nil
-	default:
-		return nil, fmt.Errorf("%q is below a scalar", tok)
-	}
+	return s.tree.doc.Get(pointer)
 }
 
 // Text returns what the document says at pointer: a scalar's text, or a mapping or sequence as YAML.
