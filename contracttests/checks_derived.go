@@ -16,6 +16,7 @@ import (
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"go.yaml.in/yaml/v4"
 
+	"github.com/malipo/terraform-provider-malipo/internal/docedit"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
@@ -191,7 +192,7 @@ func requestBodySchema(op *openapi.Operation, branch string) (*base.Schema, erro
 // requestBodyLocation is the JSON pointer of an operation's JSON request schema, or of the oneOf
 // branch the discriminator value selects: the component its $ref names, else the inline schema.
 func requestBodyLocation(op *openapi.Operation, branch string) string {
-	inline := "#/" + strings.Join([]string{"paths", escapeToken(op.Path), strings.ToLower(op.Method), "requestBody", "content", escapeToken(jsonMediaType), "schema"}, "/")
+	inline := operationLocation(op) + "/requestBody/content/" + docedit.Escape(jsonMediaType) + "/schema"
 	mt, ok := op.Op.RequestBody.Content.Get(jsonMediaType)
 	if !ok || mt.Schema == nil {
 		return inline
@@ -213,12 +214,7 @@ func propertyLocation(sch *base.Schema, loc, name string) string {
 	if proxy := sch.Properties.GetOrZero(name); proxy != nil && proxy.IsReference() {
 		return proxy.GetReference()
 	}
-	return loc + "/properties/" + escapeToken(name)
-}
-
-// escapeToken escapes one JSON pointer token (RFC 6901): `/v1/countries` becomes `~1v1~1countries`.
-func escapeToken(tok string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+	return loc + "/properties/" + docedit.Escape(name)
 }
 
 // schemaMutations derives, for an object schema: each required property dropped, each property's
@@ -425,8 +421,13 @@ func breaksPattern(pattern string) (string, bool) {
 // derivedAuthChecks returns the auth matrix: for every operation, no keys and a wrong public key; for
 // operations that need the secret key, also no secret key, a wrong one, and the two keys swapped.
 // operationLocation is the JSON pointer of an operation in the document.
-func operationLocation(op *openapi.Operation) string {
-	return "#/paths/" + escapeToken(op.Path) + "/" + strings.ToLower(op.Method)
+func operationLocation(op *openapi.Operation) string { return pathItemLocation(op.Method, op.Path) }
+
+// apiOperationLocation is operationLocation for an operation of package api.
+func apiOperationLocation(op api.Operation) string { return pathItemLocation(op.Method, op.Path) }
+
+func pathItemLocation(method, path string) string {
+	return "#/paths/" + docedit.Escape(path) + "/" + strings.ToLower(method)
 }
 
 // securityRule is the security requirement an auth check enforces: the operation's own, else the

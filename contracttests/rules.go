@@ -3,6 +3,8 @@ package contracttests
 import (
 	"fmt"
 	"regexp"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // The rules of the hand-written checks: for each, where the document states what the check enforces.
@@ -22,22 +24,26 @@ const (
 	errorTable        = "#/components/schemas/ErrorCode/description"
 	testValuesText    = "#/x-malipo-test-values/description"
 
-	opInitializePayment   = "#/paths/~1v1~1payment~1init/post"
-	opCompletePayment     = "#/paths/~1v1~1payment~1pay~1{payment_reference}/post"
-	opTransactionStatus   = "#/paths/~1v1~1payment~1transactions~1{reference}~1check/get"
-	opProcessPayout       = "#/paths/~1v1~1payment~1payouts~1process/post"
-	opListCountries       = "#/paths/~1v1~1countries/get"
-	opListBanks           = "#/paths/~1v1~1payment~1banks/get"
-	opCreateEndpoint      = "#/paths/~1v1~1webhooks/post"
-	opRotateEndpoint      = "#/paths/~1v1~1webhooks~1{id}~1rotate-secret/post"
-	opListEvents          = "#/paths/~1v1~1events/get"
-	opGetEvent            = "#/paths/~1v1~1events~1{event_id}/get"
-	opListEventAttempts   = "#/paths/~1v1~1events~1{event_id}~1attempts/get"
-	opResendEvent         = "#/paths/~1v1~1events~1{event_id}~1resend/post"
 	notFoundQuote         = "No such object for this merchant, or no such path."
 	replayQuote           = "Sending the same key with the same body again returns the first response again, with `Idempotent-Replayed: true`, and moves no money."
 	referenceUsedQuote    = "the merchant `reference` is already used (code 4002; `errors` names `/reference` and `data.existing_id` the object that holds it)"
 	unknownReferenceQuote = "unknown ids, or a bank of another country, are rejected with `400` naming the field"
+)
+
+// The operations the hand-written rules quote, located from package api's paths and methods.
+var (
+	opInitializePayment = apiOperationLocation(api.OpInitializePayment())
+	opCompletePayment   = apiOperationLocation(api.OpCompletePayment())
+	opTransactionStatus = apiOperationLocation(api.OpGetTransactionStatus())
+	opProcessPayout     = apiOperationLocation(api.OpProcessPayout())
+	opListCountries     = apiOperationLocation(api.OpListCountries())
+	opListBanks         = apiOperationLocation(api.OpListBanks())
+	opCreateEndpoint    = apiOperationLocation(api.OpCreateWebhookEndpoint())
+	opRotateEndpoint    = apiOperationLocation(api.OpRotateWebhookEndpointSecret())
+	opListEvents        = apiOperationLocation(api.OpListEvents())
+	opGetEvent          = apiOperationLocation(api.OpGetEvent())
+	opListEventAttempts = apiOperationLocation(api.OpListEventAttempts())
+	opResendEvent       = apiOperationLocation(api.OpResendEvent())
 )
 
 // handRules gives each hand-written check, by the pattern of its id, its rule. The first pattern
