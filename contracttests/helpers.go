@@ -1,7 +1,6 @@
 package contracttests
 
 import (
-	"cmp"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -61,9 +60,10 @@ func (t *T) loadRefData() (RefData, error) {
 		countries = append(countries, RefData{CountryID: id, CountryCode: code, Currency: cur})
 	}
 	// Zambia first (the document's examples are Zambian), then in the target's order.
-	slices.SortStableFunc(countries, func(a, b RefData) int {
-		return cmp.Compare(b2i(b.CountryCode == "ZM"), b2i(a.CountryCode == "ZM"))
-	})
+	if i := slices.IndexFunc(countries, func(c RefData) bool { return c.CountryCode == "ZM" }); i > 0 {
+		zm := countries[i]
+		countries = slices.Insert(slices.Delete(countries, i, i+1), 0, zm)
+	}
 	var rd RefData
 	for _, c := range countries {
 		bank := t.firstBank(c.CountryCode)
@@ -94,13 +94,6 @@ func (t *T) firstBank(countryCode string) string {
 	}
 	id, _ := list[0].(map[string]any)["id"].(string)
 	return id
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // Hook returns a fresh receiver path for this check and the URL the target must deliver to.
