@@ -93,7 +93,7 @@ func NewReceiver(spec *openapi.Spec, addr, publicURL string) (*Receiver, error) 
 // newReceiver serves on ln (a test gives an in-memory listener).
 func newReceiver(spec *openapi.Spec, ln net.Listener, publicURL string) *Receiver {
 	r := &Receiver{spec: spec, baseURL: strings.TrimRight(publicURL, "/"), ln: ln, closing: make(chan struct{}),
-		behaviors: map[string]Behavior{}, attempts: map[string]int{}, types: map[string]bool{}, owners: map[string]evidenceOwner{}}
+		behaviors: map[string]Behavior{}, attempts: map[string]int{}, types: map[string]bool{}, owners: map[string]evidenceOwner{}, endpoints: map[string]bool{}}
 	r.srv = &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = r.srv.Serve(ln) }()
 	return r
@@ -190,9 +190,6 @@ func (r *Receiver) Deliveries(path string) []*Delivery {
 func (r *Receiver) markEndpoint(path string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.endpoints == nil {
-		r.endpoints = map[string]bool{}
-	}
 	r.endpoints[path] = true
 }
 
