@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox/store"
 )
 
 // What a data directory (WithDataDir) costs, against the in-memory default: throughput of creates,
@@ -19,10 +21,10 @@ import (
 // BenchmarkPayoutCreateData is BenchmarkPayoutCreateHistory's fresh sandbox, in memory and with a data
 // directory (in the system's temporary directory: set TMPDIR to measure another disk).
 func BenchmarkPayoutCreateData(b *testing.B) {
-	for _, store := range []string{"memory", "disk"} {
-		b.Run("store="+store, func(b *testing.B) {
+	for _, where := range []string{"memory", "disk"} {
+		b.Run("store="+where, func(b *testing.B) {
 			opts := []Option{WithTimings(Timings{PayoutDelay: time.Millisecond}), WithSeedData(false)}
-			if store == "disk" {
+			if where == "disk" {
 				opts = append(opts, WithDataDir(b.TempDir()))
 			}
 			srv, err := New(opts...)
@@ -38,10 +40,10 @@ func BenchmarkPayoutCreateData(b *testing.B) {
 // BenchmarkWebhookLatencyData is BenchmarkWebhookLatency through the outbox: each delivery's first
 // attempt waits until its outbox entry is on disk.
 func BenchmarkWebhookLatencyData(b *testing.B) {
-	for _, store := range []string{"memory", "disk"} {
-		b.Run("store="+store, func(b *testing.B) {
+	for _, where := range []string{"memory", "disk"} {
+		b.Run("store="+where, func(b *testing.B) {
 			var opts []Option
-			if store == "disk" {
+			if where == "disk" {
 				opts = append(opts, WithDataDir(b.TempDir()))
 			}
 			benchWebhookLatency(b, opts...)
@@ -60,11 +62,11 @@ func BenchmarkStoredPayoutsRSS(b *testing.B) {
 		b.Skip("set MALIPO_BENCH_RSS=1 and run one store per process (make bench-rss)")
 	}
 	const n = 1_000_000
-	for _, store := range []string{"memory", "disk"} {
-		b.Run("store="+store, func(b *testing.B) {
+	for _, where := range []string{"memory", "disk"} {
+		b.Run("store="+where, func(b *testing.B) {
 			opts := []Option{WithTimings(Timings{PayoutDelay: time.Millisecond}), WithSeedData(false)}
 			dir := b.TempDir()
-			if store == "disk" {
+			if where == "disk" {
 				opts = append(opts, WithDataDir(dir))
 			}
 			srv, err := New(opts...)
@@ -79,7 +81,7 @@ func BenchmarkStoredPayoutsRSS(b *testing.B) {
 			runtime.ReadMemStats(&ms)
 			b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MB")
 			b.ReportMetric(float64(rssKB(b))/1024, "rss-MB")
-			if fi, err := os.Stat(filepath.Join(dir, dataFileName)); err == nil {
+			if fi, err := os.Stat(filepath.Join(dir, store.FileName)); err == nil {
 				b.ReportMetric(float64(fi.Size())/(1<<20), "file-MB")
 			}
 			for range b.N { // the work is the preload; one iteration is all there is

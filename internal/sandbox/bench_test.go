@@ -282,7 +282,7 @@ func preloadPayouts(tb testing.TB, srv *Server, n int) {
 	if evs := srv.Events(""); len(evs) == 0 || evs[len(evs)-1].Seq != before+uint64(n) {
 		tb.Fatalf("preload: %d payouts should have emitted as many events", n)
 	}
-	if err := srv.disk.write().wait(); err != nil { // with a data directory: until it is all on disk
+	if err := srv.store.Sync(); err != nil { // with a data directory: until it is all on disk
 		tb.Fatal(err)
 	}
 	runtime.GC()

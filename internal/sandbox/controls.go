@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox/store"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
@@ -22,13 +23,6 @@ const (
 // prefixDeliveryFailure starts the ids of delivery failures.
 const prefixDeliveryFailure = "df_"
 
-// deliveryFailure makes the merchant's deliveries to URL fail with StatusCode until until (the
-// document's expires_at is until in whole seconds).
-type deliveryFailure struct {
-	api.SandboxDeliveryFailure
-	until time.Time
-}
-
 // settleSandboxPayment ends a processing payment now with the outcome the body chooses.
 func (s *Server) settleSandboxPayment(req *request) *response {
 	out, fail := s.decodeSettle(req.value)
@@ -37,26 +31,22 @@ func (s *Server) settleSandboxPayment(req *request) *response {
 	}
 	ref := req.params["payment_reference"]
 	m := req.m
-	m.mu.Lock()
-	p, ok := m.payments[ref]
+	p, ok := m.st.Payment(ref)
 	if !ok {
-		m.mu.Unlock()
 		return s.notFound(fmt.Sprintf("No payment %s exists for this merchant; use the paymentReference returned by initialize-payment.", ref))
 	}
 	if p.Status != api.PaymentStatusProcessing {
-		status := p.Status
-		m.mu.Unlock()
 		hint := "it is final and never changes again"
-		if status == api.PaymentStatusPending {
+		if p.Status == api.PaymentStatusPending {
 			hint = "complete it first (the push prompt moves it to processing)"
 		}
-		return s.fail(api.CodeInvalidState, fmt.Sprintf("Payment %s is %s; only a processing payment can be settled: %s.", ref, status, hint), nil, nil)
+		return s.fail(api.CodeInvalidState, fmt.Sprintf("Payment %s is %s; only a processing payment can be settled: %s.", ref, p.Status, hint), nil, nil)
 	}
-	p.Status, p.FailureReason = out.status, out.failureReason
-	p.UpdatedAt = s.now()
-	req.commit = s.emitPayment(m, p, api.PaymentStatusProcessing)
-	settled := *p
-	m.mu.Unlock()
+	settled, _ := m.st.UpdatePayment(req.tx, ref, func(p *Payment) {
+		p.Status, p.FailureReason = out.status, out.failureReason
+		p.UpdatedAt = s.now()
+	})
+	s.emitPayment(req.tx, m, settled, api.PaymentStatusProcessing)
 	return s.success(http.StatusOK, "Payment settled", settled)
 }
 
@@ -68,22 +58,18 @@ func (s *Server) settleSandboxPayout(req *request) *response {
 	}
 	id := req.params["payout_id"]
 	m := req.m
-	m.mu.Lock()
-	p, ok := m.payouts[id]
+	p, ok := m.st.Payout(id)
 	if !ok {
-		m.mu.Unlock()
 		return s.notFound(fmt.Sprintf("No payout %s exists for this merchant.", id))
 	}
 	if p.Status != api.PayoutStatusProcessing {
-		status := p.Status
-		m.mu.Unlock()
-		return s.fail(api.CodeInvalidState, fmt.Sprintf("Payout %s is %s; only a processing payout can be settled: it is final and never changes again.", id, status), nil, nil)
+		return s.fail(api.CodeInvalidState, fmt.Sprintf("Payout %s is %s; only a processing payout can be settled: it is final and never changes again.", id, p.Status), nil, nil)
 	}
-	p.Status, p.FailureReason = api.PayoutStatus(out.status), out.failureReason
-	p.UpdatedAt = s.now()
-	req.commit = s.emitPayout(m, p, api.PayoutStatusProcessing)
-	settled := *p
-	m.mu.Unlock()
+	settled, _ := m.st.UpdatePayout(req.tx, id, func(p *Payout) {
+		p.Status, p.FailureReason = api.PayoutStatus(out.status), out.failureReason
+		p.UpdatedAt = s.now()
+	})
+	s.emitPayout(req.tx, m, settled, api.PayoutStatusProcessing)
 	return s.success(http.StatusOK, "Payout settled", settled)
 }
 
@@ -119,64 +105,27 @@ func (s *Server) createSandboxDeliveryFailure(req *request) *response {
 	}
 	now := s.cfg.clock().UTC()
 	until := now.Add(duration)
-	f := &deliveryFailure{SandboxDeliveryFailure: api.SandboxDeliveryFailure{ID: newID(prefixDeliveryFailure), URL: in.URL,
-		StatusCode: status, CreatedAt: now.Truncate(time.Second), ExpiresAt: until.Truncate(time.Second)}, until: until}
-	m := req.m
-	m.failuresMu.Lock()
-	m.failures = append(m.activeFailures(now), f)
-	m.failuresMu.Unlock()
+	f := store.DeliveryFailure{SandboxDeliveryFailure: api.SandboxDeliveryFailure{ID: newID(prefixDeliveryFailure), URL: in.URL,
+		StatusCode: status, CreatedAt: now.Truncate(time.Second), ExpiresAt: until.Truncate(time.Second)}, Until: until}
+	req.m.st.AddFailure(req.tx, f, now)
 	return s.success(http.StatusCreated, "Deliveries to the URL fail until expires_at", f.SandboxDeliveryFailure)
 }
 
 // listSandboxDeliveryFailures lists the merchant's delivery failures in force.
 func (s *Server) listSandboxDeliveryFailures(req *request) *response {
-	m := req.m
-	m.failuresMu.Lock()
-	m.failures = m.activeFailures(s.cfg.clock())
-	out := make([]api.SandboxDeliveryFailure, 0, len(m.failures))
-	for _, f := range m.failures {
+	failures := req.m.st.Failures(s.cfg.clock())
+	out := make([]api.SandboxDeliveryFailure, 0, len(failures))
+	for _, f := range failures {
 		out = append(out, f.SandboxDeliveryFailure)
 	}
-	m.failuresMu.Unlock()
 	return s.success(http.StatusOK, "Delivery failures retrieved", out)
 }
 
 // deleteSandboxDeliveryFailure ends a delivery failure now.
 func (s *Server) deleteSandboxDeliveryFailure(req *request) *response {
 	id := req.params["id"]
-	m := req.m
-	m.failuresMu.Lock()
-	defer m.failuresMu.Unlock()
-	m.failures = m.activeFailures(s.cfg.clock())
-	for i, f := range m.failures {
-		if f.ID == id {
-			m.failures = append(m.failures[:i:i], m.failures[i+1:]...)
-			return &response{status: http.StatusNoContent}
-		}
+	if req.m.st.DeleteFailure(req.tx, id, s.cfg.clock()) {
+		return &response{status: http.StatusNoContent}
 	}
 	return s.notFound(fmt.Sprintf("No delivery failure %s is in force for this merchant (it may have expired).", id))
-}
-
-// activeFailures returns the failures that have not expired at now. The caller holds failuresMu.
-func (m *merchant) activeFailures(now time.Time) []*deliveryFailure {
-	kept := m.failures[:0:0]
-	for _, f := range m.failures {
-		if now.Before(f.until) {
-			kept = append(kept, f)
-		}
-	}
-	return kept
-}
-
-// failingDelivery returns the failure in force for the merchant's deliveries to url at now, if any.
-// The list is short (a developer's handful), so a scan is the right index.
-func (m *merchant) failingDelivery(url string, now time.Time) (*deliveryFailure, bool) {
-	m.failuresMu.Lock()
-	defer m.failuresMu.Unlock()
-	for _, f := range m.failures {
-		if f.URL == url && now.Before(f.until) {
-			return f, true
-		}
-	}
-	return nil, false
 }

@@ -127,16 +127,16 @@ func TestWebhookOrderPerObject(t *testing.T) {
 	assert.Equal(t, []string{"payment.processing", "payment.processing", "payment.processing", "payment.success"}, types)
 }
 
+// TestDeliveryConcurrencyIsBounded: at most WithDeliveryConcurrency attempts are in flight at once,
+// and at most half of them to one host.
 func TestDeliveryConcurrencyIsBounded(t *testing.T) {
-	const limit = 3
+	const limit, hosts, each = 3, 5, 2 // a host's share of 3 is 1
 	e := newEnv(t, WithDeliveryConcurrency(limit))
 	var inFlight, peak atomic.Int32
 	release := make(chan struct{})
 	var releaseOnce sync.Once
 	unblock := func() { releaseOnce.Do(func() { close(release) }) }
-	rc := newReceiver(t)
-	t.Cleanup(unblock) // a failed assertion below must not leave the receiver's handlers blocked
-	rc.respond = func(received, int) (int, time.Duration) {
+	respond := func(received, int) (int, time.Duration) {
 		n := inFlight.Add(1)
 		for {
 			p := peak.Load()
@@ -148,19 +148,56 @@ func TestDeliveryConcurrencyIsBounded(t *testing.T) {
 		inFlight.Add(-1)
 		return http.StatusOK, 0
 	}
-	const payouts = 10
-	for range payouts {
-		e.client.createPayout(with(mobilePayout(""), "webhook_url", rc.url("/slow")))
+	var rcs []*receiver
+	for range hosts {
+		rc := newReceiver(t)
+		rc.respond = respond
+		rcs = append(rcs, rc)
+		for range each {
+			e.client.createPayout(with(mobilePayout(""), "webhook_url", rc.url("/slow")))
+		}
 	}
-	// Every delivery has either reached the receiver or is waiting for a slot: none can start later, so
-	// the peak seen now is the peak.
+	t.Cleanup(unblock) // after the receivers' own: a failed assertion must not leave their handlers blocked
+	// Every host has one delivery holding its slot (in flight, or waiting for a global one) and one
+	// waiting for the host: none can start later, so the peak seen now is the peak.
 	require.Eventually(t, func() bool {
-		return inFlight.Load() == limit && e.srv.disp.blocked.Load() == payouts-limit
-	}, 5*time.Second, time.Millisecond, "want %d deliveries in flight and %d waiting for a slot", limit, payouts-limit)
+		return inFlight.Load() == limit && e.srv.disp.blocked.Load() == hosts-limit
+	}, 5*time.Second, time.Millisecond, "want %d deliveries in flight and %d waiting for a slot", limit, hosts-limit)
 	assert.Equal(t, int32(limit), peak.Load())
 	unblock()
-	rc.waitFor(payouts, nil)
+	for _, rc := range rcs {
+		rc.waitFor(each, nil)
+	}
 	e.idle()
+}
+
+// TestHangingReceiverDelaysNoOtherReceiver: a receiver that never answers gets as many deliveries as
+// there are slots, and another receiver's deliveries still arrive at once: the hanging host holds only
+// its share of the dispatcher's slots (issue 24).
+func TestHangingReceiverDelaysNoOtherReceiver(t *testing.T) {
+	const limit = 4
+	e := newEnv(t, WithDeliveryConcurrency(limit), WithWebhookTimeout(time.Minute))
+	release := make(chan struct{})
+	hanging := newReceiver(t)
+	t.Cleanup(func() { close(release) }) // runs before the receiver's, which waits for its handlers
+	hanging.respond = func(received, int) (int, time.Duration) {
+		<-release
+		return http.StatusOK, 0
+	}
+	answering := newReceiver(t)
+	for range 2 * limit {
+		e.client.createPayout(with(mobilePayout(""), "webhook_url", hanging.url("/hangs")))
+	}
+	require.Eventually(t, func() bool { return len(hanging.deliveries()) == limit/2 }, 5*time.Second, time.Millisecond,
+		"the hanging receiver holds its share of the slots")
+	start := time.Now()
+	const answered = 6
+	for range answered {
+		e.client.createPayout(with(mobilePayout(""), "webhook_url", answering.url("/answers")))
+	}
+	answering.waitFor(answered, nil)
+	assert.Less(t, time.Since(start), 5*time.Second, "the answering receiver's deliveries are not held behind the hanging one")
+	assert.Len(t, hanging.deliveries(), limit/2, "the hanging receiver never got more than its share")
 }
 
 func TestShutdownDrains(t *testing.T) {

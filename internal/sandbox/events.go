@@ -3,57 +3,28 @@ package sandbox
 import (
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox/store"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
-// Event is one webhook event the sandbox emitted: one per status change of a payment or payout.
-// Tests and the contract suite read them through Events to compare what was sent with what arrived.
-type Event struct {
-	// Seq numbers the sandbox's events from 1 in the order they were emitted, across merchants: the
-	// cursor of a listing.
-	Seq uint64
-	// ID is the event id, also the webhook-id header of every delivery attempt.
-	ID string
-	// Type is `<object>.<new status>`, e.g. payout.failed.
-	Type string
-	// ObjectID is the paymentReference or payout_id the event is about.
-	ObjectID string
-	// PreviousStatus is the status before the change.
-	PreviousStatus string
-	// MerchantPublicKey names the merchant the object belongs to.
-	MerchantPublicKey string
-	// Emitted is when the status changed, with full precision (the body's created_at has seconds). It
-	// never decreases along Seq.
-	Emitted time.Time
-	// Body is the JSON envelope exactly as delivered.
-	Body []byte
-}
+// Event is one webhook event the sandbox emitted: one per status change of a payment or payout
+// (package store keeps them).
+type Event = store.Event
 
-// emitPayment reports a payment's status change as the document's PaymentEvent, and writes the
-// payment with it (see emit).
-func (s *Server) emitPayment(m *merchant, p *Payment, previous api.PaymentStatus) commit {
-	var save *op
-	if s.disk != nil {
-		o := paymentOp(m, p)
-		save = &o
-	}
+// emitPayment reports a payment's status change, made in tx, as the document's PaymentEvent (see
+// emit).
+func (s *Server) emitPayment(tx *store.Tx, m *merchant, p Payment, previous api.PaymentStatus) {
 	t := api.EventType("payment." + p.Status)
-	return s.emit(m, save, t, p.PaymentReference, deliverableURL(p.WebhookURL, p.seeded), string(previous), func(id string, at time.Time) any {
+	s.emit(tx, m, t, p.PaymentReference, deliverableURL(p.WebhookURL, p.Seeded), string(previous), func(id string, at time.Time) any {
 		return api.PaymentEvent{ID: id, Type: t, CreatedAt: at, Data: api.PaymentEventData{Object: p.Payment, PreviousStatus: previous}}
 	})
 }
 
-// emitPayout reports a payout's status change as the document's PayoutEvent, and writes the payout
-// with it (see emit).
-func (s *Server) emitPayout(m *merchant, p *Payout, previous api.PayoutStatus) commit {
-	var save *op
-	if s.disk != nil {
-		o := payoutOp(m, p)
-		save = &o
-	}
+// emitPayout reports a payout's status change, made in tx, as the document's PayoutEvent (see emit).
+func (s *Server) emitPayout(tx *store.Tx, m *merchant, p Payout, previous api.PayoutStatus) {
 	t := api.EventType("payout." + p.Status)
-	return s.emit(m, save, t, p.PayoutID, deliverableURL(p.WebhookURL, p.seeded), string(previous), func(id string, at time.Time) any {
+	s.emit(tx, m, t, p.PayoutID, deliverableURL(p.WebhookURL, p.Seeded), string(previous), func(id string, at time.Time) any {
 		return api.PayoutEvent{ID: id, Type: t, CreatedAt: at, Data: api.PayoutEventData{Object: p.Payout, PreviousStatus: previous}}
 	})
 }
@@ -69,39 +40,30 @@ func deliverableURL(url string, seeded bool) string {
 // emit records a status change and queues its deliveries: to the object's own webhook_url (signed
 // with the merchant's secret key) and to every endpoint of the merchant subscribed to the type and
 // enabled (signed with the endpoint's secrets). The caller holds m.mu, which orders the events of
-// one object; what happens here under it is O(1) in the sandbox's history (eventstore.go).
+// one object; what happens here under it is O(1) in the sandbox's history.
 //
-// With a data directory, the changed object (save), the event and the outbox entries of its
-// deliveries are one write, so one transaction: a crash leaves either the old status with nothing
-// owed (the settlement happens again after the restart) or the new one with every delivery in the
-// outbox, never a status change that nobody will be told about.
-func (s *Server) emit(m *merchant, save *op, eventType api.EventType, objectID, objectURL, previous string, event func(id string, at time.Time) any) commit {
+// The event and the outbox entries of its deliveries are written in tx, the change's transaction:
+// a crash leaves either the old status with nothing owed (the settlement happens again after the
+// restart) or the new one with every delivery in the outbox, never a status change that nobody will
+// be told about. The deliveries start once tx is committed.
+func (s *Server) emit(tx *store.Tx, m *merchant, eventType api.EventType, objectID, objectURL, previous string, event func(id string, at time.Time) any) {
 	ev := Event{ID: newID(prefixEvent), Type: string(eventType), ObjectID: objectID, PreviousStatus: previous,
 		MerchantPublicKey: m.publicKey, Emitted: time.Now()}
 	ev.Body = marshal(event(ev.ID, s.now()))
-	ev = s.events.add(ev)
+	ev = s.store.AddEvent(tx, ev)
 	s.notices.publish(Notice{Kind: NoticeEvent, Merchant: m.publicKey, ID: ev.ID})
+	s.queue(tx, s.destinations(m, ev, objectURL))
+}
 
-	dels := s.destinations(m, ev, objectURL)
-	if s.disk == nil {
-		for _, del := range dels {
+// queue puts deliveries in the outbox with tx, and hands them to the dispatcher once tx is committed.
+func (s *Server) queue(tx *store.Tx, dels []*delivery) {
+	for _, del := range dels {
+		s.store.Enqueue(tx, &del.Delivery)
+		tx.Then(func(c store.Commit) {
+			del.commit = c
 			s.disp.enqueue(del)
-		}
-		return commit{}
+		})
 	}
-	ops := s.eventOps(&ev)
-	if save != nil {
-		ops = append(ops, *save)
-	}
-	for _, del := range dels {
-		ops = append(ops, s.outboxOp(del))
-	}
-	c := s.disk.write(ops...)
-	for _, del := range dels {
-		del.commit = c
-		s.disp.enqueue(del)
-	}
-	return c
 }
 
 // destinations returns the deliveries an event of m goes to now: the object's own webhook_url (""
@@ -110,14 +72,13 @@ func (s *Server) emit(m *merchant, save *op, eventType api.EventType, objectID, 
 func (s *Server) destinations(m *merchant, ev Event, objectURL string) []*delivery {
 	var dels []*delivery
 	if objectURL != "" {
-		dels = append(dels, &delivery{event: ev, merchant: m, url: objectURL})
+		dels = append(dels, &delivery{Delivery: store.Delivery{Event: ev, Merchant: m.publicKey, URL: objectURL}, merchant: m})
 	}
-	for _, id := range m.endpointOrder {
-		e := m.endpoints[id]
-		if e.seeded || !s.rules.Receives(e.WebhookEndpoint, api.EventType(ev.Type)) {
+	for _, e := range m.st.Endpoints() {
+		if e.Seeded || !s.rules.Receives(e.WebhookEndpoint, api.EventType(ev.Type)) {
 			continue
 		}
-		dels = append(dels, &delivery{event: ev, merchant: m, endpointID: e.ID, url: e.URL})
+		dels = append(dels, &delivery{Delivery: store.Delivery{Event: ev, Merchant: m.publicKey, EndpointID: e.ID, URL: e.URL}, merchant: m})
 	}
 	return dels
 }
@@ -128,22 +89,22 @@ func (s *Server) destinations(m *merchant, ev Event, objectURL string) []*delive
 // receives the event (disabled, or unsubscribed from its type; an endpoint a resend named gets it
 // while it exists).
 func (s *Server) target(d *delivery) (url string, secrets []webhook.Secret, ok bool) {
-	if d.endpointID == "" {
-		return d.url, []webhook.Secret{d.merchant.signingSecret()}, true
+	if d.EndpointID == "" {
+		return d.URL, []webhook.Secret{d.merchant.signingSecret()}, true
 	}
 	m := d.merchant
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	e, found := m.endpoints[d.endpointID]
-	if !found || (!d.chosen && !s.rules.Receives(e.WebhookEndpoint, api.EventType(d.event.Type))) {
+	e, found := m.st.Endpoint(d.EndpointID)
+	m.mu.Unlock()
+	if !found || (!d.Chosen && !s.rules.Receives(e.WebhookEndpoint, api.EventType(d.Event.Type))) {
 		return "", nil, false
 	}
-	return e.URL, e.validSecrets(s.cfg.clock()), true
+	return e.URL, e.ValidSecrets(s.cfg.clock()), true
 }
 
 // Events returns the events kept (the most recent 10000) for the merchant with publicKey (all
 // merchants when it is empty), oldest first.
 func (s *Server) Events(publicKey string) []Event {
-	page, _ := s.events.list(eventQuery{Merchant: publicKey})
-	return cloneBodies(page)
+	page, _ := s.store.Events(store.EventQuery{Merchant: publicKey})
+	return page
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox/store"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
@@ -41,7 +42,7 @@ func eventResource(ev Event) api.Event {
 
 func (s *Server) listEvents(req *request) *response {
 	query := req.r.URL.Query()
-	q := eventQuery{Merchant: req.m.publicKey, Type: query.Get("type"), ObjectID: query.Get("object_id"), Descending: true, Limit: defaultEventPage}
+	q := store.EventQuery{Merchant: req.m.publicKey, Type: query.Get("type"), ObjectID: query.Get("object_id"), Descending: true, Limit: defaultEventPage}
 	var problems []FieldError
 	for _, bound := range []struct {
 		name string
@@ -76,9 +77,9 @@ func (s *Server) listEvents(req *request) *response {
 	if len(problems) > 0 {
 		return s.invalid(problems...)
 	}
-	page, more := s.events.list(q)
+	page, more := s.store.Events(q)
 	out := api.EventPage{Items: make([]api.Event, 0, len(page)), HasMore: more}
-	for _, ev := range cloneBodies(page) {
+	for _, ev := range page {
 		out.Items = append(out.Items, eventResource(ev))
 	}
 	if more {
@@ -91,7 +92,7 @@ func (s *Server) listEvents(req *request) *response {
 // merchant's event is as unknown as one that never existed.
 func (s *Server) merchantEvent(req *request) (Event, *response) {
 	id := req.params["event_id"]
-	ev, ok := s.events.event(id)
+	ev, ok := s.store.Event(id)
 	if !ok || ev.MerchantPublicKey != req.m.publicKey {
 		return Event{}, s.notFound(fmt.Sprintf("No event %s exists for this merchant; list the events with %s %s.", id,
 			api.OpListEvents().Method, api.OpListEvents().Path))
@@ -104,7 +105,7 @@ func (s *Server) getEvent(req *request) *response {
 	if fail != nil {
 		return fail
 	}
-	return s.success(http.StatusOK, "Event retrieved", eventResource(cloneBodies([]Event{ev})[0]))
+	return s.success(http.StatusOK, "Event retrieved", eventResource(ev))
 }
 
 func (s *Server) listEventAttempts(req *request) *response {
@@ -112,7 +113,7 @@ func (s *Server) listEventAttempts(req *request) *response {
 	if fail != nil {
 		return fail
 	}
-	attempts := s.events.attemptsOf(ev.ID)
+	attempts := s.store.Attempts(ev.ID)
 	out := make([]api.DeliveryAttempt, 0, len(attempts))
 	for _, a := range attempts {
 		out = append(out, attemptResource(a))
@@ -154,27 +155,24 @@ func (s *Server) resendEvent(req *request) *response {
 	}
 	m := req.m
 	var queued []*delivery
-	m.mu.Lock()
 	if in.EndpointID != "" {
-		e, ok := m.endpoints[in.EndpointID]
+		e, ok := m.st.Endpoint(in.EndpointID)
 		if !ok {
-			m.mu.Unlock()
 			return s.endpointNotFound(in.EndpointID)
 		}
-		if !e.seeded {
-			queued = append(queued, &delivery{event: ev, merchant: m, endpointID: e.ID, url: e.URL, resend: true, chosen: true})
+		if !e.Seeded {
+			queued = append(queued, &delivery{Delivery: store.Delivery{Event: ev, Merchant: m.publicKey, EndpointID: e.ID, URL: e.URL, Resend: true, Chosen: true}, merchant: m})
 		}
 	} else {
 		queued = s.destinations(m, ev, s.objectURL(m, ev))
 		for _, d := range queued {
-			d.resend = true
+			d.Resend = true
 		}
 	}
-	m.mu.Unlock()
+	s.queue(req.tx, queued)
 	out := api.EventResend{EventID: ev.ID, Deliveries: make([]api.DeliveryDestination, 0, len(queued))}
 	for _, d := range queued {
-		s.disp.enqueue(d)
-		out.Deliveries = append(out.Deliveries, destination(d.url, d.endpointID))
+		out.Deliveries = append(out.Deliveries, destination(d.URL, d.EndpointID))
 	}
 	return s.success(http.StatusAccepted, "Event resend queued", out)
 }
@@ -183,20 +181,20 @@ func (s *Server) resendEvent(req *request) *response {
 // (or is seed data). The caller holds m.mu.
 func (s *Server) objectURL(m *merchant, ev Event) string {
 	if strings.HasPrefix(ev.Type, "payment.") {
-		if p, ok := m.payments[ev.ObjectID]; ok {
-			return deliverableURL(p.WebhookURL, p.seeded)
+		if p, ok := m.st.Payment(ev.ObjectID); ok {
+			return deliverableURL(p.WebhookURL, p.Seeded)
 		}
 		return ""
 	}
-	if p, ok := m.payouts[ev.ObjectID]; ok {
-		return deliverableURL(p.WebhookURL, p.seeded)
+	if p, ok := m.st.Payout(ev.ObjectID); ok {
+		return deliverableURL(p.WebhookURL, p.Seeded)
 	}
 	return ""
 }
 
 // seedEvent puts an event example into the log, emitted at its created_at and never delivered. The
 // caller holds m.mu.
-func (s *Server) seedEvent(m *merchant, raw []byte) error {
+func (s *Server) seedEvent(tx *store.Tx, m *merchant, raw []byte) error {
 	var body struct {
 		ID        string    `json:"id"`
 		Type      string    `json:"type"`
@@ -212,7 +210,7 @@ func (s *Server) seedEvent(m *merchant, raw []byte) error {
 	if err := json.Unmarshal(raw, &body); err != nil {
 		return err
 	}
-	s.events.add(Event{ID: body.ID, Type: body.Type, ObjectID: body.Data.Object.PaymentReference + body.Data.Object.PayoutID,
+	s.store.AddEvent(tx, Event{ID: body.ID, Type: body.Type, ObjectID: body.Data.Object.PaymentReference + body.Data.Object.PayoutID,
 		PreviousStatus: body.Data.PreviousStatus, MerchantPublicKey: m.publicKey, Emitted: body.CreatedAt, Body: raw})
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox/store"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
@@ -41,7 +42,9 @@ type Rules interface {
 	// reference data. Problems are reported per field; the country is valid only without them.
 	PayoutDestination(countryID string, transferTo api.TransferTo, bankID string) (Country, []FieldError)
 	// ClaimReference gives the merchant reference ref to the object id in refs, a merchant's
-	// reference book. When another object already holds it, it returns that holder and false.
+	// reference book. When another object already holds it, it returns that holder and false. The
+	// strings are the wrapper's to keep: their bytes never change (package store). A restart rebuilds
+	// the book with the contract's rule (store.ClaimReference), not through this seam.
 	ClaimReference(refs map[string]string, ref, id string) (holder string, ok bool)
 	// URLProblem says what is wrong with a webhook or redirect URL beyond the document's pattern, or "".
 	URLProblem(raw string) string
@@ -116,11 +119,7 @@ func (r contractRules) PayoutDestination(countryID string, transferTo api.Transf
 }
 
 func (contractRules) ClaimReference(refs map[string]string, ref, id string) (string, bool) {
-	if holder, taken := refs[ref]; taken {
-		return holder, false
-	}
-	refs[ref] = id
-	return "", true
+	return store.ClaimReference(refs, ref, id)
 }
 
 func (contractRules) URLProblem(raw string) string { return urlProblem(raw) }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox/store"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
@@ -24,47 +25,43 @@ const idempotentWait = 30 * time.Second
 func (s *Server) idempotent(req *request, h handlerFunc) *response {
 	key := req.r.Header.Get(api.HeaderIdempotencyKey)
 	if key == "" {
-		return h(s, req)
+		return s.run(req, h, nil)
 	}
 	scoped := req.op.ID + "\x00" + key
 	run, answer := s.claimKey(req, scoped, fingerprint(req.r.Method, req.r.URL.Path, req.value))
 	if answer != nil {
 		return answer
 	}
-	resp := h(s, req)
-	if c := req.m.storeFirstResponse(s, scoped, run, resp); c.d != nil {
-		req.commit = c // written after the handler's writes: durable means both are
-	}
-	return resp
+	// The response is stored in the handler's transaction: the object and the key's response are
+	// one write, so after a crash a retry finds both (a replay) or neither (it runs again).
+	return s.run(req, h, func(resp *response) { s.storeFirstResponse(req, scoped, run, resp) })
 }
 
 // claimKey makes this request the first one with its key and returns its run, or returns the answer
 // the request gets instead: the stored response (replayed), 409/4000 for another body, or 409/4001
 // when the first request is still running after idempotentWait or the client gives up.
-func (s *Server) claimKey(req *request, scoped string, fp [sha256.Size]byte) (*idemRun, *response) {
+func (s *Server) claimKey(req *request, scoped string, fp [sha256.Size]byte) (*store.KeyRun, *response) {
 	var deadline <-chan time.Time // set at the first wait: most requests never wait, and need no timer
 	m := req.m
 	for {
 		m.mu.Lock()
-		run, kept, num := m.idem.find(scoped, time.Now().UnixNano())
+		run, kept := m.st.FindKey(scoped, time.Now())
 		switch {
 		case run == nil && kept == nil:
-			run = m.idem.start(scoped, fp)
+			run = m.st.StartKey(scoped, fp)
 			m.mu.Unlock()
 			return run, nil
-		case run != nil && run.fingerprint != fp, kept != nil && kept.fingerprint != fp:
+		case run != nil && run.Fingerprint != fp, kept != nil && kept.Fingerprint != fp:
 			m.mu.Unlock()
 			return nil, s.fail(api.CodeIdempotencyKeyReused, "This Idempotency-Key was already used with a different request body. Use a new key for a new request, or resend the original body.",
 				[]FieldError{{Field: "header.idempotency-key", Reason: "already used with a different body"}}, nil)
 		case kept != nil:
-			resp, written := m.idem.replay(num, kept), kept.written
 			m.mu.Unlock()
-			if written != 0 {
-				req.commit = commit{s.disk, written} // replayed once the first response is durable: a crash cannot undo what it says
-			}
-			return nil, resp
+			req.commit = kept.Written // replayed once the first response is durable: a crash cannot undo what it says
+			stored := response{status: kept.Response.Status, json: kept.Response.JSON, header: kept.Response.Header, body: kept.Response.Body}
+			return nil, stored.replay()
 		}
-		done := run.done
+		done := run.Done()
 		m.mu.Unlock()
 		if deadline == nil {
 			t := time.NewTimer(idempotentWait)
@@ -82,23 +79,16 @@ func (s *Server) claimKey(req *request, scoped string, fp [sha256.Size]byte) (*i
 	}
 }
 
-// storeFirstResponse keeps the first response of a key for replays and wakes the requests waiting
-// for it. A 5xx is not kept: the key is freed, so that a retry runs again.
-func (m *merchant) storeFirstResponse(s *Server, scoped string, run *idemRun, resp *response) (c commit) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+// storeFirstResponse keeps the first response of a key for replays, in the request's transaction,
+// and wakes the requests waiting for it. A 5xx is not kept: the key is freed, so that a retry runs
+// again. The caller holds m.mu.
+func (s *Server) storeFirstResponse(req *request, scoped string, run *store.KeyRun, resp *response) {
 	now := time.Now() // under m.mu: the records' order is exactly the order of expiry
-	if resp.status >= 500 {
-		m.idem.abandon(scoped, run)
-	} else {
-		expires := now.Add(IdempotencyTTL)
-		num := m.idem.keep(scoped, run, resp, expires.UnixNano())
-		c = s.saveIdempotency(m, scoped, run.fingerprint, resp, expires)
-		m.idem.setWritten(num, c.seq)
+	var kept *store.Response
+	if resp.status < 500 {
+		kept = &store.Response{Status: resp.status, JSON: resp.json, Header: resp.header, Body: resp.body}
 	}
-	close(run.done)
-	m.idem.sweep(now.UnixNano(), idemSweepBatch)
-	return c
+	req.m.st.FinishKey(req.tx, scoped, run, kept, now, now.Add(IdempotencyTTL), idemSweepBatch)
 }
 
 func (s *Server) inUse() *response {

@@ -1,11 +1,7 @@
 package sandbox
 
 import (
-	"cmp"
-	"slices"
-	"strings"
-	"time"
-
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox/store"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
@@ -30,11 +26,7 @@ func (s *Server) Payout(publicKey, id string) (Payout, bool) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	p, ok := m.payouts[id]
-	if !ok {
-		return Payout{}, false
-	}
-	return *p, true
+	return m.st.Payout(id)
 }
 
 // Payment returns the payment with paymentReference ref of the merchant with publicKey.
@@ -45,11 +37,7 @@ func (s *Server) Payment(publicKey, ref string) (Payment, bool) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	p, ok := m.payments[ref]
-	if !ok {
-		return Payment{}, false
-	}
-	return *p, true
+	return m.st.Payment(ref)
 }
 
 // Payouts returns every payout of the merchant with publicKey, in no particular order.
@@ -60,11 +48,7 @@ func (s *Server) Payouts(publicKey string) []Payout {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]Payout, 0, len(m.payouts))
-	for _, p := range m.payouts {
-		out = append(out, *p)
-	}
-	return out
+	return m.st.Payouts()
 }
 
 // WebhookEndpoint returns the webhook endpoint with id of the merchant with publicKey, without its
@@ -76,11 +60,11 @@ func (s *Server) WebhookEndpoint(publicKey, id string) (WebhookEndpoint, bool) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e, ok := m.endpoints[id]
+	e, ok := m.st.Endpoint(id)
 	if !ok {
 		return WebhookEndpoint{}, false
 	}
-	return e.copyPublic(), true
+	return e.Public(), true
 }
 
 // DeliveryFailures returns the delivery failures (a sandbox control) in force for the merchant with
@@ -90,10 +74,8 @@ func (s *Server) DeliveryFailures(publicKey string) []api.SandboxDeliveryFailure
 	if m == nil {
 		return nil
 	}
-	m.failuresMu.Lock()
-	defer m.failuresMu.Unlock()
 	var out []api.SandboxDeliveryFailure
-	for _, f := range m.activeFailures(s.cfg.clock()) {
+	for _, f := range m.st.Failures(s.cfg.clock()) {
 		out = append(out, f.SandboxDeliveryFailure)
 	}
 	return out
@@ -107,11 +89,7 @@ func (s *Server) Payments(publicKey string) []Payment {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]Payment, 0, len(m.payments))
-	for _, p := range m.payments {
-		out = append(out, *p)
-	}
-	return out
+	return m.st.Payments()
 }
 
 // WebhookEndpoints returns the webhook endpoints of the merchant with publicKey, oldest first,
@@ -123,9 +101,10 @@ func (s *Server) WebhookEndpoints(publicKey string) []WebhookEndpoint {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]WebhookEndpoint, 0, len(m.endpointOrder))
-	for _, id := range m.endpointOrder {
-		out = append(out, m.endpoints[id].copyPublic())
+	all := m.st.Endpoints()
+	out := make([]WebhookEndpoint, 0, len(all))
+	for _, e := range all {
+		out = append(out, e.Public())
 	}
 	return out
 }
@@ -136,8 +115,8 @@ func (s *Server) RecentEvents(publicKey string, n int) []Event {
 	if publicKey == "" || n < 1 {
 		return nil
 	}
-	page, _ := s.events.list(eventQuery{Merchant: publicKey, Descending: true, Limit: n})
-	return cloneBodies(page)
+	page, _ := s.store.Events(store.EventQuery{Merchant: publicKey, Descending: true, Limit: n})
+	return page
 }
 
 // EventAttempts returns the kept delivery attempts of the event with id, oldest first.
@@ -145,7 +124,7 @@ func (s *Server) EventAttempts(eventID string) []Attempt {
 	if eventID == "" {
 		return nil
 	}
-	return s.events.attemptsOf(eventID)
+	return s.store.Attempts(eventID)
 }
 
 // RecentPayments returns the n payments of the merchant with publicKey that changed last, newest
@@ -158,7 +137,7 @@ func (s *Server) RecentPayments(publicKey string, n int) []Payment {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return newest(m.payments, n, func(p *Payment) (time.Time, string) { return p.UpdatedAt, p.PaymentReference })
+	return m.st.RecentPayments(n)
 }
 
 // RecentPayouts returns the n payouts of the merchant with publicKey that changed last, newest first
@@ -170,31 +149,5 @@ func (s *Server) RecentPayouts(publicKey string, n int) []Payout {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return newest(m.payouts, n, func(p *Payout) (time.Time, string) { return p.UpdatedAt, p.PayoutID })
-}
-
-// newest returns copies of the n values of objects with the latest (time, id), latest first. The
-// caller holds the lock that guards objects.
-func newest[T any](objects map[string]*T, n int, key func(*T) (time.Time, string)) []T {
-	after := func(a, b *T) int { // > 0 when a is newer than b
-		ta, ia := key(a)
-		tb, ib := key(b)
-		return cmp.Or(ta.Compare(tb), strings.Compare(ia, ib))
-	}
-	top := make([]*T, 0, min(n, len(objects)))
-	for _, o := range objects {
-		if len(top) == n && after(o, top[n-1]) <= 0 {
-			continue
-		}
-		i, _ := slices.BinarySearchFunc(top, o, func(e, target *T) int { return after(target, e) })
-		if len(top) == n {
-			top = top[:n-1]
-		}
-		top = slices.Insert(top, i, o)
-	}
-	out := make([]T, len(top))
-	for i, o := range top {
-		out[i] = *o
-	}
-	return out
+	return m.st.RecentPayouts(n)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox/store"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
@@ -57,6 +58,7 @@ type config struct {
 	spec           *openapi.Spec
 	noSeed         bool
 	dataDir        string
+	storeOpts      []store.OpenOption
 	errs           []error
 }
 

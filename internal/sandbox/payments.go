@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
@@ -31,29 +32,21 @@ func (s *Server) initializePayment(req *request) *response {
 		PhoneNumber: in.PhoneNumber, WebhookURL: in.WebhookURL, RedirectURL: in.RedirectURL,
 		CreatedAt: now, UpdatedAt: now,
 	}}
-	m.mu.Lock()
 	if payment.Reference == "" {
 		payment.Reference = m.generateReference()
 	}
-	saved := m.arena
-	p := m.arena.payment(payment) // O(1): a copy into the arena
-	if holder, ok := s.rules.ClaimReference(m.references, p.Reference, p.PaymentReference); !ok {
-		m.arena.rewind(saved)
-		m.mu.Unlock()
+	created, holder, ok := m.st.CreatePayment(req.tx, payment, s.rules.ClaimReference)
+	if !ok {
 		return s.duplicateReference(payment.Reference, holder)
 	}
-	m.payments[p.PaymentReference] = p
-	req.commit = s.savePayment(m, p)
-	created := *p
-	m.mu.Unlock()
-	return s.success(http.StatusCreated, "Payment initialized", created) // encoded outside m.mu
+	return s.success(http.StatusCreated, "Payment initialized", created)
 }
 
 // generateReference returns a merchant reference no object of m holds. The caller holds m.mu.
 func (m *merchant) generateReference() string {
 	for {
 		ref := newID(prefixReference)
-		if _, taken := m.references[ref]; !taken {
+		if !m.st.ReferenceTaken(ref) {
 			return ref
 		}
 	}
@@ -79,12 +72,10 @@ func (s *Server) completePayment(req *request) *response {
 	return s.success(http.StatusAccepted, "Push prompt sent", sent) // encoded outside m.mu
 }
 
-// sendPrompt moves a pending payment to processing, under m.mu, and returns it as it then is.
+// sendPrompt moves a pending payment to processing and returns it as it then is.
 func (s *Server) sendPrompt(req *request, ref, phone string) (Payment, *response) {
 	m := req.m
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	p, ok := m.payments[ref]
+	p, ok := m.st.Payment(ref)
 	if !ok {
 		return Payment{}, s.notFound(fmt.Sprintf("No payment %s exists for this merchant; use the paymentReference returned by initialize-payment.", ref))
 	}
@@ -98,23 +89,36 @@ func (s *Server) sendPrompt(req *request, ref, phone string) (Payment, *response
 		return Payment{}, s.invalid(FieldError{Field: "/phone_number", Reason: "required: the payment has no phone number from initialization, so send the customer's number here"})
 	}
 	prev := p.Status
-	p.PhoneNumber = phone
-	p.Status = api.PaymentStatusProcessing
-	p.UpdatedAt = s.now()
-	req.commit = s.emitPayment(m, p, prev)
-	s.after(s.cfg.timings.PromptDelay, func() { s.settlePayment(m, p) })
-	return *p, nil
+	p, _ = m.st.UpdatePayment(req.tx, ref, func(p *Payment) {
+		p.PhoneNumber = phone
+		p.Status = api.PaymentStatusProcessing
+		p.UpdatedAt = s.now()
+	})
+	s.emitPayment(req.tx, m, p, prev)
+	s.armPayment(m, ref, time.Now())
+	return p, nil
+}
+
+// armPayment schedules the simulated customer's answer to a processing payment, PromptDelay after
+// since (the prompt; at once when that is past). The prompt and a restart both arm it here.
+func (s *Server) armPayment(m *merchant, ref string, since time.Time) {
+	s.after(dueIn(since, s.cfg.timings.PromptDelay, time.Now()), func() { s.settlePayment(m, ref) })
 }
 
 // settlePayment applies the simulated customer's answer to a processing payment.
-func (s *Server) settlePayment(m *merchant, p *Payment) {
+func (s *Server) settlePayment(m *merchant, ref string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if p.Status != api.PaymentStatusProcessing {
+	tx := s.store.Begin()
+	defer tx.Commit() // before the unlock: the file sees the merchant's changes in order
+	p, ok := m.st.Payment(ref)
+	if !ok || p.Status != api.PaymentStatusProcessing {
 		return // final states never change
 	}
 	out := s.outcomes.payment(p.PhoneNumber)
-	p.Status, p.FailureReason = out.status, out.failureReason
-	p.UpdatedAt = s.now()
-	s.emitPayment(m, p, api.PaymentStatusProcessing)
+	p, _ = m.st.UpdatePayment(tx, ref, func(p *Payment) {
+		p.Status, p.FailureReason = out.status, out.failureReason
+		p.UpdatedAt = s.now()
+	})
+	s.emitPayment(tx, m, p, api.PaymentStatusProcessing)
 }

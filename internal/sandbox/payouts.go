@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
@@ -22,33 +23,33 @@ func (s *Server) processPayout(req *request) *response {
 	if len(problems) > 0 {
 		return s.invalid(problems...)
 	}
-	s.shareReferenceStrings(&in)
 	m := req.m
 	now := s.now()
 	in.PayoutID, in.Currency, in.Status, in.CreatedAt, in.UpdatedAt = newID(prefixPayout), country.CurrencyCode, api.PayoutStatusProcessing, now, now
-	m.mu.Lock()
-	saved := m.arena
-	p := m.arena.payout(Payout{Payout: in}) // O(1): a copy into the arena
-	if p.Reference != "" {
-		if holder, ok := s.rules.ClaimReference(m.references, p.Reference, p.PayoutID); !ok {
-			m.arena.rewind(saved)
-			m.mu.Unlock()
-			return s.duplicateReference(in.Reference, holder)
-		}
+	created, holder, ok := m.st.CreatePayout(req.tx, Payout{Payout: in}, s.rules.ClaimReference)
+	if !ok {
+		return s.duplicateReference(in.Reference, holder)
 	}
-	created := *p // what the response shows: the settlement may change p as soon as m.mu is released
-	m.payouts[p.PayoutID] = p
-	req.commit = s.savePayout(m, p)
-	s.after(s.cfg.timings.PayoutDelay, func() { s.settlePayout(m, p) })
-	m.mu.Unlock()
-	// Encoded outside m.mu, which every request of the merchant needs.
+	s.armPayout(m, created.PayoutID, time.Now())
 	return s.success(http.StatusCreated, "Payout is processing", created)
+}
+
+// armPayout schedules a processing payout's settlement, PayoutDelay after since (its creation; at
+// once when that is past). The create and a restart both arm it here.
+func (s *Server) armPayout(m *merchant, id string, since time.Time) {
+	s.after(dueIn(since, s.cfg.timings.PayoutDelay, time.Now()), func() { s.settlePayout(m, id) })
+}
+
+// dueIn is how long until a simulated change that was due delay after since happens: at once when it
+// is overdue.
+func dueIn(since time.Time, delay time.Duration, now time.Time) time.Duration {
+	return max(since.Add(delay).Sub(now), 0)
 }
 
 // shareReferenceStrings replaces the ids a payout names from the reference data (country, bank, kind
 // of transfer) with the reference data's own strings, equal in value. A sandbox keeps every payout,
 // and a million of them holding a million decoded copies of "ctry_zm" is memory and garbage
-// collector work for nothing.
+// collector work for nothing. The store calls it on every payout it stores (store.InternPayouts).
 func (s *Server) shareReferenceStrings(p *api.Payout) {
 	if c, ok := s.refdata.byID[p.CountryID]; ok {
 		p.CountryID = c.ID
@@ -91,29 +92,27 @@ func (s *Server) decodePayout(value any) (api.Payout, *response) {
 }
 
 // settlePayout moves a processing payout to its final status and reports the change.
-func (s *Server) settlePayout(m *merchant, p *Payout) {
+func (s *Server) settlePayout(m *merchant, id string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if p.Status != api.PayoutStatusProcessing {
+	tx := s.store.Begin()
+	defer tx.Commit() // before the unlock: the file sees the merchant's changes in order
+	p, ok := m.st.Payout(id)
+	if !ok || p.Status != api.PayoutStatusProcessing {
 		return // final states never change
 	}
-	out := s.outcomes.payout(p)
-	p.Status, p.FailureReason = api.PayoutStatus(out.status), out.failureReason
-	p.UpdatedAt = s.now()
-	s.emitPayout(m, p, api.PayoutStatusProcessing)
+	out := s.outcomes.payout(&p)
+	p, _ = m.st.UpdatePayout(tx, id, func(p *Payout) {
+		p.Status, p.FailureReason = api.PayoutStatus(out.status), out.failureReason
+		p.UpdatedAt = s.now()
+	})
+	s.emitPayout(tx, m, p, api.PayoutStatusProcessing)
 }
 
 // getPayout returns one of the merchant's payouts.
 func (s *Server) getPayout(req *request) *response {
 	id := req.params["payout_id"]
-	m := req.m
-	m.mu.Lock()
-	p, ok := m.payouts[id]
-	var out Payout
-	if ok {
-		out = *p
-	}
-	m.mu.Unlock()
+	out, ok := req.m.st.Payout(id)
 	if !ok {
 		return s.notFound(fmt.Sprintf("No payout %s exists for this merchant.", id))
 	}

@@ -125,11 +125,7 @@ func TestPayoutRules(t *testing.T) {
 		id := e.client.createPayout(mobilePayout(""))
 		e.client.waitFinal(id)
 		before, _ := e.srv.Payout(DefaultPublicKey, id)
-		m := e.srv.merchants[0]
-		m.mu.Lock()
-		p := m.payouts[id]
-		m.mu.Unlock()
-		e.srv.settlePayout(m, p) // a late timer must not move a final payout
+		e.srv.settlePayout(e.srv.merchants[0], id) // a late timer must not move a final payout
 		after, _ := e.srv.Payout(DefaultPublicKey, id)
 		assert.Equal(t, before, after)
 	})

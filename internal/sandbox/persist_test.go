@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"net/http"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox/store"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
@@ -86,7 +89,9 @@ func TestDataDirSurvivesRestart(t *testing.T) {
 }
 
 // TestDataDirKeepsUndeliveredWebhooks: a delivery the shutdown abandoned stays in the outbox and is
-// made after the restart, with the same webhook-id.
+// made after the restart, with the same webhook-id, continuing its retry schedule: the attempt after
+// the restart is attempt 2, due when the schedule said, not a new attempt 1 at once. The attempts
+// made before the restart are still listed after it.
 func TestDataDirKeepsUndeliveredWebhooks(t *testing.T) {
 	dir := t.TempDir()
 	rc := newReceiver(t)
@@ -98,15 +103,81 @@ func TestDataDirKeepsUndeliveredWebhooks(t *testing.T) {
 		}
 		return http.StatusOK, 0
 	}
-	first := newEnv(t, WithDataDir(dir), WithRetrySchedule([]time.Duration{time.Hour}))
+	const retryAfter = 2 * time.Second
+	first := newEnv(t, WithDataDir(dir), WithRetrySchedule([]time.Duration{retryAfter, time.Hour}))
 	id := first.client.createPayout(with(mobilePayout(creditedWallet(t)), "webhook_url", rc.url("/po")))
 	failed := rc.waitFor(1, forObject(id))
+	eventID := failed[0].event.ID
+	require.Eventually(t, func() bool { return len(first.srv.EventAttempts(eventID)) == 1 }, 5*time.Second, time.Millisecond)
 	first.ts.Close()
 	require.NoError(t, first.srv.Close())
 
 	down.Store(false)
-	second := newEnv(t, WithDataDir(dir))
+	second := newEnv(t, WithDataDir(dir), WithRetrySchedule([]time.Duration{retryAfter, time.Hour}))
+	before := second.srv.EventAttempts(eventID)
+	require.Len(t, before, 1, "the attempt made before the restart is kept")
+	assert.Equal(t, 1, before[0].Number)
+	assert.Equal(t, http.StatusServiceUnavailable, before[0].StatusCode)
 	got := rc.waitFor(2, forObject(id))
-	assert.Equal(t, failed[0].event.ID, got[1].event.ID, "the same event, delivered after the restart")
+	assert.Equal(t, eventID, got[1].event.ID, "the same event, delivered after the restart")
+	assert.GreaterOrEqual(t, got[1].at.Sub(failed[0].at), retryAfter-100*time.Millisecond,
+		"the retry waits for its turn in the schedule, as it would have without the restart")
 	second.idle()
+	after := second.srv.EventAttempts(eventID)
+	require.Len(t, after, 2)
+	assert.Equal(t, 2, after[1].Number, "the schedule goes on from the attempt before the restart")
+	assert.True(t, after[1].Delivered)
+}
+
+// TestDataDirKeepsDeliveryFailures: a delivery failure (a sandbox control) is in force after a
+// restart until it expires, as before it.
+func TestDataDirKeepsDeliveryFailures(t *testing.T) {
+	dir := t.TempDir()
+	first := newEnv(t, WithDataDir(dir), WithSeedData(false))
+	res := first.client.do(http.MethodPost, api.OpCreateSandboxDeliveryFailure().URL(), map[string]any{"url": "https://merchant.example.org/down", "status_code": 502})
+	require.Equal(t, http.StatusCreated, res.status, "%s", res.body)
+	want := first.srv.DeliveryFailures(DefaultPublicKey)
+	require.Len(t, want, 1)
+	first.ts.Close()
+	require.NoError(t, first.srv.Close())
+
+	second := newEnv(t, WithDataDir(dir), WithSeedData(false))
+	assert.Equal(t, want, second.srv.DeliveryFailures(DefaultPublicKey))
+}
+
+// TestCrashBetweenPayoutAndKeyReplays: a payout and its Idempotency-Key's response are one write (one
+// store transaction, one bbolt transaction), so no crash falls between them. The data file here loses
+// every write from the payout's on, as a crash just before it reached the disk would; the retry after
+// the restart with the same key then creates the payout (201), where a key written after its payout
+// would have met the payout's claimed reference without the key: 409.
+func TestCrashBetweenPayoutAndKeyReplays(t *testing.T) {
+	var mu sync.Mutex
+	var groups [][]string
+	lose := func(buckets []string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		groups = append(groups, buckets)
+		return slices.Contains(buckets, "payouts")
+	}
+	dir := t.TempDir()
+	first := newEnv(t, WithDataDir(dir), WithSeedData(false), withStoreOptions(store.LoseWritesAfter(lose)))
+	body := with(mobilePayout(creditedWallet(t)), "reference", "inv-crash")
+	created := first.client.do(http.MethodPost, api.OpProcessPayout().URL(), body, withIdempotencyKey("crash-1"))
+	require.Equal(t, http.StatusCreated, created.status, "%s", created.body)
+	first.ts.Close()
+	require.NoError(t, first.srv.Close())
+	mu.Lock()
+	var payoutWrite []string
+	for _, g := range groups {
+		if slices.Contains(g, "payouts") {
+			payoutWrite = g
+		}
+	}
+	mu.Unlock()
+	assert.Contains(t, payoutWrite, "idempotency", "the key's response is written with the payout")
+
+	second := newEnv(t, WithDataDir(dir), WithSeedData(false))
+	retry := second.client.do(http.MethodPost, api.OpProcessPayout().URL(), body, withIdempotencyKey("crash-1"))
+	assert.Equal(t, http.StatusCreated, retry.status, "the retry creates the payout the crash lost: %s", retry.body)
+	assert.Len(t, second.srv.Payouts(DefaultPublicKey), 1)
 }

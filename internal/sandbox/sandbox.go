@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox/store"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
@@ -62,10 +63,11 @@ type Server struct {
 	running  int // timer callbacks (simulated status changes) that fired and have not returned
 	closed   bool
 
-	events *eventStore // emitted events and their delivery attempts
+	// store is all the state: objects, keys, events, attempts, failures, the outbox; in memory or in
+	// the data directory (WithDataDir). Every change goes through it (package store).
+	store *store.Store
 
-	notices notifier   // in-process watchers of changes (notify.go)
-	disk    *diskStore // the data directory's database (WithDataDir); nil in memory
+	notices notifier // in-process watchers of changes (notify.go)
 }
 
 // New builds a sandbox. Without options it has one merchant with DefaultPublicKey and
@@ -104,26 +106,24 @@ func New(opts ...Option) (*Server, error) {
 		refdata:  newRefData(),
 		log:      cfg.logger,
 		timers:   map[*time.Timer]struct{}{},
-		events:   newEventStore(maxEventLog, maxAttemptLog),
 	}
-	initialized := false
-	if cfg.dataDir != "" {
-		if initialized, err = s.openData(); err != nil {
-			return nil, err
+	initialized, err := s.openStore()
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if s.disp == nil { // failed before the dispatcher (after it, Close closes the file)
+			_ = s.store.Close() // the file lock must not outlive a sandbox that failed to start
 		}
-		defer func() {
-			if s.disp == nil { // failed before the dispatcher (after it, Close closes the file)
-				_ = s.disk.close() // the file lock must not outlive a sandbox that failed to start
-			}
-		}()
-	}
+	}()
+	s.store.InternPayouts(s.shareReferenceStrings)
 	seen := map[string]bool{}
 	for _, k := range cfg.merchants {
 		if seen[k.public] {
 			return nil, fmt.Errorf("configure sandbox: public key %q is given for two merchants; every merchant needs its own public key", k.public)
 		}
 		seen[k.public] = true
-		m, err := newMerchant(k.public, k.secret)
+		m, err := newMerchant(k.public, k.secret, s.store)
 		if err != nil {
 			return nil, fmt.Errorf("configure sandbox: %w", err)
 		}
@@ -136,7 +136,7 @@ func New(opts ...Option) (*Server, error) {
 	}
 	s.installHooks()
 	s.disp = newDispatcher(s)
-	if s.disk != nil {
+	if s.store.Durable() {
 		if err := s.loadData(initialized); err != nil {
 			_ = s.Close()
 			return nil, err
@@ -158,7 +158,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	clear(s.timers)
 	s.timersMu.Unlock()
 	err := s.disp.shutdown(ctx)
-	if cerr := s.disk.close(); cerr != nil && err == nil {
+	if cerr := s.store.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("close the data file: %w", cerr)
 	}
 	return err

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox/store"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
@@ -81,6 +82,8 @@ func (s *Server) seedMerchant(m *merchant) bool {
 func (s *Server) seed(m *merchant) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	tx := s.store.Begin() // with a data directory, the seed data is the file's first state
+	defer tx.Commit()
 	for _, src := range seedSources {
 		raw, ok, err := exampleObject(s.spec, src.example, src.path)
 		if err != nil {
@@ -89,14 +92,14 @@ func (s *Server) seed(m *merchant) error {
 		if !ok {
 			continue
 		}
-		if err := s.seedOne(m, src, raw); err != nil {
+		if err := s.seedOne(tx, m, src, raw); err != nil {
 			return fmt.Errorf("seed from #/components/examples/%s: %w", src.example, err)
 		}
 	}
 	return nil
 }
 
-func (s *Server) seedOne(m *merchant, src seedSource, raw json.RawMessage) error {
+func (s *Server) seedOne(tx *store.Tx, m *merchant, src seedSource, raw json.RawMessage) error {
 	switch src.kind {
 	case "payment":
 		var p Payment
@@ -106,12 +109,8 @@ func (s *Server) seedOne(m *merchant, src seedSource, raw json.RawMessage) error
 		if src.status != "" {
 			p.Status, p.FailureReason, p.UpdatedAt = api.PaymentStatus(src.status), "", p.CreatedAt
 		}
-		p.seeded = true
-		stored := m.arena.payment(p)
-		m.payments[stored.PaymentReference] = stored
-		if stored.Reference != "" {
-			m.references[stored.Reference] = stored.PaymentReference
-		}
+		p.Seeded = true
+		m.st.CreatePayment(tx, p, store.ClaimReference)
 	case "payout":
 		var p Payout
 		if err := json.Unmarshal(raw, &p); err != nil {
@@ -120,14 +119,10 @@ func (s *Server) seedOne(m *merchant, src seedSource, raw json.RawMessage) error
 		if src.status != "" {
 			p.Status, p.FailureReason, p.UpdatedAt = api.PayoutStatus(src.status), "", p.CreatedAt
 		}
-		p.seeded = true
-		stored := m.arena.payout(p)
-		m.payouts[stored.PayoutID] = stored
-		if stored.Reference != "" {
-			m.references[stored.Reference] = stored.PayoutID
-		}
+		p.Seeded = true
+		m.st.CreatePayout(tx, p, store.ClaimReference)
 	case "event":
-		return s.seedEvent(m, raw)
+		return s.seedEvent(tx, m, raw)
 	case "endpoint":
 		var e struct {
 			WebhookEndpoint
@@ -140,19 +135,16 @@ func (s *Server) seedOne(m *merchant, src seedSource, raw json.RawMessage) error
 		if err != nil {
 			return fmt.Errorf("the endpoint's secret: %w", err)
 		}
-		m.endpoints[e.ID] = &endpoint{WebhookEndpoint: e.WebhookEndpoint, secret: secret, seeded: true}
-		m.endpointOrder = append(m.endpointOrder, e.ID)
+		m.st.PutEndpoint(tx, store.Endpoint{WebhookEndpoint: e.WebhookEndpoint, Secret: secret, Seeded: true})
 	case "deliveryFailure":
-		var f deliveryFailure
+		var f store.DeliveryFailure
 		if err := json.Unmarshal(raw, &f.SandboxDeliveryFailure); err != nil {
 			return err
 		}
 		now := s.cfg.clock().UTC()
-		f.until = now.Add(f.ExpiresAt.Sub(f.CreatedAt))
-		f.CreatedAt, f.ExpiresAt = now.Truncate(time.Second), f.until.Truncate(time.Second)
-		m.failuresMu.Lock()
-		m.failures = append(m.failures, &f)
-		m.failuresMu.Unlock()
+		f.Until = now.Add(f.ExpiresAt.Sub(f.CreatedAt))
+		f.CreatedAt, f.ExpiresAt = now.Truncate(time.Second), f.Until.Truncate(time.Second)
+		m.st.AddFailure(tx, f, now)
 	default:
 		return fmt.Errorf("unknown seed kind %q", src.kind)
 	}

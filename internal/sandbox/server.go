@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox/store"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
@@ -24,9 +25,10 @@ type request struct {
 	body   []byte // nil when there is none
 	value  any    // body parsed once (parseBody): what validation, fingerprint and decode read
 	params map[string]string
-	// commit is the data directory's write of what the request changed (nil in memory): the response
-	// is not sent before it is durable.
-	commit commit
+	// tx is the store transaction the handler changes state in (run commits it); commit is its write,
+	// or the replayed response's: the response is not sent before it is durable.
+	tx     *store.Tx
+	commit store.Commit
 }
 
 // ServeHTTP serves the API: through the installed middleware hooks, if any, to serve.
@@ -137,15 +139,33 @@ func (s *Server) operate(w http.ResponseWriter, r *http.Request, op *openapi.Ope
 	if isPost(op) {
 		resp = s.idempotent(req, h)
 	} else {
-		resp = h(s, req)
+		resp = s.run(req, h, nil)
 	}
-	if err := req.commit.wait(); err != nil {
+	if err := req.commit.Wait(); err != nil {
 		s.log.Error("the change could not be written to the data directory", "operation", op.ID, "error", err)
 		return s.internalError("write the change to the data directory")
 	}
 	if r.Method != http.MethodGet && resp != nil && resp.status < http.StatusBadRequest {
 		s.notices.publish(Notice{Kind: NoticeRequest, Merchant: m.publicKey})
 	}
+	return resp
+}
+
+// run carries out the request's operation: the handler runs under its merchant's lock, changing state
+// only through the store, in one transaction; finish (the idempotency layer's) adds to it; the
+// transaction is committed before the lock is released, so the data directory sees each merchant's
+// changes in the order they were made, and a timer or delivery that the handler started sees them
+// done. Handlers never save anything, and cannot forget to.
+func (s *Server) run(req *request, h handlerFunc, finish func(*response)) *response {
+	m := req.m
+	req.tx = s.store.Begin()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	resp := h(s, req)
+	if finish != nil {
+		finish(resp)
+	}
+	req.commit = req.tx.Commit()
 	return resp
 }
 

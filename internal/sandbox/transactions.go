@@ -12,17 +12,11 @@ import (
 func (s *Server) getTransactionStatus(req *request) *response {
 	ref := req.params["reference"]
 	m := req.m
-	m.mu.Lock()
 	t, ok := m.lookupTransaction(ref)
-	var out transaction
-	if ok {
-		out = *t
-	}
-	m.mu.Unlock()
 	if !ok {
 		return s.notFound(fmt.Sprintf("No payment or payout with reference %s exists for this merchant.", ref))
 	}
-	return s.success(http.StatusOK, "Transaction retrieved", out)
+	return s.success(http.StatusOK, "Transaction retrieved", *t)
 }
 
 // transaction is what the status API returns for a payment or a payout (the document's Transaction).
@@ -31,18 +25,18 @@ type transaction = api.Transaction
 // lookupTransaction finds a payment or payout of m by paymentReference, payout_id or merchant
 // reference, in that order. The caller holds m.mu.
 func (m *merchant) lookupTransaction(ref string) (*transaction, bool) {
-	if p, ok := m.payments[ref]; ok {
-		return paymentTransaction(p), true
+	if p, ok := m.st.Payment(ref); ok {
+		return paymentTransaction(&p), true
 	}
-	if p, ok := m.payouts[ref]; ok {
-		return payoutTransaction(p), true
+	if p, ok := m.st.Payout(ref); ok {
+		return payoutTransaction(&p), true
 	}
-	if id, ok := m.references[ref]; ok {
-		if p, ok := m.payments[id]; ok {
-			return paymentTransaction(p), true
+	if id, ok := m.st.ReferenceHolder(ref); ok {
+		if p, ok := m.st.Payment(id); ok {
+			return paymentTransaction(&p), true
 		}
-		if p, ok := m.payouts[id]; ok {
-			return payoutTransaction(p), true
+		if p, ok := m.st.Payout(id); ok {
+			return payoutTransaction(&p), true
 		}
 	}
 	return nil, false

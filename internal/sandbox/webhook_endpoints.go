@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox/store"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
@@ -22,12 +23,6 @@ func withSecret(e WebhookEndpoint, secret string, previousExpires *time.Time) ap
 		Enabled: e.Enabled, Secret: secret, PreviousSecretExpiresAt: previousExpires, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
 }
 
-func (e *endpoint) copyPublic() WebhookEndpoint {
-	out := e.WebhookEndpoint
-	out.Events = slices.Clone(e.Events)
-	return out
-}
-
 func (s *Server) createWebhookEndpoint(req *request) *response {
 	var in api.WebhookEndpointCreateRequest
 	if fail := s.decode(req.value, &in); fail != nil {
@@ -41,29 +36,21 @@ func (s *Server) createWebhookEndpoint(req *request) *response {
 		return fail
 	}
 	now := s.now()
-	e := &endpoint{
+	e := store.Endpoint{
 		WebhookEndpoint: WebhookEndpoint{ID: newID(prefixEndpoint), URL: in.URL, Events: slices.Clone(in.Events),
 			Description: nonEmpty(deref(in.Description)), Enabled: in.Enabled == nil || *in.Enabled, CreatedAt: now, UpdatedAt: now},
-		secret: secret,
+		Secret: secret,
 	}
-	m := req.m
-	m.mu.Lock()
-	m.endpoints[e.ID] = e
-	m.endpointOrder = append(m.endpointOrder, e.ID)
-	req.commit = s.saveEndpoint(m, e, true)
-	out := withSecret(e.copyPublic(), secret.Reveal(), nil)
-	m.mu.Unlock()
-	return s.success(http.StatusCreated, "Webhook endpoint created", out)
+	req.m.st.PutEndpoint(req.tx, e)
+	return s.success(http.StatusCreated, "Webhook endpoint created", withSecret(e.Public(), secret.Reveal(), nil))
 }
 
 func (s *Server) listWebhookEndpoints(req *request) *response {
-	m := req.m
-	m.mu.Lock()
-	out := make([]any, 0, len(m.endpointOrder))
-	for _, id := range m.endpointOrder {
-		out = append(out, m.endpoints[id].copyPublic())
+	all := req.m.st.Endpoints()
+	out := make([]any, 0, len(all))
+	for _, e := range all {
+		out = append(out, e.Public())
 	}
-	m.mu.Unlock()
 	return s.success(http.StatusOK, "Webhook endpoints retrieved", out)
 }
 
@@ -73,14 +60,11 @@ func (s *Server) endpointNotFound(id string) *response {
 
 func (s *Server) getWebhookEndpoint(req *request) *response {
 	id := req.params["id"]
-	m := req.m
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e, ok := m.endpoints[id]
+	e, ok := req.m.st.Endpoint(id)
 	if !ok {
 		return s.endpointNotFound(id)
 	}
-	return s.success(http.StatusOK, "Webhook endpoint retrieved", e.copyPublic())
+	return s.success(http.StatusOK, "Webhook endpoint retrieved", e.Public())
 }
 
 // updateWebhookEndpoint merges the given fields into the endpoint (JSON merge semantics without
@@ -91,10 +75,7 @@ func (s *Server) updateWebhookEndpoint(req *request) *response {
 		return fail
 	}
 	id := req.params["id"]
-	m := req.m
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e, ok := m.endpoints[id]
+	e, ok := req.m.st.Endpoint(id)
 	if !ok {
 		return s.endpointNotFound(id)
 	}
@@ -103,7 +84,7 @@ func (s *Server) updateWebhookEndpoint(req *request) *response {
 			return fail
 		}
 		e.URL = *in.URL
-		e.seeded = false // a url of the merchant's own: deliveries start
+		e.Seeded = false // a url of the merchant's own: deliveries start
 	}
 	if in.Events != nil {
 		e.Events = slices.Clone(in.Events)
@@ -115,28 +96,17 @@ func (s *Server) updateWebhookEndpoint(req *request) *response {
 		e.Enabled = *in.Enabled
 	}
 	e.UpdatedAt = s.now()
-	req.commit = s.saveEndpoint(m, e, false)
-	return s.success(http.StatusOK, "Webhook endpoint updated", e.copyPublic())
+	req.m.st.PutEndpoint(req.tx, e)
+	return s.success(http.StatusOK, "Webhook endpoint updated", e.Public())
 }
 
 // deleteWebhookEndpoint removes the endpoint; queued deliveries to it are dropped at their next
 // attempt.
 func (s *Server) deleteWebhookEndpoint(req *request) *response {
 	id := req.params["id"]
-	m := req.m
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.endpoints[id]; !ok {
+	if !req.m.st.DeleteEndpoint(req.tx, id) {
 		return s.endpointNotFound(id)
 	}
-	delete(m.endpoints, id)
-	for i, v := range m.endpointOrder {
-		if v == id {
-			m.endpointOrder = append(m.endpointOrder[:i:i], m.endpointOrder[i+1:]...)
-			break
-		}
-	}
-	req.commit = s.deleteEndpointRecord(m, id)
 	return &response{status: http.StatusNoContent}
 }
 
@@ -224,23 +194,22 @@ func (s *Server) rotateWebhookEndpointSecret(req *request) *response {
 		return fail
 	}
 	id := req.params["id"]
-	m := req.m
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e, ok := m.endpoints[id]
+	e, ok := req.m.st.Endpoint(id)
 	if !ok {
 		return s.endpointNotFound(id)
 	}
 	now := s.now()
 	expires := now.Add(grace)
-	kept := s.rules.EarlierSecretsKept(len(e.previous))
-	e.previous = slices.Clone(e.previous[len(e.previous)-kept:])
+	// Only the previous secrets still in grace count: the expired ones sign nothing any more.
+	e.Previous = slices.DeleteFunc(e.Previous, func(p store.PreviousSecret) bool { return !now.Before(p.Expires) })
+	kept := s.rules.EarlierSecretsKept(len(e.Previous))
+	e.Previous = slices.Clone(e.Previous[len(e.Previous)-kept:])
 	if grace > 0 {
-		e.previous = append(e.previous, previousSecret{secret: e.secret, expires: expires})
+		e.Previous = append(e.Previous, store.PreviousSecret{Secret: e.Secret, Expires: expires})
 	}
-	e.secret = secret
+	e.Secret = secret
 	e.UpdatedAt = now
-	req.commit = s.saveEndpoint(m, e, false)
-	out := withSecret(e.copyPublic(), secret.Reveal(), &expires)
+	req.m.st.PutEndpoint(req.tx, e)
+	out := withSecret(e.Public(), secret.Reveal(), &expires)
 	return s.success(http.StatusOK, "Webhook endpoint secret rotated", out)
 }

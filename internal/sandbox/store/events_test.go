@@ -1,4 +1,4 @@
-package sandbox
+package store
 
 import (
 	"fmt"
@@ -60,7 +60,7 @@ type storeModel struct {
 
 func (m *storeModel) kept() []Event { return m.all[max(0, len(m.all)-m.retain):] }
 
-func (m *storeModel) list(q eventQuery) (page []Event, more bool) {
+func (m *storeModel) list(q EventQuery) (page []Event, more bool) {
 	kept := slices.Clone(m.kept())
 	if q.Descending {
 		slices.Reverse(kept)
@@ -129,7 +129,7 @@ func TestEventStoreAgainstModel(t *testing.T) {
 		checkIndexes(t, st, m)
 		assert.Len(t, st.events.buf, min(i, retain))
 
-		for _, q := range []eventQuery{
+		for _, q := range []EventQuery{
 			{},
 			{Merchant: "pk_a"},
 			{Merchant: "pk_b", Type: "payout.failed"},
@@ -166,7 +166,7 @@ func TestEventStoreCursorPages(t *testing.T) {
 		m.all = append(m.all, st.add(testEvent(i, rng)))
 	}
 	for _, desc := range []bool{false, true} {
-		q := eventQuery{Merchant: "pk_a", Type: "payout.success", Descending: desc}
+		q := EventQuery{Merchant: "pk_a", Type: "payout.success", Descending: desc}
 		want, _ := m.list(q)
 		require.NotEmpty(t, want)
 		var got []Event
@@ -183,8 +183,8 @@ func TestEventStoreCursorPages(t *testing.T) {
 		}
 		assert.Equal(t, want, got, "descending=%v", desc)
 	}
-	page, _ := st.list(eventQuery{Merchant: "pk_a", Cursor: 1, Limit: 1})
-	oldest, _ := m.list(eventQuery{Merchant: "pk_a", Limit: 1})
+	page, _ := st.list(EventQuery{Merchant: "pk_a", Cursor: 1, Limit: 1})
+	oldest, _ := m.list(EventQuery{Merchant: "pk_a", Limit: 1})
 	assert.Equal(t, oldest, page, "a cursor older than the retention continues from the oldest kept event")
 }
 
@@ -197,7 +197,7 @@ func TestEventStoreEmittedNeverDecreases(t *testing.T) {
 	assert.Equal(t, t0, a.Emitted)
 	assert.Equal(t, t0, b.Emitted, "an event stamped before its predecessor is raised to the predecessor's time")
 	assert.Equal(t, t0.Add(time.Second), c.Emitted)
-	page, _ := st.list(eventQuery{Merchant: "pk", Since: t0})
+	page, _ := st.list(EventQuery{Merchant: "pk", Since: t0})
 	assert.Len(t, page, 3, "so a time range finds it")
 }
 
@@ -230,15 +230,18 @@ func TestEventStoreAttempts(t *testing.T) {
 	}
 }
 
-// TestEventsInspection reads the store through the server's inspection methods: a merchant's events
-// only, oldest first, bodies the caller may change.
+// TestEventsInspection reads the store's events: a merchant's events only, oldest first, bodies the
+// caller may change.
 func TestEventsInspection(t *testing.T) {
-	s := &Server{events: newEventStore(maxEventLog, maxAttemptLog)}
+	s := New()
 	rng := rand.New(rand.NewPCG(7, 8))
+	tx := s.Begin()
 	for i := 1; i <= 40; i++ {
-		s.events.add(testEvent(i, rng))
+		s.AddEvent(tx, testEvent(i, rng))
 	}
-	evs := s.Events("pk_b")
+	tx.Commit()
+	events := func(merchant string) []Event { page, _ := s.Events(EventQuery{Merchant: merchant}); return page }
+	evs := events("pk_b")
 	require.NotEmpty(t, evs)
 	for i, ev := range evs {
 		assert.Equal(t, "pk_b", ev.MerchantPublicKey)
@@ -246,7 +249,7 @@ func TestEventsInspection(t *testing.T) {
 			assert.Greater(t, ev.Seq, evs[i-1].Seq)
 		}
 	}
-	assert.Len(t, s.Events(""), 40)
+	assert.Len(t, events(""), 40)
 	evs[0].Body[0] = 'X'
-	assert.NotEqual(t, byte('X'), s.Events("pk_b")[0].Body[0], "the caller's copy is its own")
+	assert.NotEqual(t, byte('X'), events("pk_b")[0].Body[0], "the caller's copy is its own")
 }

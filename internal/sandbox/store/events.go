@@ -1,4 +1,4 @@
-package sandbox
+package store
 
 import (
 	"bytes"
@@ -27,8 +27,8 @@ import (
 // Retention of the in-memory store: enough for a test run or a day of manual use, bounded so that a
 // long-running sandbox under load keeps a flat memory profile.
 const (
-	maxEventLog   = 10000
-	maxAttemptLog = 10000
+	MaxEventLog   = 10000
+	MaxAttemptLog = 10000
 )
 
 // seqRing is an append-only log numbered from 1 that keeps its most recent retain entries. Entry seq
@@ -206,9 +206,9 @@ func (st *eventStore) event(id string) (Event, bool) {
 	return *ev, true
 }
 
-// eventQuery selects a page of one merchant's events. Merchant "" means every merchant; it scans the
+// EventQuery selects a page of one merchant's events. Merchant "" means every merchant; it scans the
 // whole ring and is meant for inspection, not for a request path.
-type eventQuery struct {
+type EventQuery struct {
 	Merchant string
 	Type     string // "" any
 	ObjectID string // "" any
@@ -226,7 +226,7 @@ type eventQuery struct {
 // list returns a page of the events q selects and whether more follow it. It walks the shortest
 // index list that q's filters name, from a position found by binary search, so its cost is
 // O(log n + the events it looks at), independent of the rest of the history.
-func (st *eventStore) list(q eventQuery) (page []Event, more bool) {
+func (st *eventStore) list(q EventQuery) (page []Event, more bool) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	seqs := st.candidates(q)
@@ -265,7 +265,7 @@ func (st *eventStore) list(q eventQuery) (page []Event, more bool) {
 
 // candidates returns the ascending numbers q has to look at: the shortest index list its filters
 // name, or every kept number when it names no merchant.
-func (st *eventStore) candidates(q eventQuery) []uint64 {
+func (st *eventStore) candidates(q EventQuery) []uint64 {
 	if q.Merchant == "" {
 		all := make([]uint64, 0, len(st.events.buf))
 		for seq := st.events.first(); seq < st.events.next; seq++ {
@@ -287,8 +287,9 @@ func (st *eventStore) candidates(q eventQuery) []uint64 {
 	return best
 }
 
-// addAttempt stores a delivery attempt; an event's attempts stay listable while they are kept.
-func (st *eventStore) addAttempt(att Attempt) {
+// addAttempt stores a delivery attempt and returns its number; an event's attempts stay listable
+// while they are kept.
+func (st *eventStore) addAttempt(att Attempt) uint64 {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	seq, old, full := st.attempts.push(att)
@@ -296,6 +297,7 @@ func (st *eventStore) addAttempt(att Attempt) {
 		st.attemptsByEvent.drop(old.EventID, seq-uint64(st.attempts.retain))
 	}
 	st.attemptsByEvent.add(att.EventID, seq)
+	return seq
 }
 
 // attemptsOf returns the kept attempts of the event with id, oldest first; "" returns every kept
@@ -327,4 +329,11 @@ func cloneBodies(evs []Event) []Event {
 		evs[i].Body = bytes.Clone(evs[i].Body)
 	}
 	return evs
+}
+
+// replaceEvents takes the events (numbers and indexes) of loaded, keeping the attempts.
+func (st *eventStore) replaceEvents(loaded *eventStore) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.events, st.lastEmitted, st.byID, st.index = loaded.events, loaded.lastEmitted, loaded.byID, loaded.index
 }

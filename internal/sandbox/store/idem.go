@@ -1,6 +1,7 @@
-package sandbox
+package store
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"hash/maphash"
 	"net/http"
@@ -30,7 +31,7 @@ type idemStore struct {
 	seeds   [2]maphash.Seed
 	index   map[idemHash]uint64      // a stored key's hash → its record's number
 	spill   map[string]uint64        // stored keys whose hash another live key already held
-	running map[string]*idemRun      // keys whose first request is still running
+	running map[string]*KeyRun       // keys whose first request is still running
 	headers map[uint64]http.Header   // the few stored responses with headers of their own (a 429's Retry-After)
 	records chunkQueue[keptResponse] // in order of storing, which is the order of expiry
 	bytes   byteLog                  // each record's key, then its body
@@ -41,11 +42,22 @@ type idemStore struct {
 
 type idemHash [2]uint64
 
-// idemRun is a key whose first request is running; the requests that come with the same key
-// meanwhile wait for done, then replay what it stored (or run themselves if it stored nothing).
-type idemRun struct {
-	fingerprint [sha256.Size]byte
+// KeyRun is a key whose first request is running; the requests that come with the same key
+// meanwhile wait for Done, then replay what it stored (or run themselves if it stored nothing).
+type KeyRun struct {
+	Fingerprint [sha256.Size]byte
 	done        chan struct{}
+}
+
+// Done is closed when the first request has stored its response or given the key up.
+func (r *KeyRun) Done() <-chan struct{} { return r.done }
+
+// Response is a stored first response, as replayed.
+type Response struct {
+	Status int
+	JSON   bool
+	Header http.Header
+	Body   []byte
 }
 
 // keptResponse is a stored first response. It must hold no pointer (TestKeptResponseHoldsNoPointer):
@@ -69,7 +81,7 @@ func newIdemStore() *idemStore {
 		seeds:   [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
 		index:   map[idemHash]uint64{},
 		spill:   map[string]uint64{},
-		running: map[string]*idemRun{},
+		running: map[string]*KeyRun{},
 		headers: map[uint64]http.Header{},
 		records: newChunkQueue[keptResponse](idemRecordsPerChunk),
 		hash:    (*idemStore).keyedHash,
@@ -88,7 +100,7 @@ func (st *idemStore) keyedHash(key string) idemHash {
 // find returns what the store knows of key at now (Unix nanoseconds): its running first request, or
 // its stored response and that record's number, or neither. An expired response counts as none: the
 // key is free again.
-func (st *idemStore) find(key string, now int64) (run *idemRun, kept *keptResponse, num uint64) {
+func (st *idemStore) find(key string, now int64) (run *KeyRun, kept *keptResponse, num uint64) {
 	if run := st.running[key]; run != nil {
 		return run, nil, 0
 	}
@@ -122,14 +134,14 @@ func (st *idemStore) holds(kept *keptResponse, key string) bool {
 }
 
 // start records that the first request with key is running.
-func (st *idemStore) start(key string, fp [sha256.Size]byte) *idemRun {
-	run := &idemRun{fingerprint: fp, done: make(chan struct{})}
+func (st *idemStore) start(key string, fp [sha256.Size]byte) *KeyRun {
+	run := &KeyRun{Fingerprint: fp, done: make(chan struct{})}
 	st.running[key] = run
 	return run
 }
 
 // abandon forgets a running first request that stored nothing (a 5xx), so that a retry runs again.
-func (st *idemStore) abandon(key string, run *idemRun) {
+func (st *idemStore) abandon(key string, run *KeyRun) {
 	if st.running[key] == run {
 		delete(st.running, key)
 	}
@@ -137,20 +149,20 @@ func (st *idemStore) abandon(key string, run *idemRun) {
 
 // keep stores the first response of a running key until expires (Unix nanoseconds) and returns its
 // record's number. Records must be kept in order of expiry.
-func (st *idemStore) keep(key string, run *idemRun, resp *response, expires int64) uint64 {
+func (st *idemStore) keep(key string, run *KeyRun, resp *Response, expires int64) uint64 {
 	st.abandon(key, run)
-	return st.add(key, run.fingerprint, resp, expires)
+	return st.add(key, run.Fingerprint, resp, expires)
 }
 
 // add stores a response for key; restore uses it directly, in order of expiry.
-func (st *idemStore) add(key string, fp [sha256.Size]byte, resp *response, expires int64) uint64 {
+func (st *idemStore) add(key string, fp [sha256.Size]byte, resp *Response, expires int64) uint64 {
 	h := st.hash(st, key)
-	chunk, off := st.bytes.add(key, resp.body)
+	chunk, off := st.bytes.add(key, resp.Body)
 	kept := keptResponse{fingerprint: fp, hash: h, expires: expires, chunk: chunk, off: off,
-		keyLen: uint32(len(key)), bodyLen: uint32(len(resp.body)), status: int32(resp.status), json: resp.json, hasHeader: len(resp.header) > 0}
+		keyLen: uint32(len(key)), bodyLen: uint32(len(resp.Body)), status: int32(resp.Status), json: resp.JSON, hasHeader: len(resp.Header) > 0}
 	num := st.records.push(kept)
 	if kept.hasHeader {
-		st.headers[num] = resp.header
+		st.headers[num] = resp.Header
 	}
 	// The hash's slot is ours unless another key holds it (a collision, or one that has expired and
 	// not yet been swept: both are rare, and spill serves either).
@@ -172,18 +184,19 @@ func (st *idemStore) setWritten(num, written uint64) {
 	}
 }
 
-// replay is the stored response of record num as sent again.
-func (st *idemStore) replay(num uint64, kept *keptResponse) *response {
-	stored := response{status: int(kept.status), json: kept.json, body: st.bytes.get(kept.chunk, kept.off+kept.keyLen, kept.bodyLen)}
+// response is record num's stored response. Its body is a copy: a replay goes through the
+// middleware hooks, which may rewrite it, and the byte log must not change under a later replay.
+func (st *idemStore) response(num uint64, kept *keptResponse) Response {
+	stored := Response{Status: int(kept.status), JSON: kept.json, Body: bytes.Clone(st.bytes.get(kept.chunk, kept.off+kept.keyLen, kept.bodyLen))}
 	if kept.hasHeader {
-		stored.header = st.headers[num]
+		stored.Header = st.headers[num].Clone()
 	}
-	return stored.replay()
+	return stored
 }
 
 // sweep forgets up to limit keys whose stored response expired by now (Unix nanoseconds), oldest
 // first, and frees the byte chunks no kept record uses any more.
-func (st *idemStore) sweep(now int64, limit int) {
+func (st *idemStore) sweep(now int64, limit int, forget func(key string)) {
 	for range limit {
 		num, kept := st.records.front()
 		if kept == nil || now <= kept.expires {
@@ -196,6 +209,9 @@ func (st *idemStore) sweep(now int64, limit int) {
 		}
 		if kept.hasHeader {
 			delete(st.headers, num)
+		}
+		if forget != nil {
+			forget(st.keyOf(kept))
 		}
 		st.records.pop()
 	}
