@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"cmp"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -55,16 +56,41 @@ func TestSubscribeNotices(t *testing.T) {
 
 // A subscriber that never reads does not slow the API: its notices are dropped once its buffer is
 // full, and the requests go on being answered.
+// A regression that made publishing wait for the subscriber would hang the requests, so they run
+// with a bounded wait that fails the test instead of hanging it.
 func TestSubscriberThatNeverReadsBlocksNothing(t *testing.T) {
 	e := newEnv(t, WithTimings(stillTimings))
 	ch, cancel := e.srv.Subscribe(1)
-	for range 5 {
-		e.client.createPayout(mobilePayout(creditedWallet(t)))
+	body, err := json.Marshal(mobilePayout(creditedWallet(t)))
+	require.NoError(t, err)
+	creates := func(n int) {
+		t.Helper()
+		statuses := make(chan int, n)
+		go func() {
+			for range n {
+				res, err := e.client.try(http.MethodPost, api.OpProcessPayout().URL(), body)
+				if err != nil {
+					statuses <- 0
+					continue
+				}
+				statuses <- res.status
+			}
+		}()
+		deadline := time.After(10 * time.Second)
+		for range n {
+			select {
+			case status := <-statuses:
+				require.Equal(t, http.StatusCreated, status)
+			case <-deadline:
+				t.Fatal("a create did not finish in 10 s: publishing waits for a subscriber that never reads")
+			}
+		}
 	}
+	creates(5)
 	assert.Len(t, ch, 1)
 	cancel()
 	cancel() // ending twice is harmless
-	e.client.createPayout(mobilePayout(creditedWallet(t)))
+	creates(1)
 	assert.Len(t, ch, 1, "an ended subscription receives nothing")
 }
 
