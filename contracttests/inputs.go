@@ -1,8 +1,6 @@
 package contracttests
 
 import (
-	"fmt"
-
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
@@ -64,42 +62,23 @@ func inputsFrom(spec *openapi.Spec) (Inputs, error) {
 	if err != nil {
 		return Inputs{}, err
 	}
-	var in Inputs
 	success, failed := string(api.PaymentStatusSuccess), string(api.PaymentStatusFailed)
-	for _, v := range tv.Payments {
-		if v.Status == success && in.ApprovingPhone == "" {
-			in.ApprovingPhone = v.PhoneNumber
-		}
+	first := func(status string, kind openapi.TestValueKind) string {
+		v, _ := tv.Find(status, "", kind)
+		return v.Input // "" when the document has none: the check that needs it skips
 	}
-	for _, v := range tv.Payouts.MobileNumber {
-		switch {
-		case v.Status == success && in.CreditedWallet == "":
-			in.CreditedWallet = v.MomoPhoneNumber
-		case v.Status == failed && in.FailingWallet == "":
-			in.FailingWallet = v.MomoPhoneNumber
-		}
-	}
-	for _, v := range tv.Payouts.Bank {
-		if v.Status == success && in.CreditedAccount == "" {
-			in.CreditedAccount = v.AccountNumber
-		}
-	}
-	return in, nil
+	return Inputs{
+		ApprovingPhone:  first(success, openapi.TestValuePayments),
+		CreditedWallet:  first(success, openapi.TestValueMobilePayouts),
+		FailingWallet:   first(failed, openapi.TestValueMobilePayouts),
+		CreditedAccount: first(success, openapi.TestValueBankPayouts),
+	}, nil
 }
 
 // testValuesOf decodes the document's x-malipo-test-values; a document without them has none, which is
 // not an error (the checks that need one skip), while test values that do not decode are.
 func testValuesOf(spec *openapi.Spec) (openapi.TestValues, error) {
-	if ext := spec.Model().Extensions; ext == nil {
-		return openapi.TestValues{}, nil
-	} else if node, ok := ext.Get("x-malipo-test-values"); !ok || node == nil {
-		return openapi.TestValues{}, nil
-	}
-	tv, err := spec.TestValues()
-	if err != nil {
-		return tv, fmt.Errorf("the document's x-malipo-test-values: %w", err)
-	}
-	return tv, nil
+	return openapi.TestValuesOf(spec.Model())
 }
 
 // Inputs returns the test values the check sends (see CheckInputs).

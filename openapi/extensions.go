@@ -35,7 +35,10 @@ type BankPayoutTestValue struct {
 }
 
 // TestValues is the document's `x-malipo-test-values`: the inputs that produce each outcome in test
-// mode. The sandbox simulates them and the contract suite drives every one, both read from here.
+// mode. The sandbox simulates them, the contract suite drives every one, `malipo trigger` chooses by
+// outcome among them and `malipo spec diff` compares them, all read through TestValuesOf
+// (testvalues.go), which also says whether the document has them (Present) and finds one by outcome
+// (Find).
 type TestValues struct {
 	Description string             `yaml:"description" json:"description"`
 	Payments    []PaymentTestValue `yaml:"payments" json:"payments"`
@@ -43,22 +46,9 @@ type TestValues struct {
 		MobileNumber []MobilePayoutTestValue `yaml:"mobile_number" json:"mobile_number"`
 		Bank         []BankPayoutTestValue   `yaml:"bank" json:"bank"`
 	} `yaml:"payouts" json:"payouts"`
-}
 
-// TestValues decodes the document's `x-malipo-test-values`.
-func (s *Spec) TestValues() (TestValues, error) {
-	var tv TestValues
-	if s.model.Extensions == nil {
-		return tv, fmt.Errorf("the document has no x-malipo-test-values")
-	}
-	node, ok := s.model.Extensions.Get("x-malipo-test-values")
-	if !ok || node == nil {
-		return tv, fmt.Errorf("the document has no x-malipo-test-values")
-	}
-	if err := node.Decode(&tv); err != nil {
-		return tv, fmt.Errorf("decode x-malipo-test-values: %w", err)
-	}
-	return tv, nil
+	present bool           // the document has x-malipo-test-values
+	lines   map[string]int // "payouts/bank/2" → the entry's line in the document
 }
 
 // ErrorStatuses returns the error table of the `ErrorCode` schema: envelope code → HTTP status, as its

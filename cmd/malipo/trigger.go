@@ -29,7 +29,6 @@ type triggerPlan struct {
 // planTrigger chooses, from the document's test values, the object that produces eventType (and, for
 // a failed one, reason). Its errors say what to type instead.
 func planTrigger(tv openapi.TestValues, eventType api.EventType, reason string) (triggerPlan, error) {
-	isPayment := strings.HasPrefix(string(eventType), "payment.")
 	if reason != "" && eventType != api.EventTypePaymentFailed && eventType != api.EventTypePayoutFailed {
 		return triggerPlan{}, fmt.Errorf("--reason applies to %s and %s only", api.EventTypePaymentFailed, api.EventTypePayoutFailed)
 	}
@@ -37,45 +36,35 @@ func planTrigger(tv openapi.TestValues, eventType api.EventType, reason string) 
 	if eventType == api.EventTypePaymentProcessing {
 		wantStatus = string(api.PaymentStatusSuccess) // any payment sends its prompt; one that then succeeds
 	}
-	matches := func(o openapi.Outcome) bool {
-		return o.Status == wantStatus && (reason == "" || o.FailureReason == reason)
+	kinds := []openapi.TestValueKind{openapi.TestValueMobilePayouts, openapi.TestValueBankPayouts}
+	if strings.HasPrefix(string(eventType), "payment.") {
+		kinds = []openapi.TestValueKind{openapi.TestValuePayments}
 	}
-	var reasons []string
-	note := func(o openapi.Outcome) {
-		if o.Status == wantStatus && o.FailureReason != "" && !slices.Contains(reasons, o.FailureReason) {
-			reasons = append(reasons, o.FailureReason)
-		}
-	}
-	if isPayment {
-		for _, v := range tv.Payments {
-			note(v.Outcome)
-			if matches(v.Outcome) {
-				expect := []api.EventType{api.EventTypePaymentProcessing, api.EventType("payment." + v.Status)}
-				return triggerPlan{payment: true, phone: v.PhoneNumber, expect: expect, outcome: outcomeWords(v.Outcome),
-					descriptor: "payment from customer " + v.PhoneNumber}, nil
-			}
-		}
-	} else {
-		for _, v := range tv.Payouts.MobileNumber {
-			note(v.Outcome)
-			if matches(v.Outcome) {
-				return triggerPlan{phone: v.MomoPhoneNumber, expect: []api.EventType{eventType}, outcome: outcomeWords(v.Outcome),
-					descriptor: "mobile payout to wallet " + v.MomoPhoneNumber}, nil
-			}
-		}
-		for _, v := range tv.Payouts.Bank {
-			note(v.Outcome)
-			if matches(v.Outcome) {
-				return triggerPlan{account: v.AccountNumber, expect: []api.EventType{eventType}, outcome: outcomeWords(v.Outcome),
-					descriptor: "bank payout to account " + v.AccountNumber}, nil
-			}
-		}
-		if eventType == api.EventTypePayoutSuccess {
-			// The document says a mobile payout to the merchant's own wallet succeeds.
-			return triggerPlan{expect: []api.EventType{eventType}, outcome: "success", descriptor: "mobile payout to the merchant's own wallet"}, nil
+	if v, ok := tv.Find(wantStatus, reason, kinds...); ok {
+		switch v.Kind {
+		case openapi.TestValuePayments:
+			expect := []api.EventType{api.EventTypePaymentProcessing, api.EventType("payment." + v.Status)}
+			return triggerPlan{payment: true, phone: v.Input, expect: expect, outcome: outcomeWords(v.Outcome),
+				descriptor: "payment from customer " + v.Input}, nil
+		case openapi.TestValueMobilePayouts:
+			return triggerPlan{phone: v.Input, expect: []api.EventType{eventType}, outcome: outcomeWords(v.Outcome),
+				descriptor: "mobile payout to wallet " + v.Input}, nil
+		default:
+			return triggerPlan{account: v.Input, expect: []api.EventType{eventType}, outcome: outcomeWords(v.Outcome),
+				descriptor: "bank payout to account " + v.Input}, nil
 		}
 	}
-	if reason != "" {
+	if eventType == api.EventTypePayoutSuccess {
+		// The document says a mobile payout to the merchant's own wallet succeeds.
+		return triggerPlan{expect: []api.EventType{eventType}, outcome: "success", descriptor: "mobile payout to the merchant's own wallet"}, nil
+	}
+	var reasons []string // the reasons the document does have, to say what to type instead
+	for _, v := range tv.Entries(kinds...) {
+		if v.Status == wantStatus && v.FailureReason != "" && !slices.Contains(reasons, v.FailureReason) {
+			reasons = append(reasons, v.FailureReason)
+		}
+	}
+	if reason != "" && len(reasons) > 0 {
 		return triggerPlan{}, fmt.Errorf("no test value of the document makes a %s with reason %s; use one of: %s", eventType, reason, strings.Join(reasons, ", "))
 	}
 	return triggerPlan{}, fmt.Errorf("no test value of the document makes a %s", eventType)
