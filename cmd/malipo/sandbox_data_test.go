@@ -157,9 +157,10 @@ func TestKillAndRestart(t *testing.T) {
 	go func() { _ = hs.Serve(ln) }()
 	t.Cleanup(func() { _ = hs.Close() })
 	hookURL := "http://" + ln.Addr().String() + "/hooks"
-	// A long first retry wait: no delivery is given up before the kill; after the restart each is
-	// attempted again at once.
-	flags := []string{"--data", dir, "--payout-delay", "20ms", "--webhook-retry-schedule", "30s,30s", "--webhook-timeout", "2s"}
+	// A long schedule: no delivery is given up before the kill. A restart continues each delivery's
+	// schedule where it was (its next attempt is due 2 s after the one before the kill), so the
+	// deliveries owed are made within the deadline below.
+	flags := []string{"--data", dir, "--payout-delay", "20ms", "--webhook-retry-schedule", "2s,30s", "--webhook-timeout", "2s"}
 
 	first := startSandboxProcess(t, flags...)
 	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
