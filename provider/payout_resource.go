@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -250,38 +251,92 @@ func (r *PayoutResource) Configure(_ context.Context, req resource.ConfigureRequ
 }
 
 // ModifyPlan catches in the plan, where it is reviewed, what would otherwise go wrong at apply or go
-// unnoticed: a payout to a country or bank the API does not have (checked against its reference data
-// whenever a payout is to be sent: a create, or a replacement), a replacement under
-// the idempotency key the old payout already used (an error: the service would refuse or replay it), a
-// replacement that sends new money, and a destroy that reverses nothing (warnings).
+// unnoticed. A payout moves money that cannot be called back, so a mistake here sends money twice or
+// to the wrong place: each kind of plan has its own step, and each step says why it does what it does.
+//
+//   - a create (planCreate): the destination is one the API has;
+//   - a destroy (planDestroy): a warning that nothing is reversed;
+//   - an update, which for a payout is a replacement or nothing (planReplace): the destination again,
+//     an error when the new payout would reuse the old one's idempotency key, and a warning that new
+//     money is sent.
 func (r *PayoutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.State.Raw.IsNull() {
-		// A create. Terraform also plans a replacement's new payout this way, with no prior state.
-		var plan PayoutResourceModel
-		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		checkPayoutDestination(ctx, r.client, plan, &resp.Diagnostics)
+	switch {
+	case req.State.Raw.IsNull():
+		r.planCreate(ctx, req, resp)
+	case req.Plan.Raw.IsNull():
+		planDestroy(ctx, req, resp)
+	default:
+		r.planReplace(ctx, req, resp)
+	}
+}
+
+// planCreate checks a new payout's destination against the API's reference data, so that a country
+// or bank the API does not have fails the plan rather than the apply. Terraform also plans a
+// replacement's new payout this way, with no prior state.
+func (r *PayoutResource) planCreate(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var plan PayoutResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
+	checkPayoutDestination(ctx, r.client, plan, &resp.Diagnostics)
+}
+
+// planDestroy warns that destroying a payout only forgets it: someone who destroys to "undo" a
+// payout, and applies again, would otherwise send the money a second time believing the first was
+// called back.
+func planDestroy(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	var state PayoutResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if req.Plan.Raw.IsNull() {
-		resp.Diagnostics.AddWarning("Destroying a Payout Does Not Reverse It",
-			fmt.Sprintf("Payout %s will only be removed from Terraform state. Payouts cannot be reversed: its money stays sent.",
-				state.PayoutID.ValueString()))
+	resp.Diagnostics.AddWarning("Destroying a Payout Does Not Reverse It",
+		fmt.Sprintf("Payout %s will only be removed from Terraform state. Payouts cannot be reversed: its money stays sent.",
+			state.PayoutID.ValueString()))
+}
+
+// planReplace handles an update, which for a payout is nothing (no input changed) or a replacement,
+// which sends a new payout. Its new payout's destination is checked here too, although
+// Terraform plans the new payout as a create next (planCreate), because it does so only when this plan
+// has no error: checking here reports a wrong destination together with a reused key, and neither
+// with a warning about a replacement that will not happen. A reused key is an error and a fresh one a
+// warning, since the replacement sends money again.
+func (r *PayoutResource) planReplace(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var state PayoutResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
+	changed := changedPayoutInputs(ctx, req, &resp.Diagnostics)
+	if len(changed) == 0 {
+		return
+	}
+	var plan, config PayoutResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	checkPayoutDestination(ctx, r.client, plan, &resp.Diagnostics)
+	what := strings.Join(changed, ", ")
+	refuseReusedKey(config.IdempotencyKey, state, what, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	warnNewPayout(config.IdempotencyKey, state, what, &resp.Diagnostics)
+}
+
+// changedPayoutInputs names the inputs (payoutInputs) whose planned value differs from the state's:
+// each forces a replacement, that is a new payout. An idempotency_key the state does not have (after
+// an import) or the configuration leaves out is not a change: no new payout is sent for it.
+func changedPayoutInputs(ctx context.Context, req resource.ModifyPlanRequest, diags *diag.Diagnostics) []string {
 	var changed []string
 	for _, name := range payoutInputs {
 		var planned, prior, config attr.Value
-		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root(name), &planned)...)
-		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(name), &prior)...)
-		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(name), &config)...)
+		diags.Append(req.Plan.GetAttribute(ctx, path.Root(name), &planned)...)
+		diags.Append(req.State.GetAttribute(ctx, path.Root(name), &prior)...)
+		diags.Append(req.Config.GetAttribute(ctx, path.Root(name), &config)...)
 		if planned == nil || prior == nil || config == nil {
 			continue
 		}
@@ -292,34 +347,32 @@ func (r *PayoutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 			changed = append(changed, name)
 		}
 	}
-	if len(changed) == 0 {
+	return changed
+}
+
+// refuseReusedKey fails the plan when a replacement would send its new payout under the key the old
+// payout was sent with. The API would refuse a different payout under it, or replay the old payout
+// for the same one, and either way only after the old payout is gone from state: failing the plan
+// sends nothing and says which key to change.
+func refuseReusedKey(configKey types.String, state PayoutResourceModel, what string, diags *diag.Diagnostics) {
+	oldKey, payoutID := state.IdempotencyKey, state.PayoutID.ValueString()
+	if configKey.IsNull() || configKey.IsUnknown() || !configKey.Equal(oldKey) {
 		return
 	}
-	// A replacement: Terraform plans its new payout as a create next, which checks the destination, but
-	// only when this plan has no error. Checking here too (from the cache) reports a wrong destination
-	// together with a reused key, and neither with a warning about a replacement that will not happen.
-	var plan, config PayoutResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	checkPayoutDestination(ctx, r.client, plan, &resp.Diagnostics)
-	configKey := config.IdempotencyKey
-	oldKey, payoutID, what := state.IdempotencyKey, state.PayoutID.ValueString(), strings.Join(changed, ", ")
-	if !configKey.IsNull() && !configKey.IsUnknown() && configKey.Equal(oldKey) {
-		resp.Diagnostics.AddAttributeError(path.Root("idempotency_key"), "Replacing a Payout Needs a New Idempotency Key",
-			fmt.Sprintf("Changing %s forces replacement of payout %s, which sends a new payout, but idempotency_key is "+
-				"still %q, the key payout %s was sent with. The Malipo API keeps a key for the payout it first sent: it "+
-				"would refuse a different payout under it (%s) or, for the same one, replay the old payout instead of "+
-				"sending a new one, and by then the old payout would already be gone from Terraform state. Nothing has "+
-				"been sent. To send a new payout, change idempotency_key (for example to %q) or remove it to have one "+
-				"generated. To keep payout %s, undo the change to %s.", what, payoutID, oldKey.ValueString(), payoutID,
-				api.CodeIdempotencyKeyReused, oldKey.ValueString()+"-2", payoutID, what))
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	diags.AddAttributeError(path.Root("idempotency_key"), "Replacing a Payout Needs a New Idempotency Key",
+		fmt.Sprintf("Changing %s forces replacement of payout %s, which sends a new payout, but idempotency_key is "+
+			"still %q, the key payout %s was sent with. The Malipo API keeps a key for the payout it first sent: it "+
+			"would refuse a different payout under it (%s) or, for the same one, replay the old payout instead of "+
+			"sending a new one, and by then the old payout would already be gone from Terraform state. Nothing has "+
+			"been sent. To send a new payout, change idempotency_key (for example to %q) or remove it to have one "+
+			"generated. To keep payout %s, undo the change to %s.", what, payoutID, oldKey.ValueString(), payoutID,
+			api.CodeIdempotencyKeyReused, oldKey.ValueString()+"-2", payoutID, what))
+}
+
+// warnNewPayout warns that applying a replacement sends new money, under which key: a replacement
+// reads like an edit in the plan, but the old payout stays sent and the new one is paid on top.
+func warnNewPayout(configKey types.String, state PayoutResourceModel, what string, diags *diag.Diagnostics) {
+	oldKey, payoutID := state.IdempotencyKey, state.PayoutID.ValueString()
 	var newKey string
 	switch {
 	case configKey.IsNull():
@@ -332,7 +385,7 @@ func (r *PayoutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	default:
 		newKey = fmt.Sprintf("under idempotency_key %q", configKey.ValueString())
 	}
-	resp.Diagnostics.AddWarning("Replacing a Payout Sends a New Payout",
+	diags.AddWarning("Replacing a Payout Sends a New Payout",
 		fmt.Sprintf("Changing %s forces replacement of payout %s. Applying this plan forgets that payout (payouts "+
 			"cannot be reversed: its money stays sent) and sends a NEW payout %s. Review the amount and destination "+
 			"before you apply. A key belongs to one payout: the Malipo API refuses a different payout under a key it "+

@@ -233,7 +233,8 @@ resource "malipo_payout" "test" {
 				},
 			},
 			{
-				PreConfig: func() { time.Sleep(1600 * time.Millisecond) },
+				// The payout settles at the sandbox (failed) before this step's refresh reads it.
+				PreConfig: func() { waitForPayouts(t, sb) },
 				Config:    config,
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(payoutAddr, tfjsonpath.New("status"), knownvalue.StringExact("failed")),

@@ -342,7 +342,7 @@ func waitForPayouts(t testing.TB, s *testSandbox) {
 			}
 		}
 		return true
-	}, 10*time.Second, 10*time.Millisecond)
+	}, 10*time.Second, 10*time.Millisecond, "a payout of the sandbox is not final 10 s on; its settlement timer did not fire")
 }
 
 // Through Terraform: a missing setting is an error on the attribute that names its environment
