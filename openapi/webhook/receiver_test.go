@@ -138,27 +138,73 @@ func TestReceiverAnswersOnlyPOST(t *testing.T) {
 	assert.Equal(t, http.MethodPost, w.Header().Get("Allow"))
 }
 
-// Two deliveries of one id at once (a retry overtaking a slow first attempt) reach the handler once.
+// Deliveries of one id at once (a retry overtaking a slow first attempt) reach the handler once. The
+// first is held in the handler until the three duplicates are all waiting for it, which each shows by
+// watching its request's context (what a request waiting for a webhook-id to be free does), so the
+// test proves the four overlapped rather than trusting a sleep to have let them.
 func TestReceiverHandlesConcurrentDuplicatesOnce(t *testing.T) {
 	e := newReceiverEnv(t)
-	release := make(chan struct{})
+	const duplicates = 3
+	entered, release := make(chan struct{}, 1+duplicates), make(chan struct{})
+	releaseOnce := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(releaseOnce) // a failed test lets its deliveries end too
 	inner := e.rc.Handler
 	e.rc.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		entered <- struct{}{}
 		<-release
 		inner.ServeHTTP(w, r)
 	})
-	var wg sync.WaitGroup
-	codes := make([]int, 4)
-	for i := range codes {
-		wg.Go(func() { codes[i] = e.deliver("evt_6", e.now, `{}`).Code })
+	deliver := func(ctx context.Context) int {
+		req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/hooks", strings.NewReader(`{}`))
+		SetHeaders(req.Header, "evt_6", e.now, []byte(`{}`), e.secret)
+		w := httptest.NewRecorder()
+		e.rc.ServeHTTP(w, req)
+		return w.Code
 	}
-	time.Sleep(20 * time.Millisecond) // let them all arrive; the assertion does not depend on it
-	close(release)
+	within := func(what string, ch <-chan struct{}) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			require.FailNow(t, what+" within 10 s", "entries into the handler not yet counted: %d", len(entered))
+		}
+	}
+
+	var wg sync.WaitGroup
+	codes := make([]int, 1+duplicates)
+	wg.Go(func() { codes[0] = deliver(context.Background()) })
+	within("the first delivery did not reach the handler", entered)
+
+	waiting := make(chan struct{}, duplicates)
+	for i := 1; i <= duplicates; i++ {
+		ctx := &watchedContext{Context: context.Background(), watched: waiting}
+		wg.Go(func() { codes[i] = deliver(ctx) })
+	}
+	for range duplicates {
+		within("a duplicate did not wait for the delivery in the handler", waiting)
+	}
+	assert.Empty(t, entered, "a duplicate reached the handler while the first was in it")
+
+	releaseOnce()
 	wg.Wait()
 	assert.Equal(t, int32(1), e.calls.Load())
-	for _, c := range codes {
-		assert.True(t, c == http.StatusNoContent || c == http.StatusOK, "got %d", c)
+	assert.Equal(t, http.StatusNoContent, codes[0], "the first is handled")
+	for _, c := range codes[1:] {
+		assert.Equal(t, http.StatusOK, c, "a duplicate is acknowledged as already handled")
 	}
+}
+
+// watchedContext reports, once, that a request has started watching its context, which the Receiver
+// does only while it waits for another request of the same webhook-id.
+type watchedContext struct {
+	context.Context
+	once    sync.Once
+	watched chan<- struct{}
+}
+
+func (c *watchedContext) Done() <-chan struct{} {
+	c.once.Do(func() { c.watched <- struct{}{} })
+	return c.Context.Done()
 }
 
 func TestReceiverWithoutSecretsIsAServerError(t *testing.T) {
