@@ -1,12 +1,14 @@
 // Package contracttests is the Malipo conformance suite: it checks any implementation of the v1 API,
 // given a base URL and keys, against openapi/malipo.yaml — request and response shapes, status codes,
 // errors, auth, idempotency, state machines and webhook behaviour (delivered, schema-valid, signed,
-// retried) — and reports in text, JSON and JUnit XML.
+// retried).
 //
-// Checks are data (Check); the ones that are mechanical are derived from the document (negative cases
-// from request schemas, the auth matrix from security requirements, lifecycles from the test values),
-// the behavioural ones are written by hand. A Runner runs them concurrently against a Target with a
-// webhook Receiver it starts itself, and emits events to Reporters that only format.
+// Checks are data (Check), each naming the words of the document it enforces (Rule); the ones that are
+// mechanical are derived from the document (negative cases from request schemas, the auth matrix from
+// security requirements, lifecycles from the test values), the behavioural ones are written by hand
+// against T: requests, assertions that record evidence, waits, and a webhook Receiver the run starts
+// itself. Run checks the run can mean something (preflight), then hands the checks to package runner,
+// which runs them and reports through package report's reporters (text, JSON, JUnit, HTML, HAR).
 package contracttests
 
 import (
@@ -15,10 +17,13 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/malipo/terraform-provider-malipo/report"
+	"github.com/malipo/terraform-provider-malipo/runner"
 )
 
 // Category groups checks in reports; each is explained in the README.
-type Category string
+type Category = report.Category
 
 // The categories of checks.
 const (
@@ -69,92 +74,8 @@ type Check struct {
 	Run func(t *T)
 }
 
-// Rule is where the document states what a check enforces: a JSON pointer into the document (a schema
-// keyword, an operation's response or security, an extension, a description) and, for a rule written
-// in prose, the sentence, verbatim as it appears in the text at Pointer (line breaks aside). Reports
-// show it next to each failure ("the document says: …"), and failures of many checks that share a rule
-// and a violation are reported as one finding.
-type Rule struct {
-	// Pointer is a JSON pointer into the document, starting with "#/".
-	Pointer string `json:"pointer"`
-	// Quote is the sentence of the text at Pointer that states the rule; empty when Pointer names a
-	// schema keyword, whose value is the rule.
-	Quote string `json:"quote,omitempty"`
-}
-
-// String renders the rule for a report: the quote, then where it is.
-func (r Rule) String() string {
-	if r.Quote == "" {
-		return r.Pointer
-	}
-	return "\u201c" + r.Quote + "\u201d (" + r.Pointer + ")"
-}
-
-// Outcome is the verdict of one check.
-type Outcome string
-
-// The outcomes. Interrupted is no verdict: the check was running when the run stopped early (the
-// caller's context ended, or the target stopped answering), so what it saw says nothing about the
-// target's conformance.
-const (
-	Passed      Outcome = "pass"
-	Failed      Outcome = "fail"
-	Skipped     Outcome = "skip"
-	Interrupted Outcome = "interrupted"
-)
-
-// Failure is one piece of evidence that a check failed.
-type Failure struct {
-	// Message says what was expected and what happened.
-	Message string `json:"message"`
-	// Exchange is the HTTP exchange at fault, if any ("POST /v1/payment/payouts/process → 201").
-	Exchange string `json:"exchange,omitempty"`
-	// Pointer names the offending field (JSON pointer or `header.name`), if known.
-	Pointer string `json:"pointer,omitempty"`
-	// SpecLocation points into openapi/malipo.yaml at the rule that was broken, if known.
-	SpecLocation string `json:"spec_location,omitempty"`
-	// Evidence holds indexes into Result.Evidence of the exchanges the failure is about: the one
-	// Exchange names, or, for a failure that names none, the exchange the check had made last.
-	Evidence []int `json:"evidence,omitempty"`
-	// seq identifies the exchange the failure is about, until Evidence is filled in (0: none).
-	seq uint64
-}
-
-// String renders a failure on one line.
-func (f Failure) String() string {
-	s := f.Message
-	if f.Pointer != "" {
-		s = f.Pointer + ": " + s
-	}
-	if f.Exchange != "" {
-		s = "[" + f.Exchange + "] " + s
-	}
-	if f.SpecLocation != "" {
-		s += " (" + f.SpecLocation + ")"
-	}
-	return s
-}
-
-// Result is the outcome of one check with its evidence.
-type Result struct {
-	Check    *Check   `json:"-"`
-	ID       string   `json:"id"`
-	Category Category `json:"category"`
-	// Rule is the check's Rule: what the document says that the check enforces.
-	Rule       Rule          `json:"rule,omitzero"`
-	Outcome    Outcome       `json:"outcome"`
-	Duration   time.Duration `json:"duration_ns"`
-	SkipReason string        `json:"skip_reason,omitempty"`
-	// Interruption says why an Interrupted check was stopped.
-	Interruption string    `json:"interruption,omitempty"`
-	Failures     []Failure `json:"failures,omitempty"`
-	// Evidence is every exchange and webhook delivery of a check that did not pass, in the order they
-	// ended; a check that passed or was skipped keeps none, to keep reports small.
-	Evidence []Evidence `json:"evidence,omitempty"`
-	// EvidenceOmitted counts the exchanges left out of Evidence because the check made more than
-	// maxEvidencePerCheck (the first and the latest are kept).
-	EvidenceOmitted int `json:"evidence_omitted,omitempty"`
-}
+// Rule is where the document states what a check enforces (report.Rule).
+type Rule = report.Rule
 
 // T is what a check works with: the target, the webhook receiver, assertions that record evidence, and
 // waits for asynchronous outcomes. Its methods are safe to call from several goroutines of one check.
@@ -163,12 +84,14 @@ type T struct {
 	check *Check
 	suite *suite
 
-	mu         sync.Mutex
-	failures   []Failure
-	skipReason string
-	cleanups   []func()
-	// cut is set when a failure came after the run had stopped: the check was interrupted.
-	cut bool
+	// rec holds the check's verdict for the runner.
+	rec *runner.Recorder
+
+	mu       sync.Mutex
+	cleanups []func()
+	// about maps the index of each failure recorded to the sequence number of the exchange it is
+	// about (attachEvidence points the failure at that exchange's evidence).
+	about map[int]uint64
 
 	// evidence is every exchange and delivery of the check, for its report if it fails.
 	evidence evidenceLog
@@ -200,7 +123,7 @@ func (t *T) ID() string { return t.check.ID }
 
 // Errorf records a failure and lets the check go on.
 func (t *T) Errorf(format string, args ...any) {
-	t.fail(Failure{Message: fmt.Sprintf(format, args...)})
+	t.fail(report.Failure{Message: fmt.Sprintf(format, args...)})
 }
 
 // Fatalf records a failure and ends the check.
@@ -211,33 +134,32 @@ func (t *T) Fatalf(format string, args ...any) {
 
 // Skip ends the check as skipped, with the reason shown in reports.
 func (t *T) Skip(reason string) {
-	t.mu.Lock()
-	t.skipReason = reason
-	t.mu.Unlock()
 	t.suite.skipped.note(t.check)
-	runtime.Goexit()
+	t.rec.Skip(reason)
 }
 
-// fail records a failure, unless the run has stopped (interrupted, or the target stopped answering):
-// a request cancelled or refused from then on fails because of the stop, so the check is marked
-// interrupted instead. Failures recorded before the stop stand.
-func (t *T) fail(f Failure) {
-	t.noteLastExchange(&f)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.suite.run != nil && t.suite.run.Err() != nil {
-		t.cut = true
-		return
+// fail records a failure about the exchange the check made last (see failAbout).
+func (t *T) fail(f report.Failure) { t.failAbout(0, f) }
+
+// failAbout records a failure about the exchange or delivery whose evidence has sequence number seq
+// (0: the one the check made last). Once the run has stopped the runner marks the check interrupted
+// instead (runner.Recorder.Fail).
+func (t *T) failAbout(seq uint64, f report.Failure) {
+	if seq == 0 {
+		seq = t.evidence.last()
 	}
-	t.failures = append(t.failures, f)
+	if i := t.rec.Fail(f); i >= 0 && seq != 0 {
+		t.mu.Lock()
+		if t.about == nil {
+			t.about = map[int]uint64{}
+		}
+		t.about[i] = seq
+		t.mu.Unlock()
+	}
 }
 
 // Failed reports whether a failure has been recorded.
-func (t *T) Failed() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.failures) > 0
-}
+func (t *T) Failed() bool { return t.rec.Failed() }
 
 // Eventually polls cond every interval until it reports done, and fails the check (with cond's last
 // explanation) when the suite's eventual-consistency time-out passes first. How long the outcome took

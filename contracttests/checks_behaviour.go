@@ -10,6 +10,7 @@ import (
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
 
 // Idempotency, webhook retries and cross-merchant isolation: behaviour the schemas cannot express.
@@ -288,7 +289,7 @@ func signaturesCheck() *Check {
 			for i, d := range ds {
 				v.Now = func() time.Time { return d.Received }
 				if err := v.Verify(d.Header, d.Body); err != nil {
-					t.fail(Failure{Message: fmt.Sprintf("the signature does not verify with the merchant secret key: %v (a delivery of check %s)", err, owners[i]),
+					t.fail(report.Failure{Message: fmt.Sprintf("the signature does not verify with the merchant secret key: %v (a delivery of check %s)", err, owners[i]),
 						Exchange: fmt.Sprintf("webhook %s %s to %s", d.Type, d.EventID, d.Path), Pointer: "header.webhook-signature",
 						SpecLocation: signatureLocation(d.Type)})
 				}

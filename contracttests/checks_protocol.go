@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
 
 // Reference data and protocol-level errors: malformed bodies, content types, sizes, routes, and
@@ -125,8 +126,8 @@ func sizeAndRouteChecks() []*Check {
 			Run: func(t *T) {
 				ex := t.Do(http.MethodDelete, api.OpListCountries().URL(), nil)
 				if t.ExpectError(ex, api.CodeMethodNotAllowed) && !strings.Contains(ex.Header.Get("Allow"), api.OpListCountries().Method) {
-					t.fail(Failure{Message: fmt.Sprintf("a 405 must carry an Allow header naming the path's methods (%s), got %q", api.OpListCountries().Method, ex.Header.Get("Allow")),
-						Exchange: ex.String(), Pointer: "header.allow", seq: ex.seq})
+					t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("a 405 must carry an Allow header naming the path's methods (%s), got %q", api.OpListCountries().Method, ex.Header.Get("Allow")),
+						Exchange: ex.String(), Pointer: "header.allow"})
 				}
 			}},
 	}

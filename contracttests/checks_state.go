@@ -7,6 +7,7 @@ import (
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
 
 // State machines: every test value of x-malipo-test-values drives a payment or a payout to its
@@ -275,15 +276,15 @@ func checkEvents(t *T, acked []*Delivery, objectID string, want []wantEvent, fin
 		for _, d := range ds {
 			where := fmt.Sprintf("webhook %s %s to %s", d.Type, d.EventID, d.Path)
 			if d.ObjectID != objectID {
-				t.fail(Failure{Message: fmt.Sprintf("the event is about %q, want %q", d.ObjectID, objectID), Exchange: where, seq: d.seq})
+				t.failAbout(d.seq, report.Failure{Message: fmt.Sprintf("the event is about %q, want %q", d.ObjectID, objectID), Exchange: where})
 			}
 			if d.ObjectStatus != w.status || d.PreviousStatus != w.previous {
-				t.fail(Failure{Message: fmt.Sprintf("a %s event must carry the object in status %s and previous_status %s, got %s and %s",
-					w.typ, w.status, w.previous, d.ObjectStatus, d.PreviousStatus), Exchange: where, seq: d.seq})
+				t.failAbout(d.seq, report.Failure{Message: fmt.Sprintf("a %s event must carry the object in status %s and previous_status %s, got %s and %s",
+					w.typ, w.status, w.previous, d.ObjectStatus, d.PreviousStatus), Exchange: where})
 			}
 			if w.status == final.Status && d.FailureReason != final.FailureReason {
-				t.fail(Failure{Message: fmt.Sprintf("the %s event's failure_reason is %q, want %q", w.typ, d.FailureReason, final.FailureReason),
-					Exchange: where, Pointer: "/data/object/failure_reason", seq: d.seq})
+				t.failAbout(d.seq, report.Failure{Message: fmt.Sprintf("the %s event's failure_reason is %q, want %q", w.typ, d.FailureReason, final.FailureReason),
+					Exchange: where, Pointer: "/data/object/failure_reason"})
 			}
 		}
 	}

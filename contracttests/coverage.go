@@ -6,26 +6,8 @@ import (
 	"sync"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
-
-// Coverage says how much of the spec a run exercised: each operation's documented status codes that
-// were seen, and the webhook types that were delivered.
-type Coverage struct {
-	Operations         []OperationCoverage `json:"operations"`
-	StatusCodesSeen    int                 `json:"status_codes_seen"`
-	StatusCodesDefined int                 `json:"status_codes_documented"`
-	WebhookTypesSeen   []string            `json:"webhook_types_seen"`
-	WebhookTypes       []string            `json:"webhook_types_declared"`
-}
-
-// OperationCoverage is one operation's documented status codes, and which of them the run saw.
-type OperationCoverage struct {
-	Operation  string   `json:"operation"`
-	Documented []string `json:"documented"`
-	Seen       []string `json:"seen"`
-	// Undocumented lists status codes the target sent that the spec does not document.
-	Undocumented []string `json:"undocumented,omitempty"`
-}
 
 type coverageRecorder struct {
 	spec *openapi.Spec
@@ -46,12 +28,12 @@ func (c *coverageRecorder) sawStatus(op string, status int) {
 	c.seen[op][status] = true
 }
 
-func (c *coverageRecorder) summary(types map[string]bool) Coverage {
+func (c *coverageRecorder) summary(types map[string]bool) report.Coverage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var cov Coverage
+	var cov report.Coverage
 	for _, op := range apiOperations(c.spec) {
-		oc := OperationCoverage{Operation: op.ID, Documented: op.Responses}
+		oc := report.OperationCoverage{Operation: op.ID, Documented: op.Responses}
 		seen := c.seen[op.ID]
 		for _, code := range op.Responses {
 			cov.StatusCodesDefined++

@@ -16,6 +16,7 @@ import (
 	"github.com/malipo/terraform-provider-malipo/contracttests"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
 
 // Each test here is a row of the false alarms an independent implementation met (issue 23): a choice
@@ -32,7 +33,7 @@ func TestStateChecksAcceptEventsInAnyOrder(t *testing.T) {
 	results := runWith(t, nil, `^state\.payment\.(success|declined_transaction)\.`, sandbox.WithIndependentDeliveries(), sandbox.WithHooks(hold))
 	require.Len(t, results, 2)
 	for id, r := range results {
-		assert.Equal(t, contracttests.Passed, r.Outcome, "%s: %v", id, outcomes(results)[id])
+		assert.Equal(t, report.Passed, r.Outcome, "%s: %v", id, outcomes(results)[id])
 	}
 }
 
@@ -46,7 +47,7 @@ func TestStateChecksStillNeedEveryEvent(t *testing.T) {
 	results := runWithWait(t, 2*time.Second, `^state\.payment\.success\.`, sandbox.WithHooks(drop))
 	require.Len(t, results, 1)
 	for _, r := range results {
-		require.Equal(t, contracttests.Failed, r.Outcome)
+		require.Equal(t, report.Failed, r.Outcome)
 		assert.Contains(t, outcomes(results)[r.ID], "waiting for payment.processing and payment.success webhooks; last seen: payment.success(")
 	}
 }
@@ -59,12 +60,12 @@ func TestRetryChecksFollowTheDocumentsBound(t *testing.T) {
 
 	short := runWithWait(t, time.Second, `^webhooks\.retry-after-500$`, svixLike)
 	r := short["webhooks.retry-after-500"]
-	require.Equal(t, contracttests.Skipped, r.Outcome, "%v", outcomes(short))
+	require.Equal(t, report.Skipped, r.Outcome, "%v", outcomes(short))
 	assert.Contains(t, r.SkipReason, "not observable within --wait 1s")
 	assert.Contains(t, r.SkipReason, "--wait 1m")
 
 	long := runWithWait(t, 4*time.Second, `^webhooks\.retry-after-500$`, svixLike)
-	assert.Equal(t, contracttests.Passed, long["webhooks.retry-after-500"].Outcome, "%v", outcomes(long))
+	assert.Equal(t, report.Passed, long["webhooks.retry-after-500"].Outcome, "%v", outcomes(long))
 }
 
 // webhooks.all-types-observed judges the target only by the checks the run selected: under a --run
@@ -72,7 +73,7 @@ func TestRetryChecksFollowTheDocumentsBound(t *testing.T) {
 func TestAllTypesObservedSkipsWhatTheRunDidNotSelect(t *testing.T) {
 	results := runWith(t, nil, `^(state\.payment\.success\..*|webhooks\.all-types-observed)$`)
 	r := results["webhooks.all-types-observed"]
-	require.Equal(t, contracttests.Skipped, r.Outcome, "%v", outcomes(results))
+	require.Equal(t, report.Skipped, r.Outcome, "%v", outcomes(results))
 	assert.Contains(t, r.SkipReason, "payout.success")
 	assert.Contains(t, r.SkipReason, "not selected")
 	assert.NotContains(t, r.SkipReason, "payment.success", "payment.success was observed")
@@ -102,7 +103,7 @@ func TestPaymentCountryIsNotReferenceData(t *testing.T) {
 }
 
 // runWithWait is runWith with the run's --wait set.
-func runWithWait(t *testing.T, wait time.Duration, run string, opts ...sandbox.Option) map[string]contracttests.Result {
+func runWithWait(t *testing.T, wait time.Duration, run string, opts ...sandbox.Option) map[string]report.Result {
 	t.Helper()
 	return runConfigured(t, nil, run, func(cfg *contracttests.Config) { cfg.EventuallyTimeout = wait }, opts...)
 }
@@ -127,7 +128,7 @@ func TestMalformedBodyChecksDoNotDependOnRefusalOrder(t *testing.T) {
 	results := runWith(t, nil, `^negative\.\w+\.(malformed-json|wrong-content-type)$`, sandbox.WithHooks(lookupFirst))
 	require.Len(t, results, 12)
 	for id, r := range results {
-		assert.Equal(t, contracttests.Passed, r.Outcome, "%s: %v", id, outcomes(results)[id])
+		assert.Equal(t, report.Passed, r.Outcome, "%s: %v", id, outcomes(results)[id])
 	}
 }
 
@@ -153,7 +154,7 @@ func TestRateLimitedAnswersAreRetriedAfterTheirWait(t *testing.T) {
 		sandbox.WithHooks(limit))
 	require.Len(t, results, 6)
 	for id, r := range results {
-		assert.Equal(t, contracttests.Passed, r.Outcome, "%s: %v", id, outcomes(results)[id])
+		assert.Equal(t, report.Passed, r.Outcome, "%s: %v", id, outcomes(results)[id])
 	}
 	assert.Positive(t, n.Load()/3, "the target limited no request, so the test proved nothing")
 }
@@ -185,6 +186,6 @@ func TestOtherKindFieldsAreRefused(t *testing.T) {
 	results := runWith(t, nil, `\.other-kind$`, sandbox.WithHooks(loose))
 	require.Len(t, results, 3)
 	for id, r := range results {
-		assert.Equal(t, contracttests.Failed, r.Outcome, "%s: a loose implementation must fail it", id)
+		assert.Equal(t, report.Failed, r.Outcome, "%s: a loose implementation must fail it", id)
 	}
 }

@@ -27,12 +27,13 @@ import (
 	"github.com/malipo/terraform-provider-malipo/contracttests"
 	"github.com/malipo/terraform-provider-malipo/internal/faults"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
 
 // evidenceRun is one run of a few checks against a sandbox broken in several ways, with every report.
 type evidenceRun struct {
 	cfg                          contracttests.Config
-	sum                          *contracttests.Summary
+	sum                          *report.Summary
 	text                         string
 	jsonPath, junitPath, harPath string
 	// secrets are the webhook secrets that crossed the wire: every whsec_ value the target sent, and
@@ -114,15 +115,15 @@ func startEvidenceRun(t *testing.T) *evidenceRun {
 	checks, err := contracttests.All()
 	require.NoError(t, err)
 	var text strings.Builder
-	run.sum, err = contracttests.Run(context.Background(), cfg, checks, &contracttests.TextReporter{W: &text},
-		contracttests.JSONReporter{Path: run.jsonPath}, contracttests.JUnitReporter{Path: run.junitPath},
-		&contracttests.HARRecorder{Path: run.harPath})
+	run.sum, err = contracttests.Run(context.Background(), cfg, checks, &report.TextReporter{W: &text},
+		report.JSONReporter{Path: run.jsonPath}, report.JUnitReporter{Path: run.junitPath},
+		&report.HARRecorder{Path: run.harPath})
 	require.NoError(t, err)
 	run.text = text.String()
 	return run
 }
 
-func (r *evidenceRun) result(t *testing.T, pattern string) contracttests.Result {
+func (r *evidenceRun) result(t *testing.T, pattern string) report.Result {
 	t.Helper()
 	re := regexp.MustCompile(pattern)
 	for _, res := range r.sum.Results {
@@ -131,23 +132,23 @@ func (r *evidenceRun) result(t *testing.T, pattern string) contracttests.Result 
 		}
 	}
 	t.Fatalf("no result matches %s", pattern)
-	return contracttests.Result{}
+	return report.Result{}
 }
 
 // Failed checks carry their exchanges, and each failure that names an exchange points at it; a check
 // that passed keeps none. Deliveries belong to the check whose receiver path they hit.
 func failuresCarryTheirExchanges(t *testing.T, run *evidenceRun) {
 	assert.Empty(t, run.result(t, `^reference\.countries$`).Evidence, "a passed check keeps no evidence")
-	assert.Equal(t, contracttests.Passed, run.result(t, `^reference\.countries$`).Outcome)
+	assert.Equal(t, report.Passed, run.result(t, `^reference\.countries$`).Outcome)
 	var webhooks int
 	for _, res := range run.sum.Results {
-		if res.Outcome != contracttests.Failed {
+		if res.Outcome != report.Failed {
 			continue
 		}
 		require.NotEmpty(t, res.Evidence, "%s failed without evidence", res.ID)
 		for _, ev := range res.Evidence {
 			assert.Equal(t, res.ID, ev.Check, "evidence of %s names another check", res.ID)
-			if ev.Kind == contracttests.EvidenceWebhook {
+			if ev.Kind == report.EvidenceWebhook {
 				webhooks++
 				assert.Contains(t, ev.Request.URL, "/"+res.ID, "a delivery to another check's path")
 				assert.NotZero(t, ev.Response.Status, "the receiver's answer")
@@ -162,7 +163,7 @@ func failuresCarryTheirExchanges(t *testing.T, run *evidenceRun) {
 			}
 			require.Len(t, f.Evidence, 1, "%s: failure %q points at no exchange", res.ID, f)
 			ev := res.Evidence[f.Evidence[0]]
-			if ev.Kind == contracttests.EvidenceWebhook {
+			if ev.Kind == report.EvidenceWebhook {
 				assert.True(t, strings.HasSuffix(f.Exchange, " to "+strings.TrimPrefix(ev.Request.URL, urlBase(ev.Request.URL))),
 					"%s: failure about %q points at the delivery to %s", res.ID, f.Exchange, ev.Request.URL)
 				continue
@@ -176,8 +177,8 @@ func failuresCarryTheirExchanges(t *testing.T, run *evidenceRun) {
 	assert.Positive(t, webhooks, "no failed check kept a delivery")
 	body := run.result(t, `^negative\.processPayout\.body-too-large$`).Evidence[0].Request
 	assert.True(t, body.BodyTruncated)
-	assert.Greater(t, body.BodySize, contracttests.MaxEvidenceBody)
-	assert.LessOrEqual(t, len(body.Body), contracttests.MaxEvidenceBody)
+	assert.Greater(t, body.BodySize, report.MaxEvidenceBody)
+	assert.LessOrEqual(t, len(body.Body), report.MaxEvidenceBody)
 }
 
 // The curl command of every exchange a failure points at, pasted into bash with the keys in the
@@ -199,7 +200,7 @@ func curlReproducesTheFailingStatus(t *testing.T, run *evidenceRun) {
 		for _, f := range res.Failures {
 			for _, i := range f.Evidence {
 				ev := res.Evidence[i]
-				if ev.Kind != contracttests.EvidenceRequest || replayed[i] {
+				if ev.Kind != report.EvidenceRequest || replayed[i] {
 					continue
 				}
 				replayed[i] = true
@@ -291,7 +292,7 @@ func reportsShowEvidence(t *testing.T, run *evidenceRun) {
 		}
 	}
 	assert.Equal(t, 2, found)
-	var sum contracttests.Summary
+	var sum report.Summary
 	data, err = os.ReadFile(run.jsonPath)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &sum))
@@ -348,17 +349,17 @@ func harRecording(t *testing.T, run *evidenceRun) {
 		checks[e.Check] = true
 		assert.True(t, evidenceChecks.MatchString(e.Check), "entry %d belongs to %q", i, e.Check)
 		switch e.Kind {
-		case contracttests.EvidenceWebhook:
+		case report.EvidenceWebhook:
 			assert.False(t, strings.HasPrefix(e.Request.URL, run.cfg.BaseURL), "a delivery marked on a request to the target")
-		case contracttests.EvidenceRequest:
+		case report.EvidenceRequest:
 			assert.True(t, strings.HasPrefix(e.Request.URL, run.cfg.BaseURL), "a request to the target not marked as such: %s", e.Request.URL)
 		default:
 			t.Errorf("entry %d: _malipo_kind %q", i, e.Kind)
 		}
 	}
-	assert.Positive(t, kinds[contracttests.EvidenceWebhook], "no delivery recorded")
+	assert.Positive(t, kinds[report.EvidenceWebhook], "no delivery recorded")
 	assert.True(t, checks["reference.countries"], "the exchanges of passed checks are recorded too")
-	assert.LessOrEqual(t, kinds[contracttests.EvidenceRequest], run.requests, "more requests recorded than reached the target")
+	assert.LessOrEqual(t, kinds[report.EvidenceRequest], run.requests, "more requests recorded than reached the target")
 	for _, res := range run.sum.Results {
 		for _, ev := range res.Evidence {
 			assert.True(t, started[ev.Request.URL+" "+ev.Started.UTC().Format(time.RFC3339)], "%s: an exchange missing from the HAR", res.ID)

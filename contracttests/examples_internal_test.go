@@ -17,6 +17,7 @@ import (
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
 
 // Every JSON request body of the embedded document has an example, and the one the suite sends for a
@@ -147,7 +148,7 @@ func TestANewOperationWithAnExampleNeedsNoCode(t *testing.T) {
 	sum, err := Run(context.Background(), Config{BaseURL: srv.URL, Keys: Keys{Public: "pk_test", Secret: "sk_test"}, Spec: spec}, checks)
 	require.NoError(t, err)
 	for _, r := range sum.Results {
-		assert.Equal(t, Passed, r.Outcome, "%s: %v", r.ID, r.Failures)
+		assert.Equal(t, report.Passed, r.Outcome, "%s: %v", r.ID, r.Failures)
 	}
 	sent := bodies(urlOf(mustOperation(t, spec, "createRefund")))
 	require.Len(t, sent, len(checks))
@@ -176,7 +177,7 @@ func TestAnOperationWithoutAnExampleSkipsItsChecks(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, sum.Results, len(checks))
 	for _, r := range sum.Results {
-		require.Equal(t, Skipped, r.Outcome, r.ID)
+		require.Equal(t, report.Skipped, r.Outcome, r.ID)
 		assert.Empty(t, r.Failures, r.ID)
 		assert.Contains(t, r.SkipReason, "the document gives no request example for createRefund", r.ID)
 		assert.Contains(t, r.SkipReason, "requestBody.content.application/json.examples", r.ID)

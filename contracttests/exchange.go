@@ -15,6 +15,7 @@ import (
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
 
 // Keys is one merchant's key pair.
@@ -242,7 +243,7 @@ func (t *T) sendOnce(r *request) *Exchange {
 	ex := &Exchange{Method: r.method, Path: r.path, Status: resp.StatusCode, Header: resp.Header, Body: data,
 		Duration: time.Since(ev.Started)}
 	ev.Duration, ev.Response.Status = ex.Duration, resp.StatusCode
-	s.red().message(&ev.Response, resp.Header, data)
+	s.red().Message(&ev.Response, resp.Header, data)
 	ex.seq = t.record(ev)
 	if gatewayStatus(resp.StatusCode) && t.ctx.Err() == nil {
 		// A target behind a proxy that goes down answers through the proxy: 502, 503 or 504 to every
@@ -315,12 +316,12 @@ const maxResponseBody = 8 << 20
 
 // requestEvidence starts the evidence of a request about to be sent: the request as sent (redacted)
 // and the curl command that sends it again.
-func (t *T) requestEvidence(req *http.Request, r *request) Evidence {
+func (t *T) requestEvidence(req *http.Request, r *request) report.Evidence {
 	red := t.suite.red()
 	url := t.suite.cfg.BaseURL + r.path
-	ev := Evidence{Kind: EvidenceRequest, Check: t.check.ID, Started: time.Now(),
-		Request: HTTPMessage{Method: r.method, URL: red.text(url)}, Curl: red.curl(r.method, url, req.Header, r.body, t.evidence.freshReferences(req.Header, r.body))}
-	red.message(&ev.Request, req.Header, r.body)
+	ev := report.Evidence{Kind: report.EvidenceRequest, Check: t.check.ID, Started: time.Now(),
+		Request: report.HTTPMessage{Method: r.method, URL: red.Text(url)}, Curl: red.Curl(r.method, url, req.Header, r.body, t.evidence.freshReferences(req.Header, r.body))}
+	red.Message(&ev.Request, req.Header, r.body)
 	return ev
 }
 
@@ -328,14 +329,14 @@ func (t *T) requestEvidence(req *http.Request, r *request) Evidence {
 // ends the check with a failure pointing at it. While the run goes on, it first asks whether the target
 // still answers at all (confirmAlive): if not, the run is aborted, and this check, like every other one
 // in flight, is interrupted rather than failed (T.fail records nothing once the run has stopped).
-func (t *T) transportFailure(ev Evidence, r *request, err error) {
+func (t *T) transportFailure(ev report.Evidence, r *request, err error) {
 	if t.ctx.Err() == nil {
 		t.suite.confirmAlive(t.check.ID, err)
 	}
 	ev.Duration = time.Since(ev.Started)
-	ev.Error = t.suite.red().text(err.Error())
+	ev.Error = t.suite.red().Text(err.Error())
 	seq := t.record(ev)
-	t.fail(Failure{Message: fmt.Sprintf("%s %s: %v", r.method, r.path, err), Exchange: r.method + " " + r.path, seq: seq})
+	t.failAbout(seq, report.Failure{Message: fmt.Sprintf("%s %s: %v", r.method, r.path, err), Exchange: r.method + " " + r.path})
 	runtime.Goexit()
 }
 
@@ -347,15 +348,15 @@ func (t *T) validateResponse(r *request, resp *http.Response, data []byte, ex *E
 	sent := *resp
 	sent.Body = io.NopCloser(bytes.NewReader(data))
 	for _, v := range t.suite.spec.ValidateResponse(check, &sent) {
-		t.fail(Failure{Message: "response breaks the spec: " + v.Message, Exchange: ex.String(),
-			Pointer: v.Pointer, SpecLocation: v.SpecLocation, seq: ex.seq})
+		t.failAbout(ex.seq, report.Failure{Message: "response breaks the spec: " + v.Message, Exchange: ex.String(),
+			Pointer: v.Pointer, SpecLocation: v.SpecLocation})
 	}
 }
 
 // ExpectStatus fails the check unless the exchange has the wanted status.
 func (t *T) ExpectStatus(ex *Exchange, want int) bool {
 	if ex.Status != want {
-		t.fail(Failure{Message: fmt.Sprintf("want HTTP %d, got %d: %s", want, ex.Status, snippet(ex.Body)), Exchange: ex.String(), seq: ex.seq})
+		t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("want HTTP %d, got %d: %s", want, ex.Status, snippet(ex.Body)), Exchange: ex.String()})
 		return false
 	}
 	return true
@@ -379,18 +380,18 @@ func (t *T) ExpectError(ex *Exchange, code api.ErrorCode, pointers ...string) bo
 	}
 	ok := t.ExpectStatus(ex, status)
 	if ex.Str("/status") != "error" {
-		t.fail(Failure{Message: fmt.Sprintf("want an error envelope with status \"error\", got %s", snippet(ex.Body)),
-			Exchange: ex.String(), Pointer: "/status", seq: ex.seq})
+		t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("want an error envelope with status \"error\", got %s", snippet(ex.Body)),
+			Exchange: ex.String(), Pointer: "/status"})
 		ok = false
 	}
 	if int(ex.Num("/code")) != int(code) {
-		t.fail(Failure{Message: fmt.Sprintf("want error code %d, got %v", code, ex.Get("/code")), Exchange: ex.String(), Pointer: "/code", seq: ex.seq})
+		t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("want error code %d, got %v", code, ex.Get("/code")), Exchange: ex.String(), Pointer: "/code"})
 		ok = false
 	}
 	fields := ex.FieldErrors()
 	for _, p := range pointers {
 		if !namesField(fields, p) {
-			t.fail(Failure{Message: fmt.Sprintf("errors[] must name %q, it names %q", p, fields), Exchange: ex.String(), Pointer: "/errors", seq: ex.seq})
+			t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("errors[] must name %q, it names %q", p, fields), Exchange: ex.String(), Pointer: "/errors"})
 			ok = false
 		}
 	}

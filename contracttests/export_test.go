@@ -1,4 +1,28 @@
 package contracttests
 
-// StartEmbeddedWith lets the external tests start the embedded sandbox with a fault (the self-test).
+import (
+	"github.com/malipo/terraform-provider-malipo/internal/embedded"
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+)
+
+// startEmbedded starts the embedded sandbox (package embedded) with opts applied after its defaults (a
+// fault for the self-test, a variant, another document) and returns a Config aimed at it.
+func startEmbedded(opts ...sandbox.Option) (Config, func() error, error) {
+	target, stop, err := embedded.Start(opts...)
+	if err != nil {
+		return Config{}, nil, err
+	}
+	return Config{
+		BaseURL:           target.BaseURL,
+		Keys:              Keys{Public: target.PublicKey, Secret: target.SecretKey},
+		OtherMerchant:     &Keys{Public: target.OtherPublicKey, Secret: target.OtherSecretKey},
+		WebhookStall:      target.Stall,
+		EventuallyTimeout: target.Wait,
+	}, stop, nil
+}
+
+// StartEmbeddedWith lets the external tests start the embedded sandbox with options (a fault, a variant).
 var StartEmbeddedWith = startEmbedded
+
+// StartEmbedded starts the embedded sandbox as `malipo conform` without --target does.
+func StartEmbedded() (Config, func() error, error) { return startEmbedded() }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
 
 // RefData is the reference data the target offers, read once per run: checks build valid requests
@@ -186,22 +187,22 @@ func (t *T) VerifyDelivery(d *Delivery, secrets ...webhook.Secret) {
 	t.needWebhook(d.Type)
 	where := fmt.Sprintf("webhook %s %s to %s", d.Type, d.EventID, d.Path)
 	for _, v := range d.Violations {
-		t.fail(Failure{Message: "delivery breaks the spec: " + v.Message, Exchange: where, Pointer: v.Pointer, SpecLocation: v.SpecLocation, seq: d.seq})
+		t.failAbout(d.seq, report.Failure{Message: "delivery breaks the spec: " + v.Message, Exchange: where, Pointer: v.Pointer, SpecLocation: v.SpecLocation})
 	}
 	if id := d.Header.Get(api.HeaderWebhookID); id != d.EventID {
-		t.fail(Failure{Message: fmt.Sprintf("webhook-id %q must equal the event id %q", id, d.EventID), Exchange: where, Pointer: "header.webhook-id", seq: d.seq})
+		t.failAbout(d.seq, report.Failure{Message: fmt.Sprintf("webhook-id %q must equal the event id %q", id, d.EventID), Exchange: where, Pointer: "header.webhook-id"})
 	}
 	ts, err := strconv.ParseInt(d.Header.Get(api.HeaderWebhookTimestamp), 10, 64)
 	if err != nil {
-		t.fail(Failure{Message: "webhook-timestamp is not unix seconds", Exchange: where, Pointer: "header.webhook-timestamp", seq: d.seq})
+		t.failAbout(d.seq, report.Failure{Message: "webhook-timestamp is not unix seconds", Exchange: where, Pointer: "header.webhook-timestamp"})
 	} else if skew := d.Received.Sub(time.Unix(ts, 0)); skew > webhook.DefaultTolerance || skew < -webhook.DefaultTolerance {
-		t.fail(Failure{Message: fmt.Sprintf("webhook-timestamp is %s away from arrival, beyond the 5 minute tolerance", skew),
-			Exchange: where, Pointer: "header.webhook-timestamp", seq: d.seq})
+		t.failAbout(d.seq, report.Failure{Message: fmt.Sprintf("webhook-timestamp is %s away from arrival, beyond the 5 minute tolerance", skew),
+			Exchange: where, Pointer: "header.webhook-timestamp"})
 	}
 	v := webhook.Verifier{Secrets: secrets, Now: func() time.Time { return d.Received }}
 	if err := v.Verify(d.Header, d.Body); err != nil {
-		t.fail(Failure{Message: "signature does not verify: " + err.Error(), Exchange: where, Pointer: "header.webhook-signature",
-			SpecLocation: signatureLocation(d.Type), seq: d.seq})
+		t.failAbout(d.seq, report.Failure{Message: "signature does not verify: " + err.Error(), Exchange: where, Pointer: "header.webhook-signature",
+			SpecLocation: signatureLocation(d.Type)})
 	}
 }
 

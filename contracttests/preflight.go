@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/runner"
 )
 
 // The preflight tells a run that cannot judge the target from one that finds it broken. Before any
@@ -49,8 +50,8 @@ var extensionProbes = []struct {
 }
 
 // preflight checks that the target answers and accepts every key pair of the configuration, and
-// which extensions of the contract it has. Its errors are ErrSetup (and ErrUnreachable when the
-// target does not answer), or ErrInterrupted when ctx ends.
+// which extensions of the contract it has. Its errors are runner.ErrSetup (and runner.ErrUnreachable when the
+// target does not answer), or runner.ErrInterrupted when ctx ends.
 func (s *suite) preflight(ctx context.Context) error {
 	pairs := []keyPair{{keys: s.cfg.Keys, publicFlag: "--public-key (or MALIPO_PUBLIC_KEY)", secretFlag: "--secret-key (or MALIPO_SECRET_KEY)"}}
 	if s.cfg.OtherMerchant != nil {
@@ -149,10 +150,10 @@ func (s *suite) preflightKeys(ctx context.Context, p keyPair) error {
 		return s.unanswered(ctx, err)
 	case status == http.StatusUnauthorized:
 		return fmt.Errorf("%w: the target refused the %spublic key: %s %s, which needs only the public key, answered 401%s; check %s: it must be a test public key of this target",
-			ErrSetup, p.owner, op.Method, op.Path, answer, p.publicFlag)
+			runner.ErrSetup, p.owner, op.Method, op.Path, answer, p.publicFlag)
 	case status == http.StatusNotFound:
 		return fmt.Errorf("%w: the target answered 404 to %s %s, which every implementation has; is --target %s the API's base URL, the one its paths start from?",
-			ErrSetup, op.Method, op.Path, s.cfg.BaseURL)
+			runner.ErrSetup, op.Method, op.Path, s.cfg.BaseURL)
 	}
 	op, _ = s.inRunDocument(preflightBothKeys)
 	status, answer, err = s.get(ctx, op, op.URL(unknownID), p.keys, nil)
@@ -161,7 +162,7 @@ func (s *suite) preflightKeys(ctx context.Context, p keyPair) error {
 		return s.unanswered(ctx, err)
 	case status == http.StatusUnauthorized:
 		return fmt.Errorf("%w: the target accepted the %spublic key but refused the secret key: %s %s, which needs both keys, answered 401%s; check %s: it must be the secret key of the same merchant as the public key",
-			ErrSetup, p.owner, op.Method, op.Path, answer, p.secretFlag)
+			runner.ErrSetup, p.owner, op.Method, op.Path, answer, p.secretFlag)
 	}
 	return nil
 }
@@ -169,9 +170,9 @@ func (s *suite) preflightKeys(ctx context.Context, p keyPair) error {
 // unanswered is the preflight's error for a request that got no answer.
 func (s *suite) unanswered(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return fmt.Errorf("%w before any check ran: %w", ErrInterrupted, context.Cause(ctx))
+		return fmt.Errorf("%w before any check ran: %w", runner.ErrInterrupted, context.Cause(ctx))
 	}
-	return fmt.Errorf("%w: %w: %s: %w; check --target and that the service is running", ErrSetup, ErrUnreachable, s.cfg.BaseURL, err)
+	return fmt.Errorf("%w: %w: %s: %w; check --target and that the service is running", runner.ErrSetup, runner.ErrUnreachable, s.cfg.BaseURL, err)
 }
 
 // get sends a GET of op to the target with the key headers op's security requirement names, and
@@ -230,7 +231,7 @@ func gatewayStatus(status int) bool {
 
 // confirmAlive asks the target for something every implementation answers, twice a moment apart;
 // when neither gets an answer (or only a gateway's 502, 503 or 504) the target has stopped answering, and the run stops with a cause that
-// wraps ErrUnreachable and names the check that noticed. One probe runs at a time: the checks that
+// wraps runner.ErrUnreachable and names the check that noticed. One probe runs at a time: the checks that
 // fail together while the target goes down wait for its verdict.
 func (s *suite) confirmAlive(checkID string, cause error) {
 	s.liveness.Lock()
@@ -259,5 +260,5 @@ func (s *suite) confirmAlive(checkID string, cause error) {
 		return
 	}
 	s.stop(fmt.Errorf("%w: the target stopped answering during check %s: %w (asked again: %w); make sure it is running and reachable, then run again",
-		ErrUnreachable, checkID, cause, err))
+		runner.ErrUnreachable, checkID, cause, err))
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
 
 // Delivery is one webhook delivery attempt the receiver saw.
@@ -299,17 +300,17 @@ func (r *Receiver) answer(d *Delivery, w http.ResponseWriter, status int) {
 
 // arrived starts the evidence of a delivery as it arrives, in the log of the check that owns its path,
 // so that a check that fails on the delivery before the receiver has answered still has it.
-func (r *Receiver) arrived(d *Delivery, req *http.Request) (Evidence, evidenceOwner) {
+func (r *Receiver) arrived(d *Delivery, req *http.Request) (report.Evidence, evidenceOwner) {
 	r.mu.Lock()
 	rec, owner := r.evidence, r.owners[d.Path]
 	r.mu.Unlock()
 	if rec == nil {
-		return Evidence{}, owner
+		return report.Evidence{}, owner
 	}
 	d.seq = rec.next()
-	ev := Evidence{Kind: EvidenceWebhook, Check: owner.check, Operation: d.Type, Started: d.Received,
-		Request: HTTPMessage{Method: req.Method, URL: rec.red.text(r.baseURL + req.URL.RequestURI())}}
-	rec.red.message(&ev.Request, req.Header, d.Body)
+	ev := report.Evidence{Kind: report.EvidenceWebhook, Check: owner.check, Operation: d.Type, Started: d.Received,
+		Request: report.HTTPMessage{Method: req.Method, URL: rec.red.Text(r.baseURL + req.URL.RequestURI())}}
+	rec.red.Message(&ev.Request, req.Header, d.Body)
 	if owner.log != nil {
 		owner.log.add(d.seq, ev)
 	}
@@ -318,7 +319,7 @@ func (r *Receiver) arrived(d *Delivery, req *http.Request) (Evidence, evidenceOw
 
 // settled completes a delivery's evidence with the receiver's answer (none when the sender gave up
 // first) and hands it to the observers.
-func (r *Receiver) settled(d *Delivery, ev Evidence, owner evidenceOwner) {
+func (r *Receiver) settled(d *Delivery, ev report.Evidence, owner evidenceOwner) {
 	r.mu.Lock()
 	rec, answer := r.evidence, d.Answer
 	r.mu.Unlock()

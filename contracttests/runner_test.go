@@ -17,23 +17,26 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/internal/embedded"
 	"github.com/malipo/terraform-provider-malipo/internal/faults"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/report"
+	"github.com/malipo/terraform-provider-malipo/runner"
 )
 
 func TestRunRejectsAnUnreachableTarget(t *testing.T) {
 	checks, err := contracttests.All()
 	require.NoError(t, err)
 	_, err = contracttests.Run(context.Background(), contracttests.Config{BaseURL: "http://127.0.0.1:1"}, checks)
-	require.ErrorIs(t, err, contracttests.ErrUnreachable)
+	require.ErrorIs(t, err, runner.ErrUnreachable)
 	assert.Contains(t, err.Error(), "check --target")
 }
 
 // A target without the webhook-endpoint extension gets those checks skipped, or failed when
 // extensions are required.
 func TestExtensionsAreDetected(t *testing.T) {
-	srv, err := sandbox.New(sandbox.WithTimings(contracttests.EmbeddedTimings.Network))
+	srv, err := sandbox.New(sandbox.WithTimings(embedded.Timings.Network))
 	require.NoError(t, err)
 	withoutExtension := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, api.OpListWebhookEndpoints().Path) {
@@ -53,12 +56,12 @@ func TestExtensionsAreDetected(t *testing.T) {
 
 	sum, err := contracttests.Run(context.Background(), cfg, checks)
 	require.NoError(t, err)
-	outcomes := map[string]contracttests.Outcome{}
+	outcomes := map[string]report.Outcome{}
 	for _, r := range sum.Results {
 		outcomes[r.ID] = r.Outcome
 	}
-	assert.Equal(t, map[string]contracttests.Outcome{"extensions.webhook-endpoints.crud": contracttests.Skipped,
-		"reference.countries": contracttests.Passed}, outcomes)
+	assert.Equal(t, map[string]report.Outcome{"extensions.webhook-endpoints.crud": report.Skipped,
+		"reference.countries": report.Passed}, outcomes)
 
 	cfg.RequireExtensions = true
 	sum, err = contracttests.Run(context.Background(), cfg, checks)
@@ -70,7 +73,7 @@ func TestExtensionsAreDetected(t *testing.T) {
 // skipped (or failed under --require-extensions), naming its probe, while the webhook-endpoint checks
 // run.
 func TestTheEventLogExtensionIsDetectedOnItsOwn(t *testing.T) {
-	srv, err := sandbox.New(sandbox.WithTimings(contracttests.EmbeddedTimings.Network))
+	srv, err := sandbox.New(sandbox.WithTimings(embedded.Timings.Network))
 	require.NoError(t, err)
 	withoutEventLog := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, api.OpListEvents().Path) {
@@ -90,16 +93,16 @@ func TestTheEventLogExtensionIsDetectedOnItsOwn(t *testing.T) {
 
 	sum, err := contracttests.Run(context.Background(), cfg, checks)
 	require.NoError(t, err)
-	outcomes := map[string]contracttests.Outcome{}
+	outcomes := map[string]report.Outcome{}
 	for _, r := range sum.Results {
 		outcomes[r.ID] = r.Outcome
-		if r.Outcome == contracttests.Skipped {
+		if r.Outcome == report.Skipped {
 			assert.Equal(t, "the target does not implement the event-log extension (GET "+api.OpListEvents().Path+" answered 404)", r.SkipReason, r.ID)
 		}
 	}
-	assert.Equal(t, map[string]contracttests.Outcome{"extensions.webhook-endpoints.crud": contracttests.Passed,
-		"extensions.events.get": contracttests.Skipped, "extensions.events.resend-to-endpoint": contracttests.Skipped,
-		"auth.getEvent.no-keys": contracttests.Skipped}, outcomes)
+	assert.Equal(t, map[string]report.Outcome{"extensions.webhook-endpoints.crud": report.Passed,
+		"extensions.events.get": report.Skipped, "extensions.events.resend-to-endpoint": report.Skipped,
+		"auth.getEvent.no-keys": report.Skipped}, outcomes)
 
 	cfg.RequireExtensions = true
 	sum, err = contracttests.Run(context.Background(), cfg, checks)
@@ -119,8 +122,8 @@ func TestReports(t *testing.T) {
 	dir := t.TempDir()
 	junitPath, jsonPath := filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.json")
 	var text strings.Builder
-	sum, err := contracttests.Run(context.Background(), cfg, checks, &contracttests.TextReporter{W: &text},
-		contracttests.JUnitReporter{Path: junitPath}, contracttests.JSONReporter{Path: jsonPath})
+	sum, err := contracttests.Run(context.Background(), cfg, checks, &report.TextReporter{W: &text},
+		report.JUnitReporter{Path: junitPath}, report.JSONReporter{Path: jsonPath})
 	require.NoError(t, err)
 	require.Len(t, sum.Results, 6, "5 auth checks of getPayout and reference.countries")
 	assert.Equal(t, 1, sum.Passed)
@@ -160,8 +163,8 @@ func TestReports(t *testing.T) {
 	assert.Contains(t, junit.Suites[0].Cases[0].Failure.Message, "want HTTP 401")
 
 	var report struct {
-		contracttests.Summary
-		Findings []contracttests.Finding `json:"findings"`
+		report.Summary
+		Findings []report.Finding `json:"findings"`
 	}
 	data, err = os.ReadFile(jsonPath)
 	require.NoError(t, err)

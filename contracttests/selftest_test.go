@@ -23,6 +23,7 @@ import (
 	"github.com/malipo/terraform-provider-malipo/internal/faults"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
 
 // faultRule says, for one fault, which checks guard the rule it breaks.
@@ -188,7 +189,7 @@ func failedChecks(fault faults.Fault, spec *openapi.Spec, checks []*contracttest
 		return nil, err
 	}
 	for _, r := range sum.Results {
-		if r.Outcome == contracttests.Failed {
+		if r.Outcome == report.Failed {
 			failed = append(failed, r.ID)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
 
 // Running the suite from another version of the document (Config.Spec, `malipo conform --spec FILE`).
@@ -41,13 +42,13 @@ func opPointer(op api.Operation) string {
 
 // runWith runs the checks derived from spec (nil: the embedded document, the default) against the
 // embedded sandbox, started with options, and returns the results by check id.
-func runWith(t *testing.T, spec *openapi.Spec, run string, opts ...sandbox.Option) map[string]contracttests.Result {
+func runWith(t *testing.T, spec *openapi.Spec, run string, opts ...sandbox.Option) map[string]report.Result {
 	t.Helper()
 	return runConfigured(t, spec, run, func(*contracttests.Config) {}, opts...)
 }
 
 // runConfigured is runWith with a last say on the run's Config (its --wait, say).
-func runConfigured(t *testing.T, spec *openapi.Spec, run string, configure func(*contracttests.Config), opts ...sandbox.Option) map[string]contracttests.Result {
+func runConfigured(t *testing.T, spec *openapi.Spec, run string, configure func(*contracttests.Config), opts ...sandbox.Option) map[string]report.Result {
 	t.Helper()
 	cfg, stop, err := contracttests.StartEmbeddedWith(opts...)
 	require.NoError(t, err)
@@ -64,7 +65,7 @@ func runConfigured(t *testing.T, spec *openapi.Spec, run string, configure func(
 	configure(&cfg)
 	sum, err := contracttests.Run(context.Background(), cfg, checks)
 	require.NoError(t, err)
-	results := map[string]contracttests.Result{}
+	results := map[string]report.Result{}
 	for _, r := range sum.Results {
 		results[r.ID] = r
 	}
@@ -72,7 +73,7 @@ func runConfigured(t *testing.T, spec *openapi.Spec, run string, configure func(
 }
 
 // outcomes returns each result's outcome, with the failures, for a readable comparison.
-func outcomes(results map[string]contracttests.Result) map[string]string {
+func outcomes(results map[string]report.Result) map[string]string {
 	out := map[string]string{}
 	for id, r := range results {
 		s := string(r.Outcome)
@@ -112,7 +113,7 @@ func TestTheEmbeddedDocumentAsSpecGivesTheSameResults(t *testing.T) {
 	assert.Equal(t, byDefault, bySpec)
 	assert.Greater(t, len(bySpec), 40)
 	for id, o := range bySpec {
-		assert.Equal(t, string(contracttests.Passed), o, id)
+		assert.Equal(t, string(report.Passed), o, id)
 	}
 }
 
@@ -133,7 +134,7 @@ func TestHandWrittenChecksFollowAMovedPath(t *testing.T) {
 		sandbox.WithSpec(spec))
 	require.Len(t, results, 6)
 	for id, r := range results {
-		assert.Equal(t, contracttests.Passed, r.Outcome, "%s: %v", id, r.Failures)
+		assert.Equal(t, report.Passed, r.Outcome, "%s: %v", id, r.Failures)
 	}
 }
 
@@ -147,16 +148,16 @@ func TestTheExtensionProbeFollowsAMovedPath(t *testing.T) {
 	})
 	const crud = `^extensions\.webhook-endpoints\.crud$`
 	old := runWith(t, spec, crud)["extensions.webhook-endpoints.crud"]
-	assert.Equal(t, contracttests.Skipped, old.Outcome)
+	assert.Equal(t, report.Skipped, old.Outcome)
 	assert.Equal(t, "the target does not implement the webhook-endpoint extension (GET "+moved+" answered 404)", old.SkipReason)
 
 	same := runWith(t, spec, crud, sandbox.WithSpec(spec))["extensions.webhook-endpoints.crud"]
-	assert.Equal(t, contracttests.Passed, same.Outcome, "%v", same.Failures)
+	assert.Equal(t, report.Passed, same.Outcome, "%v", same.Failures)
 
 	// A document without the extension skips its checks for that reason, not for a 404.
 	none := variant(t, func(d *docedit.Doc) error { return d.Remove(pathPointer(api.OpListWebhookEndpoints())) })
 	gone := runWith(t, none, crud)["extensions.webhook-endpoints.crud"]
-	assert.Equal(t, contracttests.Skipped, gone.Outcome)
+	assert.Equal(t, report.Skipped, gone.Outcome)
 	assert.Regexp(t, `^the document has no operation \w+WebhookEndpoints?, which this check needs$`, gone.SkipReason)
 }
 
@@ -182,7 +183,7 @@ func TestChecksSkipWhatTheDocumentLacks(t *testing.T) {
 	results := runWith(t, spec, "")
 	var failed []string
 	for id, r := range results {
-		if r.Outcome == contracttests.Failed {
+		if r.Outcome == report.Failed {
 			failed = append(failed, id+": "+r.Failures[0].String())
 		}
 	}
@@ -206,7 +207,7 @@ func TestChecksSkipWhatTheDocumentLacks(t *testing.T) {
 	for id, reason := range skipped {
 		r, ok := results[id]
 		if assert.True(t, ok, "%s was not run", id) {
-			assert.Equal(t, contracttests.Skipped, r.Outcome, id)
+			assert.Equal(t, report.Skipped, r.Outcome, id)
 			assert.Contains(t, r.SkipReason, reason, id)
 		}
 	}
@@ -215,9 +216,9 @@ func TestChecksSkipWhatTheDocumentLacks(t *testing.T) {
 		assert.False(t, strings.HasPrefix(id, "auth.getPayout."), "%s: no check is derived from an operation the document lacks", id)
 	}
 	// What the document still has is checked as before.
-	assert.Equal(t, contracttests.Passed, results["reference.countries"].Outcome)
-	assert.Equal(t, contracttests.Passed, results["idempotency.processPayout.replay"].Outcome)
-	assert.Equal(t, contracttests.Passed, results["negative.initializePayment.malformed-json"].Outcome)
+	assert.Equal(t, report.Passed, results["reference.countries"].Outcome)
+	assert.Equal(t, report.Passed, results["idempotency.processPayout.replay"].Outcome)
+	assert.Equal(t, report.Passed, results["negative.initializePayment.malformed-json"].Outcome)
 }
 
 // A document with a new required request field the sandbox does not know: the derived checks follow
@@ -253,15 +254,15 @@ func TestDerivedChecksFollowANewRequiredField(t *testing.T) {
 	results := runWith(t, spec, run)
 	require.Len(t, results, 2)
 	r := results[required]
-	require.Equal(t, contracttests.Failed, r.Outcome, "the sandbox accepts a bank payout without purpose")
+	require.Equal(t, report.Failed, r.Outcome, "the sandbox accepts a bank payout without purpose")
 	assert.Contains(t, r.Failures[0].Message, "want HTTP 400, got 201")
 	r = results[lifecycle]
-	require.Equal(t, contracttests.Failed, r.Outcome, "the sandbox refuses the purpose the example sends")
+	require.Equal(t, report.Failed, r.Outcome, "the sandbox refuses the purpose the example sends")
 	assert.Contains(t, r.Failures[0].Message, "want HTTP 201, got 400")
 	assert.Contains(t, r.Failures[0].Message, "purpose")
 
 	for id, r := range runWith(t, spec, run, sandbox.WithSpec(spec)) {
-		assert.Equal(t, contracttests.Passed, r.Outcome, "%s against a sandbox of the same document: %v", id, r.Failures)
+		assert.Equal(t, report.Passed, r.Outcome, "%s against a sandbox of the same document: %v", id, r.Failures)
 	}
 }
 

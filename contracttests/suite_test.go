@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
 
 func TestEmbeddedSandboxConforms(t *testing.T) {
@@ -18,7 +19,7 @@ func TestEmbeddedSandboxConforms(t *testing.T) {
 	checks, err := contracttests.All()
 	require.NoError(t, err)
 	var out bytes.Buffer
-	sum, err := contracttests.Run(context.Background(), cfg, checks, &contracttests.TextReporter{W: &out})
+	sum, err := contracttests.Run(context.Background(), cfg, checks, &report.TextReporter{W: &out})
 	require.NoError(t, err)
 	t.Log(out.String())
 	assert.Zero(t, sum.Failed)

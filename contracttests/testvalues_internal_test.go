@@ -11,6 +11,7 @@ import (
 
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
 
 // TestANewTestValueNeedsNoCode adds a test value to a copy of the document and shows that, with no code
@@ -42,7 +43,7 @@ func TestANewTestValueNeedsNoCode(t *testing.T) {
 	sum, err := Run(context.Background(), cfg, []*Check{added})
 	require.NoError(t, err)
 	require.Len(t, sum.Results, 1)
-	assert.Equal(t, Passed, sum.Results[0].Outcome, "%+v", sum.Results[0].Failures)
+	assert.Equal(t, report.Passed, sum.Results[0].Outcome, "%+v", sum.Results[0].Failures)
 }
 
 // The checks' inputs are the first test value of each kind with the outcome they need; a document

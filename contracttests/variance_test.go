@@ -20,6 +20,7 @@ import (
 	"github.com/malipo/terraform-provider-malipo/internal/faults"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/internal/variance"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
 
 // The variance test is the self-test's twin: the self-test proves the suite fails an implementation
@@ -54,7 +55,7 @@ func seedsToRun(t *testing.T) (seeds []int64, chosen bool) {
 // varianceRun is the outcome of the suite against one variant.
 type varianceRun struct {
 	variant variance.Variant
-	failed  []contracttests.Result
+	failed  []report.Result
 	// skipped counts the skipped checks by reason.
 	skipped map[string]int
 	took    time.Duration
@@ -191,9 +192,9 @@ func runVariant(c varianceCase, checks []*contracttests.Check) (run varianceRun)
 	}
 	for _, r := range sum.Results {
 		switch r.Outcome {
-		case contracttests.Failed:
+		case report.Failed:
 			run.failed = append(run.failed, r)
-		case contracttests.Skipped:
+		case report.Skipped:
 			if run.skipped == nil {
 				run.skipped = map[string]int{}
 			}

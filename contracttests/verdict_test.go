@@ -26,22 +26,25 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/internal/embedded"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/report"
+	"github.com/malipo/terraform-provider-malipo/runner"
 )
 
 // recorder is a reporter that remembers what it was told.
 type recorder struct {
 	mu       sync.Mutex
 	started  bool
-	results  []contracttests.Result
-	finished *contracttests.Summary
+	results  []report.Result
+	finished *report.Summary
 	onDone   func(n int)
 }
 
-func (r *recorder) Start([]*contracttests.Check) { r.mu.Lock(); r.started = true; r.mu.Unlock() }
+func (r *recorder) Start([]string) { r.mu.Lock(); r.started = true; r.mu.Unlock() }
 
-func (r *recorder) CheckDone(res contracttests.Result) {
+func (r *recorder) CheckDone(res report.Result) {
 	r.mu.Lock()
 	r.results = append(r.results, res)
 	n := len(r.results)
@@ -51,14 +54,14 @@ func (r *recorder) CheckDone(res contracttests.Result) {
 	}
 }
 
-func (r *recorder) Finish(s *contracttests.Summary) error {
+func (r *recorder) Finish(s *report.Summary) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.finished = s
 	return nil
 }
 
-func embedded(t *testing.T) contracttests.Config {
+func embeddedConfig(t *testing.T) contracttests.Config {
 	t.Helper()
 	cfg, stop, err := contracttests.StartEmbedded()
 	require.NoError(t, err)
@@ -91,12 +94,12 @@ func TestPreflightNamesTheRefusedKey(t *testing.T) {
 			[]string{"refused the secret key", "--other-secret-key"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := embedded(t)
+			cfg := embeddedConfig(t)
 			tc.keys(&cfg)
 			rec := &recorder{}
 			sum, err := contracttests.Run(context.Background(), cfg, allChecks(t), rec)
-			require.ErrorIs(t, err, contracttests.ErrSetup)
-			assert.NotErrorIs(t, err, contracttests.ErrUnreachable)
+			require.ErrorIs(t, err, runner.ErrSetup)
+			assert.NotErrorIs(t, err, runner.ErrUnreachable)
 			assert.Nil(t, sum)
 			assert.False(t, rec.started, "no check may run with a refused key")
 			for _, n := range tc.names {
@@ -105,7 +108,7 @@ func TestPreflightNamesTheRefusedKey(t *testing.T) {
 			for _, k := range []string{cfg.Keys.Public, cfg.Keys.Secret, cfg.OtherMerchant.Public, cfg.OtherMerchant.Secret} {
 				assert.NotContains(t, err.Error(), k, "a key value leaked into the error")
 			}
-			assert.Equal(t, contracttests.ExitSetup, contracttests.ExitCode(sum, err))
+			assert.Equal(t, runner.ExitSetup, runner.ExitCode(sum, err))
 		})
 	}
 }
@@ -116,7 +119,7 @@ func TestPreflightCatchesAWrongBaseURL(t *testing.T) {
 	defer ts.Close()
 	sum, err := contracttests.Run(context.Background(), contracttests.Config{BaseURL: ts.URL,
 		Keys: contracttests.Keys{Public: "pk", Secret: "sk"}}, allChecks(t))
-	require.ErrorIs(t, err, contracttests.ErrSetup)
+	require.ErrorIs(t, err, runner.ErrSetup)
 	assert.Nil(t, sum)
 	assert.Contains(t, err.Error(), "base URL")
 }
@@ -124,7 +127,7 @@ func TestPreflightCatchesAWrongBaseURL(t *testing.T) {
 // A target behind a proxy that goes down mid-run: the proxy answers 502 to everything from then on, as
 // nginx does. The run is aborted as for a refused connection, and no check fails for it.
 func TestTargetGoingDownBehindAProxyAbortsTheRun(t *testing.T) {
-	cfg := embedded(t)
+	cfg := embeddedConfig(t)
 	upstream, err := url.Parse(cfg.BaseURL)
 	require.NoError(t, err)
 	var requests atomic.Int32
@@ -141,8 +144,8 @@ func TestTargetGoingDownBehindAProxyAbortsTheRun(t *testing.T) {
 
 	checks := allChecks(t)
 	sum, err := contracttests.Run(context.Background(), cfg, checks)
-	require.ErrorIs(t, err, contracttests.ErrUnreachable)
-	assert.Equal(t, contracttests.ExitSetup, contracttests.ExitCode(sum, err))
+	require.ErrorIs(t, err, runner.ErrUnreachable)
+	assert.Equal(t, runner.ExitSetup, runner.ExitCode(sum, err))
 	require.NotNil(t, sum)
 	assert.Zero(t, sum.Failed, "no check fails because the target went away: %v", failedIDs(sum))
 	assert.Positive(t, sum.NotRun)
@@ -150,7 +153,7 @@ func TestTargetGoingDownBehindAProxyAbortsTheRun(t *testing.T) {
 
 	// The control: a single 503 from a target that still answers is an ordinary answer, judged by the
 	// check that got it, not a reason to stop.
-	cfg = embedded(t)
+	cfg = embeddedConfig(t)
 	var once atomic.Bool
 	upstream, err = url.Parse(cfg.BaseURL)
 	require.NoError(t, err)
@@ -174,7 +177,7 @@ func TestTargetGoingDownBehindAProxyAbortsTheRun(t *testing.T) {
 // A target that stops answering mid-run aborts the run: the checks in flight are interrupted, the rest
 // do not run, none fails, and the reports are still written and say so.
 func TestTargetGoingDownAbortsTheRun(t *testing.T) {
-	cfg := embedded(t)
+	cfg := embeddedConfig(t)
 	upstream, err := url.Parse(cfg.BaseURL)
 	require.NoError(t, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -200,11 +203,11 @@ func TestTargetGoingDownAbortsTheRun(t *testing.T) {
 	junitPath, jsonPath := filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.json")
 	var text strings.Builder
 	checks := allChecks(t)
-	sum, err := contracttests.Run(context.Background(), cfg, checks, &contracttests.TextReporter{W: &text},
-		contracttests.JUnitReporter{Path: junitPath}, contracttests.JSONReporter{Path: jsonPath})
-	require.ErrorIs(t, err, contracttests.ErrUnreachable)
-	assert.NotErrorIs(t, err, contracttests.ErrInterrupted)
-	assert.Equal(t, contracttests.ExitSetup, contracttests.ExitCode(sum, err))
+	sum, err := contracttests.Run(context.Background(), cfg, checks, &report.TextReporter{W: &text},
+		report.JUnitReporter{Path: junitPath}, report.JSONReporter{Path: jsonPath})
+	require.ErrorIs(t, err, runner.ErrUnreachable)
+	assert.NotErrorIs(t, err, runner.ErrInterrupted)
+	assert.Equal(t, runner.ExitSetup, runner.ExitCode(sum, err))
 	require.NotNil(t, sum, "an aborted run still has its summary")
 
 	assert.Zero(t, sum.Failed, "no check fails because the target went away: %v", failedIDs(sum))
@@ -213,11 +216,11 @@ func TestTargetGoingDownAbortsTheRun(t *testing.T) {
 	assert.Equal(t, len(checks), len(sum.Results)+sum.NotRun)
 	m := regexp.MustCompile(`stopped answering during check (\S+):`).FindStringSubmatch(sum.Aborted)
 	require.NotNil(t, m, "Aborted must name the check that noticed: %s", sum.Aborted)
-	outcomes := map[string]contracttests.Outcome{}
+	outcomes := map[string]report.Outcome{}
 	for _, r := range sum.Results {
 		outcomes[r.ID] = r.Outcome
 	}
-	assert.Equal(t, contracttests.Interrupted, outcomes[m[1]], "the check that noticed is interrupted, not failed")
+	assert.Equal(t, report.Interrupted, outcomes[m[1]], "the check that noticed is interrupted, not failed")
 	assert.False(t, sum.OK())
 
 	assert.Contains(t, text.String(), "Run stopped early: ")
@@ -247,7 +250,7 @@ func TestTargetGoingDownAbortsTheRun(t *testing.T) {
 		}
 	}
 	assert.Equal(t, sum.Interrupted, interrupted)
-	var report contracttests.Summary
+	var report report.Summary
 	data, err = os.ReadFile(jsonPath)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &report))
@@ -255,10 +258,10 @@ func TestTargetGoingDownAbortsTheRun(t *testing.T) {
 	assert.Equal(t, sum.Interrupted, report.Interrupted)
 }
 
-func failedIDs(sum *contracttests.Summary) []string {
+func failedIDs(sum *report.Summary) []string {
 	var ids []string
 	for _, r := range sum.Results {
-		if r.Outcome == contracttests.Failed {
+		if r.Outcome == report.Failed {
 			ids = append(ids, r.ID)
 		}
 	}
@@ -269,7 +272,7 @@ func failedIDs(sum *contracttests.Summary) []string {
 // failure recorded before the cancellation stands; checks not yet started do not run; reporters
 // still finish; the exit status is 130.
 func TestCancelledRunReportsInterruptedChecks(t *testing.T) {
-	cfg := embedded(t)
+	cfg := embeddedConfig(t)
 	cfg.Concurrency = 3
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
@@ -302,21 +305,21 @@ func TestCancelledRunReportsInterruptedChecks(t *testing.T) {
 	}()
 	rec := &recorder{}
 	sum, err := contracttests.Run(ctx, cfg, checks, rec)
-	require.ErrorIs(t, err, contracttests.ErrInterrupted)
+	require.ErrorIs(t, err, runner.ErrInterrupted)
 	assert.Contains(t, err.Error(), "interrupt signal received")
-	assert.Equal(t, contracttests.ExitInterrupted, contracttests.ExitCode(sum, err))
+	assert.Equal(t, runner.ExitInterrupted, runner.ExitCode(sum, err))
 	require.NotNil(t, sum)
 	assert.Same(t, sum, rec.finished, "reporters finish with the partial summary")
 
-	got := map[string]contracttests.Result{}
+	got := map[string]report.Result{}
 	for _, r := range sum.Results {
 		got[r.ID] = r
 	}
-	assert.Equal(t, contracttests.Interrupted, got["a.waits"].Outcome)
-	assert.Equal(t, contracttests.Interrupted, got["b.requests"].Outcome)
+	assert.Equal(t, report.Interrupted, got["a.waits"].Outcome)
+	assert.Equal(t, report.Interrupted, got["b.requests"].Outcome)
 	assert.Contains(t, got["a.waits"].Interruption, "interrupt signal received")
 	assert.Empty(t, got["b.requests"].Failures)
-	require.Equal(t, contracttests.Failed, got["c.failed-before"].Outcome)
+	require.Equal(t, report.Failed, got["c.failed-before"].Outcome)
 	assert.Len(t, got["c.failed-before"].Failures, 1)
 	assert.NotContains(t, got, "d.never-starts")
 	assert.Equal(t, 1, sum.NotRun)
@@ -332,52 +335,26 @@ func TestUnwritableReportFailsBeforeTheRun(t *testing.T) {
 	defer ts.Close()
 	cfg := contracttests.Config{BaseURL: ts.URL, Keys: contracttests.Keys{Public: "pk", Secret: "sk"}}
 	missing := filepath.Join(t.TempDir(), "no-such-dir", "c.xml")
-	for _, r := range []contracttests.Reporter{contracttests.JUnitReporter{Path: missing}, contracttests.JSONReporter{Path: missing}} {
+	for _, r := range []report.Reporter{report.JUnitReporter{Path: missing}, report.JSONReporter{Path: missing}} {
 		sum, err := contracttests.Run(context.Background(), cfg, allChecks(t), r)
-		require.ErrorIs(t, err, contracttests.ErrSetup)
+		require.ErrorIs(t, err, runner.ErrSetup)
 		assert.Nil(t, sum)
 		assert.Contains(t, err.Error(), "mkdir -p")
-		assert.Equal(t, contracttests.ExitSetup, contracttests.ExitCode(sum, err))
+		assert.Equal(t, runner.ExitSetup, runner.ExitCode(sum, err))
 	}
 	assert.Zero(t, requests.Load(), "the target must not be contacted")
-}
-
-func TestCheckReportPath(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "existing.xml")
-	require.NoError(t, os.WriteFile(file, []byte("keep me"), 0o644))
-
-	for _, tc := range []struct{ path, says string }{
-		{filepath.Join(dir, "missing", "c.xml"), "does not exist; create it (mkdir -p "},
-		{filepath.Join(file, "c.xml"), "is not a directory"},
-		{dir, "it is a directory"},
-		{"", "empty report path"},
-	} {
-		err := contracttests.CheckReportPath(tc.path)
-		require.ErrorIs(t, err, contracttests.ErrSetup, tc.path)
-		assert.Contains(t, err.Error(), tc.says)
-	}
-
-	require.NoError(t, contracttests.CheckReportPath(file))
-	data, err := os.ReadFile(file)
-	require.NoError(t, err)
-	assert.Equal(t, "keep me", string(data), "checking an existing report must not change it")
-	require.NoError(t, contracttests.CheckReportPath(filepath.Join(dir, "new.xml")))
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	assert.Len(t, entries, 1, "checking a new report path leaves nothing behind")
 }
 
 // A --run filter that selects nothing is a usage error that points at --list, not a green run.
 func TestRunFilterSelectingNothing(t *testing.T) {
 	cfg := contracttests.Config{BaseURL: "http://127.0.0.1:1", Run: regexp.MustCompile(`^typo\.`)}
 	sum, err := contracttests.Run(context.Background(), cfg, allChecks(t))
-	require.ErrorIs(t, err, contracttests.ErrNoChecks)
-	require.ErrorIs(t, err, contracttests.ErrSetup)
+	require.ErrorIs(t, err, runner.ErrNoChecks)
+	require.ErrorIs(t, err, runner.ErrSetup)
 	assert.Nil(t, sum)
 	assert.Contains(t, err.Error(), "--list")
 	assert.Contains(t, err.Error(), `^typo\.`)
-	assert.Equal(t, contracttests.ExitSetup, contracttests.ExitCode(sum, err))
+	assert.Equal(t, runner.ExitSetup, runner.ExitCode(sum, err))
 }
 
 // --skip applies after --run: a run they leave without a check is a setup error that names the filter
@@ -397,7 +374,7 @@ func TestSkipFilterLeavingNothing(t *testing.T) {
 			cfg.Run = regexp.MustCompile(tc.run)
 		}
 		sum, err := contracttests.Run(context.Background(), cfg, checks)
-		require.ErrorIs(t, err, contracttests.ErrNoChecks, "%+v", tc)
+		require.ErrorIs(t, err, runner.ErrNoChecks, "%+v", tc)
 		assert.Nil(t, sum)
 		for _, w := range tc.want {
 			assert.Contains(t, err.Error(), w)
@@ -421,21 +398,21 @@ func TestExitCode(t *testing.T) {
 	werr := func(err error) error { return errors.Join(errors.New("write JUnit report: disk full"), err) }
 	for _, tc := range []struct {
 		name string
-		sum  *contracttests.Summary
+		sum  *report.Summary
 		err  error
 		want int
 	}{
-		{"every check passed", &contracttests.Summary{Passed: 3, Skipped: 1}, nil, 0},
-		{"a check failed", &contracttests.Summary{Passed: 3, Failed: 1}, nil, 1},
-		{"preflight refused a key", nil, errors.Join(contracttests.ErrSetup), 2},
-		{"no check selected", nil, contracttests.ErrNoChecks, 2},
-		{"target went down mid-run", &contracttests.Summary{Failed: 1, Interrupted: 2, Aborted: "x"}, contracttests.ErrUnreachable, 2},
-		{"a report could not be written", &contracttests.Summary{Failed: 1}, werr(nil), 2},
-		{"interrupted", &contracttests.Summary{Failed: 1, Interrupted: 2, Aborted: "x"}, contracttests.ErrInterrupted, 130},
-		{"interrupted and a report failed", &contracttests.Summary{Interrupted: 2, Aborted: "x"}, werr(contracttests.ErrInterrupted), 130},
-		{"interrupted before any check", nil, contracttests.ErrInterrupted, 130},
+		{"every check passed", &report.Summary{Passed: 3, Skipped: 1}, nil, 0},
+		{"a check failed", &report.Summary{Passed: 3, Failed: 1}, nil, 1},
+		{"preflight refused a key", nil, errors.Join(runner.ErrSetup), 2},
+		{"no check selected", nil, runner.ErrNoChecks, 2},
+		{"target went down mid-run", &report.Summary{Failed: 1, Interrupted: 2, Aborted: "x"}, runner.ErrUnreachable, 2},
+		{"a report could not be written", &report.Summary{Failed: 1}, werr(nil), 2},
+		{"interrupted", &report.Summary{Failed: 1, Interrupted: 2, Aborted: "x"}, runner.ErrInterrupted, 130},
+		{"interrupted and a report failed", &report.Summary{Interrupted: 2, Aborted: "x"}, werr(runner.ErrInterrupted), 130},
+		{"interrupted before any check", nil, runner.ErrInterrupted, 130},
 	} {
-		assert.Equal(t, tc.want, contracttests.ExitCode(tc.sum, tc.err), tc.name)
+		assert.Equal(t, tc.want, runner.ExitCode(tc.sum, tc.err), tc.name)
 	}
 }
 
@@ -443,7 +420,7 @@ func TestExitCode(t *testing.T) {
 // Transport dialled and never used, would make the target's graceful shutdown wait for it (the
 // embedded sandbox's stop lingered 2 s after the summary).
 func TestRunLeavesNoConnectionToTheTarget(t *testing.T) {
-	srv, err := sandbox.New(sandbox.WithTimings(contracttests.EmbeddedTimings.Network))
+	srv, err := sandbox.New(sandbox.WithTimings(embedded.Timings.Network))
 	require.NoError(t, err)
 	var open atomic.Int32
 	ts := httptest.NewUnstartedServer(srv)

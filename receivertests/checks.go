@@ -10,7 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/report"
+	"github.com/malipo/terraform-provider-malipo/runner"
 )
 
 // checkRun is one check while it runs: the deliveries it sent and what it found. Its methods are safe
@@ -20,9 +21,11 @@ type checkRun struct {
 	g     *grader
 	check *check
 
+	// rec holds the check's verdict for the runner.
+	rec *runner.Recorder
+
 	mu       sync.Mutex
-	evidence []contracttests.Evidence
-	failures []contracttests.Failure
+	evidence []report.Evidence
 }
 
 func (c *checkRun) now() time.Time { return c.g.cfg.Now() }
@@ -44,17 +47,27 @@ func (c *checkRun) signed(t string) delivery {
 func (c *checkRun) deliver(d delivery) (answer, int) {
 	a, ev := c.g.send(c.ctx, d)
 	ev.Check = c.check.id
+	c.g.observe(ev)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.evidence = append(c.evidence, ev)
 	return a, len(c.evidence) - 1
 }
 
+// attachEvidence puts the check's deliveries in res when it failed, for its report.
+func (c *checkRun) attachEvidence(res *report.Result) {
+	if res.Outcome != report.Failed {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	res.Evidence = c.evidence
+}
+
 // fail records a failure about the evidence at index at (-1: none), citing the check's rule.
 func (c *checkRun) fail(msg string, at int) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	f := contracttests.Failure{Message: msg, SpecLocation: c.check.rule}
+	f := report.Failure{Message: msg, SpecLocation: c.check.rule}
 	if at >= 0 && at < len(c.evidence) {
 		ev := c.evidence[at]
 		status := "no answer"
@@ -64,7 +77,8 @@ func (c *checkRun) fail(msg string, at int) {
 		f.Exchange = fmt.Sprintf("POST %s %s → %s", ev.Request.URL, ev.Operation, status)
 		f.Evidence = []int{at}
 	}
-	c.failures = append(c.failures, f)
+	c.mu.Unlock()
+	c.rec.Fail(f)
 }
 
 // timeoutFix is what to do about a receiver that answered too late.

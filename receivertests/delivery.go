@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/malipo/terraform-provider-malipo/contracttests"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
 
 // delivery is one webhook delivery as the grader sends it: an event of a type, its body, and the
@@ -157,18 +157,30 @@ func newDelivery(event map[string]any, ts time.Time, secrets ...webhook.Secret) 
 	return d
 }
 
+// observe hands ev to the run's observers, one call at a time.
+func (g *grader) observe(ev report.Evidence) {
+	if len(g.observers) == 0 {
+		return
+	}
+	g.observing.Lock()
+	defer g.observing.Unlock()
+	for _, o := range g.observers {
+		o.Observe(ev)
+	}
+}
+
 // maxAnswerBody is how much of a receiver's answer is read and kept: it is shown, never parsed.
 const maxAnswerBody = 4 << 10
 
 // send posts the delivery to the receiver and waits for its answer at most timeout.
-func (g *grader) send(ctx context.Context, d delivery) (answer, contracttests.Evidence) {
+func (g *grader) send(ctx context.Context, d delivery) (answer, report.Evidence) {
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.Timeout)
 	defer cancel()
 	start := time.Now()
-	ev := contracttests.Evidence{Kind: contracttests.EvidenceDelivery, Operation: d.eventType, Started: start,
-		Request: contracttests.HTTPMessage{Method: http.MethodPost, URL: g.cfg.URL, Header: d.header.Clone(),
-			Body: evidenceBody(d.body), BodySize: len(d.body), BodyTruncated: len(d.body) > contracttests.MaxEvidenceBody},
-		Curl: contracttests.CurlCommand(http.MethodPost, g.cfg.URL, d.header, d.body)}
+	ev := report.Evidence{Kind: report.EvidenceDelivery, Operation: d.eventType, Started: start,
+		Request: report.HTTPMessage{Method: http.MethodPost, URL: g.cfg.URL, Header: d.header.Clone(),
+			Body: evidenceBody(d.body), BodySize: len(d.body), BodyTruncated: len(d.body) > report.MaxEvidenceBody},
+		Curl: report.CurlCommand(http.MethodPost, g.cfg.URL, d.header, d.body)}
 	var a answer
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, g.cfg.URL, bytes.NewReader(d.body))
 	if err != nil {
@@ -183,7 +195,7 @@ func (g *grader) send(ctx context.Context, d delivery) (answer, contracttests.Ev
 			b, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBody))
 			_ = resp.Body.Close()
 			a.status, a.body = resp.StatusCode, string(b)
-			ev.Response = contracttests.HTTPMessage{Status: resp.StatusCode, Header: resp.Header.Clone(), Body: a.body, BodySize: len(b)}
+			ev.Response = report.HTTPMessage{Status: resp.StatusCode, Header: resp.Header.Clone(), Body: a.body, BodySize: len(b)}
 		}
 	}
 	a.took = time.Since(start)
@@ -198,10 +210,10 @@ func (g *grader) send(ctx context.Context, d delivery) (answer, contracttests.Ev
 	return a, ev
 }
 
-// evidenceBody is a body as reports keep it, cut to contracttests.MaxEvidenceBody.
+// evidenceBody is a body as reports keep it, cut to report.MaxEvidenceBody.
 func evidenceBody(b []byte) string {
-	if len(b) > contracttests.MaxEvidenceBody {
-		b = b[:contracttests.MaxEvidenceBody]
+	if len(b) > report.MaxEvidenceBody {
+		b = b[:report.MaxEvidenceBody]
 	}
 	return string(b)
 }

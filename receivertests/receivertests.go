@@ -6,39 +6,39 @@
 // some deliberately broken, and grades each answer: a correctly signed delivery must be acknowledged
 // (2xx) within the document's delivery time-out, also during a secret rotation and on a redelivery; an
 // unsigned, forged, tampered, stale or badly formed one must be refused (any non-2xx); and a burst of
-// deliveries, an unknown field and an unknown event type must not break it. The result is a
-// contracttests.Summary, so that the suite's reporters (text, JSON, JUnit, HTML) and exit codes serve
-// both graders; each failure names the rule it breaks and what to fix.
+// deliveries, an unknown field and an unknown event type must not break it. Its checks run on package
+// runner and report through package report, as the contract suite's do, so that both graders share
+// their reporters (text, JSON, JUnit, HTML, HAR), their handling of panics, deadlines and interruptions,
+// and their exit codes; each failure names the rule it breaks and what to fix.
 package receivertests
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/malipo/terraform-provider-malipo/contracttests"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
+	"github.com/malipo/terraform-provider-malipo/report"
+	"github.com/malipo/terraform-provider-malipo/runner"
 )
 
-// Tool is the name of the grader in reports (contracttests.Summary.Tool).
+// Tool is the name of the grader in reports (report.Summary.Tool).
 const Tool = "malipo webhooks test"
 
 // The categories of the receiver checks.
 const (
 	// CategoryAccepts: correctly signed deliveries must be acknowledged.
-	CategoryAccepts contracttests.Category = "receiver-accepts"
+	CategoryAccepts report.Category = "receiver-accepts"
 	// CategoryRejects: deliveries that do not verify must be refused.
-	CategoryRejects contracttests.Category = "receiver-rejects"
+	CategoryRejects report.Category = "receiver-rejects"
 	// CategoryRobustness: load and additive changes must not break the receiver.
-	CategoryRobustness contracttests.Category = "receiver-robustness"
+	CategoryRobustness report.Category = "receiver-robustness"
 )
 
 // DefaultBurst is how many deliveries the burst check sends at once when Config.Burst is zero.
@@ -62,6 +62,8 @@ type Config struct {
 	Burst int
 	// Run selects checks by id; nil runs all.
 	Run *regexp.Regexp
+	// Skip leaves out, of the checks Run selects, those whose id it matches; nil leaves out none.
+	Skip *regexp.Regexp
 	// Concurrency is how many checks run at once (default 4); the burst check runs alone, last.
 	Concurrency int
 	// Now is the grader's clock, for the timestamps it signs; nil means time.Now.
@@ -80,12 +82,16 @@ type grader struct {
 	client   *http.Client
 	// tolerance is the replay window the timestamp checks step outside of.
 	tolerance time.Duration
+	// observers receive every delivery as it ends (report.Observer: the HAR recording).
+	observers []report.Observer
+	// observing serialises the calls to observers.
+	observing sync.Mutex
 }
 
 // check is one receiver check: what it proves, the rule it enforces, and how it runs.
 type check struct {
 	id       string
-	category contracttests.Category
+	category report.Category
 	doc      string
 	covers   []string
 	// rule names where the rule is written: a section of Standard Webhooks or a place in the document.
@@ -197,21 +203,16 @@ func (g *grader) burst() int {
 }
 
 // List returns the checks a run with cfg would make (for --list), without contacting the receiver.
-func List(cfg Config) ([]*contracttests.Check, error) {
+func List(cfg Config) ([]runner.Check, error) {
 	g, err := newGrader(cfg)
 	if err != nil {
 		return nil, err
 	}
-	var out []*contracttests.Check
+	var out []runner.Check
 	for _, c := range g.checks() {
-		out = append(out, c.public())
+		out = append(out, g.job(c))
 	}
 	return out, nil
-}
-
-// public is the check as reporters see it. Its Run is nil: receiver checks run only here, with Run.
-func (c *check) public() *contracttests.Check {
-	return &contracttests.Check{ID: c.id, Category: c.category, Covers: c.covers, Doc: c.doc}
 }
 
 // newGrader checks the configuration and reads from the document what the checks send.
@@ -226,7 +227,7 @@ func newGrader(cfg Config) (*grader, error) {
 	if cfg.Timeout <= 0 {
 		d, err := cfg.Spec.WebhookDeliveryTimeout()
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", contracttests.ErrSetup, err)
+			return nil, fmt.Errorf("%w: %w", runner.ErrSetup, err)
 		}
 		cfg.Timeout = d
 	}
@@ -243,7 +244,7 @@ func newGrader(cfg Config) (*grader, error) {
 		for _, t := range cfg.EventTypes {
 			if !slices.Contains(known, t) {
 				return nil, fmt.Errorf("%w: event type %q is not declared under the document's webhooks; choose among %s",
-					contracttests.ErrSetup, t, strings.Join(known, ", "))
+					runner.ErrSetup, t, strings.Join(known, ", "))
 			}
 			if !slices.Contains(types, t) {
 				types = append(types, t)
@@ -251,11 +252,11 @@ func newGrader(cfg Config) (*grader, error) {
 		}
 	}
 	if len(types) == 0 {
-		return nil, fmt.Errorf("%w: the document declares no webhooks, so there is nothing to send", contracttests.ErrSetup)
+		return nil, fmt.Errorf("%w: the document declares no webhooks, so there is nothing to send", runner.ErrSetup)
 	}
 	p, err := loadPayloads(cfg.Spec, types)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", contracttests.ErrSetup, err)
+		return nil, fmt.Errorf("%w: %w", runner.ErrSetup, err)
 	}
 	client := cfg.HTTPClient
 	if client == nil {
@@ -267,62 +268,67 @@ func newGrader(cfg Config) (*grader, error) {
 }
 
 // Run grades the receiver at cfg.URL and reports to every reporter, as contracttests.Run does: a
-// configuration the grader cannot use, a --run filter that selects nothing, a report that cannot be
-// written, or a receiver that does not answer at all end it before any check, with a nil Summary and
-// an error wrapping contracttests.ErrSetup (and ErrUnreachable); an interrupted run returns its partial
-// Summary with contracttests.ErrInterrupted. contracttests.ExitCode maps the pair to the exit status.
-func Run(ctx context.Context, cfg Config, reporters ...contracttests.Reporter) (*contracttests.Summary, error) {
+// configuration the grader cannot use, --run and --skip filters that select nothing, a report that
+// cannot be written, or a receiver that does not answer at all end it before any check, with a nil
+// Summary and an error wrapping runner.ErrSetup (and runner.ErrUnreachable); an interrupted run
+// returns its partial Summary with runner.ErrInterrupted. runner.ExitCode maps the pair to the exit
+// status.
+func Run(ctx context.Context, cfg Config, reporters ...report.Reporter) (*report.Summary, error) {
 	if cfg.URL == "" {
-		return nil, fmt.Errorf("%w: no receiver URL: pass --url URL", contracttests.ErrSetup)
+		return nil, fmt.Errorf("%w: no receiver URL: pass --url URL", runner.ErrSetup)
 	}
 	if cfg.Secret.Reveal() == "" {
-		return nil, fmt.Errorf("%w: no secret: pass --secret whsec_… (an endpoint's) or --secret-key sk_… (the merchant key that signs webhook_url deliveries)", contracttests.ErrSetup)
+		return nil, fmt.Errorf("%w: no secret: pass --secret whsec_… (an endpoint's) or --secret-key sk_… (the merchant key that signs webhook_url deliveries)", runner.ErrSetup)
 	}
 	g, err := newGrader(cfg)
 	if err != nil {
 		return nil, err
 	}
 	all := g.checks()
-	var selected []*check
-	for _, c := range all {
-		if cfg.Run == nil || cfg.Run.MatchString(c.id) {
-			selected = append(selected, c)
+	filter := runner.Filter{Run: cfg.Run, Skip: cfg.Skip}
+	var selected []runner.Check
+	ids := make([]string, len(all))
+	for i, c := range all {
+		ids[i] = c.id
+		if filter.Keeps(c.id) {
+			selected = append(selected, g.job(c))
 		}
 	}
-	if len(selected) == 0 {
-		return nil, fmt.Errorf("%w: --run '%s' matches none of the %d checks' ids; list them with --list",
-			contracttests.ErrNoChecks, cfg.Run, len(all))
+	if err := filter.Empty(ids); err != nil {
+		return nil, err
 	}
-	for _, r := range reporters {
-		if p, ok := r.(contracttests.Preparer); ok {
-			if err := p.Prepare(); err != nil {
-				return nil, err
-			}
-		}
+	if err := runner.Prepare(reporters); err != nil {
+		return nil, err
 	}
 	if err := g.preflight(ctx); err != nil {
 		return nil, err
 	}
-	public := make([]*contracttests.Check, len(selected))
-	for i, c := range selected {
-		public[i] = c.public()
-	}
 	for _, r := range reporters {
-		r.Start(public)
+		if o, ok := r.(report.Observer); ok {
+			g.observers = append(g.observers, o)
+		}
 	}
-	sum := g.runAll(ctx, selected, public, reporters)
-	var errs []error
-	if ctx.Err() != nil && (sum.Interrupted > 0 || sum.NotRun > 0) {
-		err := fmt.Errorf("%w: %w (%d of %d checks finished, %d interrupted, %d not run)", contracttests.ErrInterrupted,
-			context.Cause(ctx), sum.Passed+sum.Failed+sum.Skipped, len(selected), sum.Interrupted, sum.NotRun)
-		sum.Aborted = err.Error()
-		errs = append(errs, err)
-	}
-	g.client.CloseIdleConnections()
-	for _, r := range reporters {
-		errs = append(errs, r.Finish(sum))
-	}
-	return sum, errors.Join(errs...)
+	return runner.Run(ctx, runner.Options{
+		Concurrency: cfg.Concurrency,
+		// A check sends at most a few deliveries one after the other (the burst sends its own at once),
+		// each bounded by the time-out.
+		CheckTimeout: max(30*time.Second, 4*cfg.Timeout),
+		Summary: report.Summary{Tool: Tool, Target: cfg.URL,
+			ReplayNote: "Each curl command sends the delivery again with the headers it had, signature included; " +
+				"a receiver refuses a replay made more than the tolerance (five minutes) later, which is the point of the timestamp."},
+		Done: func(*report.Summary) { g.client.CloseIdleConnections() },
+	}, selected, reporters)
+}
+
+// job is the check as the runner runs it: on a checkRun of its own, whose deliveries become the
+// evidence of a check that failed.
+func (g *grader) job(c *check) runner.Check {
+	return runner.Check{ID: c.id, Category: c.category, Doc: c.doc, Alone: c.alone,
+		Run: func(ctx context.Context, rec *runner.Recorder) {
+			cr := &checkRun{ctx: ctx, g: g, check: c, rec: rec}
+			rec.OnResult(cr.attachEvidence)
+			c.run(cr)
+		}}
 }
 
 // preflight makes sure the receiver answers at all, so that a wrong URL or a receiver that is not
@@ -333,96 +339,16 @@ func (g *grader) preflight(ctx context.Context) error {
 	defer cancel()
 	req, err := http.NewRequestWithContext(pctx, http.MethodGet, g.cfg.URL, nil)
 	if err != nil {
-		return fmt.Errorf("%w: --url %s: %w", contracttests.ErrSetup, g.cfg.URL, err)
+		return fmt.Errorf("%w: --url %s: %w", runner.ErrSetup, g.cfg.URL, err)
 	}
 	resp, err := g.client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("%w: %w", contracttests.ErrInterrupted, context.Cause(ctx))
+			return fmt.Errorf("%w: %w", runner.ErrInterrupted, context.Cause(ctx))
 		}
-		return fmt.Errorf("%w: %w: the receiver at %s does not answer (%w); start it, or check --url", contracttests.ErrSetup,
-			contracttests.ErrUnreachable, g.cfg.URL, err)
+		return fmt.Errorf("%w: %w: the receiver at %s does not answer (%w); start it, or check --url", runner.ErrSetup,
+			runner.ErrUnreachable, g.cfg.URL, err)
 	}
 	_ = resp.Body.Close()
 	return nil
-}
-
-// runAll runs the checks, Concurrency at a time and the alone ones last, and sums them up.
-func (g *grader) runAll(ctx context.Context, selected []*check, public []*contracttests.Check, reporters []contracttests.Reporter) *contracttests.Summary {
-	start := time.Now()
-	sum := &contracttests.Summary{Tool: Tool, Target: g.cfg.URL,
-		ReplayNote: "Each curl command sends the delivery again with the headers it had, signature included; " +
-			"a receiver refuses a replay made more than the tolerance (five minutes) later, which is the point of the timestamp."}
-	var mu sync.Mutex
-	report := func(res contracttests.Result) {
-		mu.Lock()
-		defer mu.Unlock()
-		sum.Results = append(sum.Results, res)
-		for _, r := range reporters {
-			r.CheckDone(res)
-		}
-	}
-	var regular, alone []int
-	for i, c := range selected {
-		if c.alone {
-			alone = append(alone, i)
-		} else {
-			regular = append(regular, i)
-		}
-	}
-	run := func(idx []int, concurrency int) {
-		sem := make(chan struct{}, concurrency)
-		var wg sync.WaitGroup
-		for _, i := range idx {
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-			}
-			if ctx.Err() != nil {
-				break
-			}
-			wg.Go(func() {
-				defer func() { <-sem }()
-				report(g.runOne(ctx, selected[i], public[i]))
-			})
-		}
-		wg.Wait()
-	}
-	run(regular, g.cfg.Concurrency)
-	run(alone, 1)
-	sort.SliceStable(sum.Results, func(i, j int) bool { return sum.Results[i].ID < sum.Results[j].ID })
-	sum.Count()
-	sum.NotRun = len(selected) - len(sum.Results)
-	sum.Duration = time.Since(start)
-	return sum
-}
-
-// runOne runs one check and makes its Result: evidence is kept only for a check that did not pass.
-func (g *grader) runOne(ctx context.Context, c *check, pc *contracttests.Check) contracttests.Result {
-	cr := &checkRun{ctx: ctx, g: g, check: c}
-	start := time.Now()
-	func() {
-		// A check that panics is a bug of the grader, not a verdict on the receiver, and must not take
-		// the run, and every other check's result, down with it: it fails with the panic as its message.
-		defer func() {
-			if p := recover(); p != nil {
-				cr.mu.Lock()
-				cr.failures = append(cr.failures, contracttests.Failure{Message: fmt.Sprintf("check panicked (a bug of the grader, please report it): %v", p)})
-				cr.mu.Unlock()
-			}
-		}()
-		c.run(cr)
-	}()
-	res := contracttests.Result{Check: pc, ID: c.id, Category: c.category, Duration: time.Since(start)}
-	cr.mu.Lock()
-	defer cr.mu.Unlock()
-	switch {
-	case ctx.Err() != nil:
-		res.Outcome, res.Interruption = contracttests.Interrupted, "the run was interrupted while this check ran"
-	case len(cr.failures) > 0:
-		res.Outcome, res.Failures, res.Evidence = contracttests.Failed, cr.failures, cr.evidence
-	default:
-		res.Outcome = contracttests.Passed
-	}
-	return res
 }

@@ -14,11 +14,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/malipo/terraform-provider-malipo/contracttests"
 	"github.com/malipo/terraform-provider-malipo/internal/receiverfaults"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 	"github.com/malipo/terraform-provider-malipo/receivertests"
+	"github.com/malipo/terraform-provider-malipo/report"
+	"github.com/malipo/terraform-provider-malipo/runner"
 )
 
 func testSecret(t *testing.T) webhook.Secret {
@@ -29,7 +30,7 @@ func testSecret(t *testing.T) webhook.Secret {
 }
 
 // grade runs the grader against h and returns the ids of the checks that failed, sorted.
-func grade(t *testing.T, h http.Handler, secret webhook.Secret, timeout time.Duration) (*contracttests.Summary, []string) {
+func grade(t *testing.T, h http.Handler, secret webhook.Secret, timeout time.Duration) (*report.Summary, []string) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -38,8 +39,8 @@ func grade(t *testing.T, h http.Handler, secret webhook.Secret, timeout time.Dur
 	require.NoError(t, err)
 	var failed []string
 	for _, r := range sum.Results {
-		require.NotEqual(t, contracttests.Skipped, r.Outcome)
-		if r.Outcome == contracttests.Failed {
+		require.NotEqual(t, report.Skipped, r.Outcome)
+		if r.Outcome == report.Failed {
 			failed = append(failed, r.ID)
 		}
 	}
@@ -69,7 +70,7 @@ func TestCorrectReceiverPasses(t *testing.T) {
 			sum, failed := grade(t, receiverfaults.Correct(secret), secret, 5*time.Second)
 			assert.Empty(t, failed, "%+v", sum.Results)
 			assert.Len(t, sum.Results, len(acceptsEveryType(t))+13)
-			assert.Equal(t, contracttests.ExitConformant, contracttests.ExitCode(sum, nil))
+			assert.Equal(t, runner.ExitConformant, runner.ExitCode(sum, nil))
 		})
 	}
 }
@@ -112,9 +113,9 @@ func TestEachFlawedReceiverFailsItsChecks(t *testing.T) {
 			}
 			sum, failed := grade(t, f.New(secret), secret, timeout)
 			assert.Equal(t, expected, failed, "%s (%s)", f.Name, f.Rule)
-			assert.Equal(t, contracttests.ExitNonConformant, contracttests.ExitCode(sum, nil))
+			assert.Equal(t, runner.ExitNonConformant, runner.ExitCode(sum, nil))
 			for _, r := range sum.Results {
-				if r.Outcome != contracttests.Failed {
+				if r.Outcome != report.Failed {
 					assert.Empty(t, r.Evidence, "%s passed: no evidence kept", r.ID)
 					continue
 				}
@@ -190,14 +191,14 @@ func TestUnreachableReceiverIsASetupError(t *testing.T) {
 	sum, err := receivertests.Run(context.Background(), receivertests.Config{URL: url, Secret: testSecret(t)})
 	require.Error(t, err)
 	assert.Nil(t, sum)
-	assert.ErrorIs(t, err, contracttests.ErrSetup)
-	assert.ErrorIs(t, err, contracttests.ErrUnreachable)
+	assert.ErrorIs(t, err, runner.ErrSetup)
+	assert.ErrorIs(t, err, runner.ErrUnreachable)
 	assert.Contains(t, err.Error(), url)
-	assert.Equal(t, contracttests.ExitSetup, contracttests.ExitCode(sum, err))
+	assert.Equal(t, runner.ExitSetup, runner.ExitCode(sum, err))
 }
 
 func TestUnknownEventTypeIsASetupError(t *testing.T) {
 	_, err := receivertests.List(receivertests.Config{EventTypes: []string{"payment.refunded"}})
-	require.ErrorIs(t, err, contracttests.ErrSetup)
+	require.ErrorIs(t, err, runner.ErrSetup)
 	assert.Contains(t, err.Error(), "payment.success", "the error lists the declared types")
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -14,7 +12,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/internal/embedded"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/report"
+	"github.com/malipo/terraform-provider-malipo/runner"
 )
 
 // conformFlags are the settings of `malipo conform`.
@@ -22,11 +23,8 @@ type conformFlags struct {
 	target, publicKey, secretKey string
 	otherPublic, otherSecret     string
 	listen, hookURL              string
-	run, skip                    *regexp.Regexp
-	list                         bool
-	junit, jsonOut               string
-	html, record, spec           string
-	quiet                        bool
+	reports                      reportFlags
+	spec                         string
 	requireExt                   bool
 	concurrency                  int
 	wait, stall, settle          time.Duration
@@ -73,27 +71,14 @@ func (f *conformFlags) declare(cmd *cobra.Command) {
 	fs.StringVar(&f.otherSecret, "other-secret-key", "", "a second merchant's secret `key` (default $MALIPO_OTHER_SECRET_KEY)")
 	fs.Var(hostPortValue{&f.listen}, "webhook-listen", "address the webhook receiver listens on")
 	fs.Var(baseURLValue{&f.hookURL}, "webhook-url", "base `URL` the target uses to reach the receiver (default: from --webhook-listen)")
-	fs.Var(regexpValue{&f.run}, "run", "only run checks whose id matches this regular expression")
-	fs.Var(regexpValue{&f.skip}, "skip", "leave out checks whose id matches this regular expression (after --run)")
-	fs.BoolVar(&f.list, "list", false, "list the checks and exit")
-	fs.StringVar(&f.junit, "junit", "", "write a JUnit XML report to this `file`")
-	fs.StringVar(&f.jsonOut, "json", "", "write a JSON report to this `file`")
+	f.reports.declare(cmd, conformChecks)
 	fs.BoolVar(&f.requireExt, "require-extensions", false, "fail (not skip) the checks of an extension the target lacks ("+api.OpListWebhookEndpoints().Path+", "+api.OpListEvents().Path+")")
 	fs.IntVar(&f.concurrency, "concurrency", f.concurrency, "checks run at once")
 	fs.Var(durationValue{&f.wait}, "wait", "how long to wait for asynchronous outcomes (settlement, webhooks)")
 	fs.Var(durationValue{&f.stall}, "webhook-stall", "how long the receiver stalls to test the target's delivery time-out")
 	fs.Var(durationValue{&f.settle}, "settle", "fixed time to wait when checking that something does NOT happen (no second webhook, no state change); 0 follows the target: 3x its slowest observed outcome")
-	fs.StringVar(&f.html, "html", "", "write a self-contained HTML report (failures with their exchanges and curl commands, coverage matrix) to this `file`")
-	fs.StringVar(&f.record, "record", "", "record every HTTP exchange and webhook delivery of the run as HAR 1.2 to this `file` (key values redacted)")
 	fs.StringVar(&f.spec, "spec", "", "run the suite from this OpenAPI `file` instead of the embedded document: derived checks follow it, checks that need something it lacks are skipped with the reason")
-	fs.BoolVarP(&f.quiet, "quiet", "q", false, "print only failures and the summary (no line per passed or skipped check)")
-	_ = cmd.MarkFlagFilename("junit", "xml")
-	_ = cmd.MarkFlagFilename("html", "html")
-	_ = cmd.MarkFlagFilename("record", "har")
 	_ = cmd.MarkFlagFilename("spec", "yaml", "yml", "json")
-	_ = cmd.MarkFlagFilename("json", "json")
-	_ = cmd.RegisterFlagCompletionFunc("run", completeCheckIDs)
-	_ = cmd.RegisterFlagCompletionFunc("skip", completeCheckIDs)
 }
 
 // keysFromEnv takes the keys not given as flags from the environment, where CI systems put secrets:
@@ -104,7 +89,7 @@ func (f *conformFlags) keysFromEnv(fs *pflag.FlagSet) {
 }
 
 // runConform runs the contract suite against --target, or against an embedded sandbox when no target
-// is given, and returns the exit code (conformExitCode) or a usage error.
+// is given, and returns the exit code (runner.ExitCode) or a usage error.
 func runConform(ctx context.Context, cmd *cobra.Command, f *conformFlags, stdout, stderr io.Writer) (int, error) {
 	checks, spec, err := contracttests.ChecksFor(f.spec)
 	if err != nil {
@@ -114,8 +99,8 @@ func runConform(ctx context.Context, cmd *cobra.Command, f *conformFlags, stdout
 		fmt.Fprintf(stderr, "malipo conform: %v\n", err)
 		return exitFail, nil
 	}
-	if f.list {
-		listChecks(stdout, contracttests.Select(checks, f.run, f.skip))
+	if f.reports.list {
+		listChecks(stdout, contracttests.Select(checks, f.reports.run, f.reports.skip))
 		return exitOK, nil
 	}
 	if (f.otherPublic == "") != (f.otherSecret == "") {
@@ -133,28 +118,31 @@ func runConform(ctx context.Context, cmd *cobra.Command, f *conformFlags, stdout
 		return exitFail, nil
 	}
 	defer stop()
-	cfg.Run, cfg.Skip, cfg.Spec = f.run, f.skip, spec
+	cfg.Run, cfg.Skip, cfg.Spec = f.reports.run, f.reports.skip, spec
 	cfg.Rerun = rerunArgs(cmd.Flags())
-	sum, err := contracttests.Run(ctx, cfg, checks, conformReporters(f, stdout)...)
+	sum, err := contracttests.Run(ctx, cfg, checks, f.reports.reporters(stdout, report.DefaultTool)...)
 	if err != nil {
 		fmt.Fprintf(stderr, "malipo conform: %v\n", err)
 	}
-	return conformExitCode(sum, err), nil
+	return runner.ExitCode(sum, err), nil
 }
 
-// completeCheckIDs completes --run with the ids of the checks.
-func completeCheckIDs(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+// conformChecks lists the checks of the embedded document, as the runner sees them (for completion).
+func conformChecks() ([]runner.Check, error) {
 	checks, err := contracttests.All()
 	if err != nil {
-		return nil, cobra.ShellCompDirectiveError
+		return nil, err
 	}
-	var ids []cobra.Completion
-	for _, c := range checks {
-		if strings.HasPrefix(c.ID, toComplete) {
-			ids = append(ids, cobra.CompletionWithDesc(c.ID, c.Doc))
-		}
+	return runnerChecks(checks), nil
+}
+
+// runnerChecks are the checks as --list and completion show them: id, category and description.
+func runnerChecks(checks []*contracttests.Check) []runner.Check {
+	out := make([]runner.Check, len(checks))
+	for i, c := range checks {
+		out[i] = runner.Check{ID: c.ID, Category: c.Category, Doc: c.Doc}
 	}
-	return ids, cobra.ShellCompDirectiveNoFileComp
+	return out
 }
 
 // conformTarget returns the run's configuration: an embedded sandbox when no --target is given (stop
@@ -163,7 +151,7 @@ func completeCheckIDs(_ *cobra.Command, _ []string, toComplete string) ([]cobra.
 func conformTarget(f *conformFlags, stdout, stderr io.Writer) (cfg contracttests.Config, stop func(), err error) {
 	stop = func() {}
 	if f.target == "" {
-		embedded, stopEmbedded, err := contracttests.StartEmbedded()
+		target, stopEmbedded, err := embedded.Start()
 		if err != nil {
 			return cfg, nil, err
 		}
@@ -172,7 +160,10 @@ func conformTarget(f *conformFlags, stdout, stderr io.Writer) (cfg contracttests
 				fmt.Fprintf(stderr, "malipo conform: stopping the embedded sandbox: %v\n", err)
 			}
 		}
-		cfg = embedded
+		cfg = contracttests.Config{BaseURL: target.BaseURL,
+			Keys:          contracttests.Keys{Public: target.PublicKey, Secret: target.SecretKey},
+			OtherMerchant: &contracttests.Keys{Public: target.OtherPublicKey, Secret: target.OtherSecretKey},
+			WebhookStall:  target.Stall, EventuallyTimeout: target.Wait}
 		fmt.Fprintf(stdout, "malipo conform: no --target; checking an embedded sandbox at %s\n", cfg.BaseURL)
 	} else {
 		cfg = contracttests.Config{BaseURL: f.target, Keys: contracttests.Keys{Public: f.publicKey, Secret: f.secretKey},
@@ -187,34 +178,11 @@ func conformTarget(f *conformFlags, stdout, stderr io.Writer) (cfg contracttests
 	return cfg, stop, nil
 }
 
-// conformReporters returns the text report on stdout and the file reports the flags ask for.
-func conformReporters(f *conformFlags, stdout io.Writer) []contracttests.Reporter {
-	reporters := []contracttests.Reporter{&contracttests.TextReporter{W: stdout, Quiet: f.quiet}}
-	if f.html != "" {
-		reporters = append(reporters, contracttests.HTMLReporter{Path: f.html})
-	}
-	if f.record != "" {
-		reporters = append(reporters, &contracttests.HARRecorder{Path: f.record})
-	}
-	if f.junit != "" {
-		reporters = append(reporters, contracttests.JUnitReporter{Path: f.junit})
-	}
-	if f.jsonOut != "" {
-		reporters = append(reporters, contracttests.JSONReporter{Path: f.jsonOut})
-	}
-	return reporters
-}
-
-// conformExitCode maps the result of a run to the exit code, in this one place so that the library's
-// own mapping can replace it. No summary means the run could not happen (usage, setup or connection);
-// an error with a summary means a report could not be written; a failed check is a failure; a run
-// whose context ended (SIGINT) was interrupted, whatever it had found so far.
-func conformExitCode(sum *contracttests.Summary, err error) int {
-	return contracttests.ExitCode(sum, err)
-}
-
 // listChecks lists the checks --run and --skip select (contracttests.Select), by id.
-func listChecks(w io.Writer, checks []*contracttests.Check) {
+func listChecks(w io.Writer, checks []*contracttests.Check) { list(w, runnerChecks(checks)) }
+
+// list prints one line per check, by id: its id, category and description, then how many there are.
+func list(w io.Writer, checks []runner.Check) {
 	sort.SliceStable(checks, func(i, j int) bool { return checks[i].ID < checks[j].ID })
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, c := range checks {

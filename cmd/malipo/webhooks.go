@@ -5,17 +5,17 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/malipo/terraform-provider-malipo/contracttests"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 	"github.com/malipo/terraform-provider-malipo/receivertests"
+	"github.com/malipo/terraform-provider-malipo/runner"
 )
 
 // webhookSecretEnv is where `malipo webhooks test` and examples/webhook-receiver read the secret when
@@ -43,9 +43,7 @@ type webhooksTestFlags struct {
 	eventTypes             []string
 	burst                  int
 	timeout                time.Duration
-	run                    *regexp.Regexp
-	list, quiet            bool
-	junit, jsonOut, html   string
+	reports                reportFlags
 }
 
 func (c *cli) webhooksTestCommand() *cobra.Command {
@@ -92,15 +90,7 @@ answer), 130 interrupted.`, api.WebhookDeliveryTimeout, webhookSecretEnv),
 	fs.StringSliceVar(&f.eventTypes, "event-types", nil, "comma-separated event `types` to send (default every type the contract declares)")
 	fs.IntVar(&f.burst, "burst", f.burst, "deliveries the burst check sends at once")
 	fs.Var(durationValue{&f.timeout}, "timeout", "how long the receiver has to answer each delivery (the default is the contract's "+openapi.DeliveryTimeoutExtension+")")
-	fs.Var(regexpValue{&f.run}, "run", "only run checks whose id matches this regular expression")
-	fs.BoolVar(&f.list, "list", false, "list the checks and exit")
-	fs.StringVar(&f.junit, "junit", "", "write a JUnit XML report to this `file`")
-	fs.StringVar(&f.jsonOut, "json", "", "write a JSON report to this `file`")
-	fs.StringVar(&f.html, "html", "", "write a self-contained HTML report to this `file`")
-	fs.BoolVarP(&f.quiet, "quiet", "q", false, "print only failures and the summary (no line per passed check)")
-	_ = cmd.MarkFlagFilename("junit", "xml")
-	_ = cmd.MarkFlagFilename("html", "html")
-	_ = cmd.MarkFlagFilename("json", "json")
+	f.reports.declare(cmd, receiverChecks)
 	_ = cmd.RegisterFlagCompletionFunc("event-types", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		spec, err := openapi.Default()
 		if err != nil {
@@ -146,7 +136,8 @@ func webhookSecret(cmd *cobra.Command, f *webhooksTestFlags) (webhook.Secret, er
 
 // runWebhooksTest grades the receiver and returns the exit code, or a usage error.
 func runWebhooksTest(ctx context.Context, cmd *cobra.Command, f *webhooksTestFlags, stdout, stderr io.Writer) (int, error) {
-	cfg := receivertests.Config{URL: f.url, EventTypes: f.eventTypes, Burst: f.burst, Timeout: f.timeout, Run: f.run}
+	cfg := receivertests.Config{URL: f.url, EventTypes: f.eventTypes, Burst: f.burst, Timeout: f.timeout,
+		Run: f.reports.run, Skip: f.reports.skip}
 	if f.burst < 1 {
 		return exitUsage, usageErrorf(cmd, "--burst %d: send at least one delivery", f.burst)
 	}
@@ -155,16 +146,18 @@ func runWebhooksTest(ctx context.Context, cmd *cobra.Command, f *webhooksTestFla
 	}
 	if len(f.eventTypes) > 0 {
 		if _, err := receivertests.List(cfg); err != nil {
-			return exitUsage, usageErrorf(cmd, "--event-types: %v", strings.TrimPrefix(err.Error(), contracttests.ErrSetup.Error()+": "))
+			return exitUsage, usageErrorf(cmd, "--event-types: %v", strings.TrimPrefix(err.Error(), runner.ErrSetup.Error()+": "))
 		}
 	}
-	if f.list {
+	if f.reports.list {
 		checks, err := receivertests.List(cfg)
 		if err != nil {
 			fmt.Fprintf(stderr, "malipo webhooks test: %v\n", err)
 			return exitUsage, nil
 		}
-		listChecks(stdout, contracttests.Select(checks, f.run, nil))
+		filter := runner.Filter{Run: f.reports.run, Skip: f.reports.skip}
+		checks = slices.DeleteFunc(checks, func(c runner.Check) bool { return !filter.Keeps(c.ID) })
+		list(stdout, checks)
 		return exitOK, nil
 	}
 	if f.url == "" {
@@ -175,19 +168,13 @@ func runWebhooksTest(ctx context.Context, cmd *cobra.Command, f *webhooksTestFla
 		return exitUsage, err
 	}
 	cfg.Secret = secret
-	reporters := []contracttests.Reporter{&contracttests.TextReporter{W: stdout, Quiet: f.quiet, Command: receivertests.Tool}}
-	if f.html != "" {
-		reporters = append(reporters, contracttests.HTMLReporter{Path: f.html})
-	}
-	if f.junit != "" {
-		reporters = append(reporters, contracttests.JUnitReporter{Path: f.junit})
-	}
-	if f.jsonOut != "" {
-		reporters = append(reporters, contracttests.JSONReporter{Path: f.jsonOut})
-	}
-	sum, err := receivertests.Run(ctx, cfg, reporters...)
+	sum, err := receivertests.Run(ctx, cfg, f.reports.reporters(stdout, receivertests.Tool)...)
 	if err != nil {
 		fmt.Fprintf(stderr, "malipo webhooks test: %v\n", err)
 	}
-	return contracttests.ExitCode(sum, err), nil
+	return runner.ExitCode(sum, err), nil
 }
+
+// receiverChecks lists the checks of `malipo webhooks test` with every declared event type (for
+// completion).
+func receiverChecks() ([]runner.Check, error) { return receivertests.List(receivertests.Config{}) }

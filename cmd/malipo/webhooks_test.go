@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/malipo/terraform-provider-malipo/contracttests"
 	"github.com/malipo/terraform-provider-malipo/internal/receiverfaults"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
 
 func newWebhookSecret(t *testing.T) webhook.Secret {
@@ -43,7 +43,7 @@ func TestWebhooksTestPassesACorrectReceiver(t *testing.T) {
 		assert.NotContains(t, out, secret.Reveal())
 	}
 
-	var sum contracttests.Summary
+	var sum report.Summary
 	data, err := os.ReadFile(jsonPath)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &sum))

@@ -10,9 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/malipo/terraform-provider-malipo/contracttests"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 	"github.com/malipo/terraform-provider-malipo/receivertests"
+	"github.com/malipo/terraform-provider-malipo/report"
+	"github.com/malipo/terraform-provider-malipo/runner"
 )
 
 // The example passes `malipo webhooks test` (the grader, as the CLI runs it), during a rotation with
@@ -43,9 +44,9 @@ func TestExamplePassesTheGrader(t *testing.T) {
 				Timeout: 5 * time.Second, Burst: 10})
 			require.NoError(t, err)
 			for _, r := range sum.Results {
-				assert.Equal(t, contracttests.Passed, r.Outcome, "%s: %v", r.ID, r.Failures)
+				assert.Equal(t, report.Passed, r.Outcome, "%s: %v", r.ID, r.Failures)
 			}
-			assert.Equal(t, contracttests.ExitConformant, contracttests.ExitCode(sum, err))
+			assert.Equal(t, runner.ExitConformant, runner.ExitCode(sum, err))
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package contracttests
+package report
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ import (
 type HTMLReporter struct{ Path string }
 
 // Start does nothing.
-func (HTMLReporter) Start([]*Check) {}
+func (HTMLReporter) Start([]string) {}
 
 // CheckDone does nothing.
 func (HTMLReporter) CheckDone(Result) {}
@@ -313,10 +313,8 @@ func slowest(results []Result) []htmlResult {
 
 func newHTMLResult(res Result) htmlResult {
 	hr := htmlResult{ID: res.ID, Category: string(res.Category), Outcome: string(res.Outcome),
-		Duration: res.Duration.Round(time.Millisecond).String(), SkipReason: res.SkipReason, Omitted: res.EvidenceOmitted}
-	if res.Check != nil {
-		hr.Doc = res.Check.Doc
-	}
+		Duration: res.Duration.Round(time.Millisecond).String(), SkipReason: res.SkipReason, Omitted: res.EvidenceOmitted,
+		Doc: res.Doc}
 	exchanges := make([]htmlExchange, len(res.Evidence))
 	for i, ev := range res.Evidence {
 		exchanges[i] = newHTMLExchange(ev)

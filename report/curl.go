@@ -1,4 +1,4 @@
-package contracttests
+package report
 
 import (
 	"bytes"
@@ -47,8 +47,8 @@ const freshReference = `conform-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')`
 // generatedReference matches a merchant reference the suite made (NewID("conform-")) in a JSON body.
 var generatedReference = regexp.MustCompile(`"reference":"(conform-[0-9a-f]{16})"`)
 
-// generatedReferences returns the merchant references the suite made that body carries.
-func generatedReferences(body []byte) []string {
+// GeneratedReferences returns the merchant references the suite made that body carries.
+func GeneratedReferences(body []byte) []string {
 	var out []string
 	for _, m := range generatedReference.FindAllSubmatch(body, -1) {
 		out = append(out, string(m[1]))
@@ -69,7 +69,7 @@ type shellSegment struct {
 
 // words quotes text for the shell; fresh lists the merchant references (in a body) to make afresh.
 type words struct {
-	redactor
+	Redactor
 	fresh []string
 }
 
@@ -108,11 +108,11 @@ func (r words) nextSecret(s string) (at, length int, expr string) {
 		}
 	}
 	for _, k := range r.keys {
-		if len(k.value) < minRedactedKey {
+		if len(k.Value) < minRedactedKey {
 			continue
 		}
-		if i := strings.Index(s, k.value); i >= 0 && (at < 0 || i < at) {
-			at, length, expr = i, len(k.value), "$"+k.env
+		if i := strings.Index(s, k.Value); i >= 0 && (at < 0 || i < at) {
+			at, length, expr = i, len(k.Value), "$"+k.Env
 		}
 	}
 	if loc := whsecPattern.FindStringIndex(s); loc != nil && (at < 0 || loc[0] < at) {
@@ -122,10 +122,10 @@ func (r words) nextSecret(s string) (at, length int, expr string) {
 }
 
 // secretExpr returns the expression that replaces a whsec_ value in a replayed request.
-func (r redactor) secretExpr(secret string) string {
+func (r Redactor) secretExpr(secret string) string {
 	for _, k := range r.keys {
-		if webhook.MerchantSigningSecret(k.value) == secret {
-			return `whsec_$(printf %s "$` + k.env + `" | base64 -w0)`
+		if webhook.MerchantSigningSecret(k.Value) == secret {
+			return `whsec_$(printf %s "$` + k.Env + `" | base64 -w0)`
 		}
 	}
 	if _, err := webhook.ParseEndpointSecret(secret); err == nil {
@@ -211,14 +211,15 @@ func singleQuoted(s string) string {
 // test` uses it for the deliveries it signed, whose headers it carries as sent. No key is known to it;
 // a whsec_ value in the request is made afresh by the shell, as in the suite's own commands.
 func CurlCommand(method, url string, header http.Header, body []byte) string {
-	return redactor{}.curl(method, url, header, body, nil)
+	return Redactor{}.Curl(method, url, header, body, nil)
 }
 
-// curl returns the command that sends the request again (see the comment at the top of this file).
-// header is what the suite set on the request; body is nil for a request without one; fresh lists the
-// merchant references in the body that the command makes afresh.
-func (r redactor) curl(method, url string, header http.Header, body []byte, fresh []string) string {
-	return words{redactor: r}.curl(method, url, header, body, fresh)
+// Curl returns the command that sends the request again (see the comment at the top of this file),
+// reading the keys r knows from the environment. header is what the grader set on the request; body is
+// nil for a request without one; fresh lists the merchant references in the body that the command
+// makes afresh (GeneratedReferences).
+func (r Redactor) Curl(method, url string, header http.Header, body []byte, fresh []string) string {
+	return words{Redactor: r}.curl(method, url, header, body, fresh)
 }
 
 func (r words) curl(method, url string, header http.Header, body []byte, fresh []string) string {

@@ -1,4 +1,4 @@
-package contracttests
+package report
 
 import (
 	"bufio"
@@ -22,12 +22,15 @@ import (
 // Entries are what Evidence holds, so key values and webhook secrets are redacted and bodies are cut
 // at MaxEvidenceBody (the entry's comment says so; content.size and bodySize keep the real size).
 // Besides the standard fields each entry has the custom fields HAR allows (names starting with _):
-// `_malipo_kind` ("request", or "webhook" for a delivery the target sent to the suite's receiver,
-// whose request is the delivery and whose response is the receiver's answer), `_check` (the check it
+// `_malipo_kind` ("request"; "webhook" for a delivery the target sent to the suite's receiver, or
+// "delivery" for one the receiver grader sent to a merchant's receiver, whose request is the delivery
+// and whose response is the receiver's answer), `_check` (the check it
 // belongs to), `_operation` (the operationId or the event type) and `_error` (a transport error, with
 // response status 0). Timings are not broken down: the whole time is `wait`.
 type HARRecorder struct {
 	Path string
+	// Tool names the archive's creator; empty means DefaultTool.
+	Tool string
 
 	mu      sync.Mutex
 	f       *os.File
@@ -37,7 +40,7 @@ type HARRecorder struct {
 }
 
 // Start creates the file and writes the head of the archive.
-func (h *HARRecorder) Start([]*Check) {
+func (h *HARRecorder) Start([]string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	f, err := os.Create(h.partial())
@@ -46,7 +49,11 @@ func (h *HARRecorder) Start([]*Check) {
 		return
 	}
 	h.f, h.w = f, bufio.NewWriter(f)
-	creator, err := json.Marshal(harCreator{Name: "malipo conform", Version: malipoVersion()})
+	tool := h.Tool
+	if tool == "" {
+		tool = DefaultTool
+	}
+	creator, err := json.Marshal(harCreator{Name: tool, Version: malipoVersion()})
 	if err != nil {
 		h.err = fmt.Errorf("record the run as HAR: %w", err)
 		return
@@ -210,8 +217,11 @@ func harEntryOf(ev Evidence) harEntry {
 			Content:     harContent{Size: ev.Response.BodySize, MimeType: ev.Response.Header.Get("Content-Type"), Text: ev.Response.Body},
 			RedirectURL: ev.Response.Header.Get("Location"), HeadersSize: -1, BodySize: ev.Response.BodySize},
 	}
-	if ev.Kind == EvidenceWebhook {
+	switch ev.Kind {
+	case EvidenceWebhook:
 		e.Comment = "a webhook delivery the target sent to the suite's receiver; the response is the receiver's answer"
+	case EvidenceDelivery:
+		e.Comment = "a webhook delivery the grader sent to the merchant's receiver; the response is the receiver's answer"
 	}
 	if ev.Request.BodySize > 0 {
 		e.Request.PostData = &harPostData{MimeType: ev.Request.Header.Get("Content-Type"), Text: ev.Request.Body}

@@ -1,4 +1,4 @@
-package contracttests
+package report
 
 import (
 	"bytes"
@@ -22,16 +22,23 @@ import (
 )
 
 // Keys of the curl tests: made up here, since what matters is that they never appear in a command.
-var curlTestConfig = Config{
-	Keys:          Keys{Public: "pk_test_curl_own_1", Secret: "sk_test_curl_own_2"},
-	OtherMerchant: &Keys{Public: "pk_test_curl_other_3", Secret: "sk_test_curl_other_4"},
+var (
+	ownKeys   = struct{ Public, Secret string }{Public: "pk_test_curl_own_1", Secret: "sk_test_curl_own_2"}
+	otherKeys = struct{ Public, Secret string }{Public: "pk_test_curl_other_3", Secret: "sk_test_curl_other_4"}
+)
+
+// curlTestRedactor knows the keys as the contract suite hands them over, each with the variable the
+// CLI reads it from.
+func curlTestRedactor() Redactor {
+	return NewRedactor(Key{Value: ownKeys.Public, Env: "MALIPO_PUBLIC_KEY"}, Key{Value: ownKeys.Secret, Env: "MALIPO_SECRET_KEY"},
+		Key{Value: otherKeys.Public, Env: "MALIPO_OTHER_PUBLIC_KEY"}, Key{Value: otherKeys.Secret, Env: "MALIPO_OTHER_SECRET_KEY"})
 }
 
 // curlEnv is the environment a user pastes the commands into.
 func curlEnv() []string {
 	return append(os.Environ(),
-		"MALIPO_PUBLIC_KEY="+curlTestConfig.Keys.Public, "MALIPO_SECRET_KEY="+curlTestConfig.Keys.Secret,
-		"MALIPO_OTHER_PUBLIC_KEY="+curlTestConfig.OtherMerchant.Public, "MALIPO_OTHER_SECRET_KEY="+curlTestConfig.OtherMerchant.Secret)
+		"MALIPO_PUBLIC_KEY="+ownKeys.Public, "MALIPO_SECRET_KEY="+ownKeys.Secret,
+		"MALIPO_OTHER_PUBLIC_KEY="+otherKeys.Public, "MALIPO_OTHER_SECRET_KEY="+otherKeys.Secret)
 }
 
 // requireCurl finds the real curl; the tests that replay commands need it (Debian package curl).
@@ -64,8 +71,8 @@ func TestCurlSendsTheSameRequest(t *testing.T) {
 		w.WriteHeader(http.StatusTeapot)
 	}))
 	defer srv.Close()
-	red := newRedactor(&curlTestConfig)
-	own, other := curlTestConfig.Keys, *curlTestConfig.OtherMerchant
+	red := curlTestRedactor()
+	own, other := ownKeys, otherKeys
 	h := func(kv ...string) http.Header {
 		out := http.Header{}
 		for i := 0; i < len(kv); i += 2 {
@@ -94,9 +101,9 @@ func TestCurlSendsTheSameRequest(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cmd := red.curl(c.method, srv.URL+c.uri, c.header, c.body, nil)
+			cmd := red.Curl(c.method, srv.URL+c.uri, c.header, c.body, nil)
 			for _, k := range red.keys {
-				assert.NotContains(t, cmd, k.value, "a key value is in the command")
+				assert.NotContains(t, cmd, k.Value, "a key value is in the command")
 			}
 			mu.Lock()
 			got = nil
@@ -132,10 +139,10 @@ func TestCurlMakesFreshSecretsAndReferences(t *testing.T) {
 	defer srv.Close()
 	secret := "whsec_" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, webhook.MinSecretBytes))
 	weak := "whsec_" + base64.StdEncoding.EncodeToString([]byte("short"))
-	ref := NewID("conform-")
+	ref := "conform-0123456789abcdef" // a reference as the contract suite makes them
 	sent := `{"secret":"` + secret + `","other":"` + weak + `","reference":"` + ref + `"}`
-	red := newRedactor(&curlTestConfig)
-	cmd := red.curl(http.MethodPost, srv.URL, http.Header{"Content-Type": {"application/json"}}, []byte(sent), generatedReferences([]byte(sent)))
+	red := curlTestRedactor()
+	cmd := red.Curl(http.MethodPost, srv.URL, http.Header{"Content-Type": {"application/json"}}, []byte(sent), GeneratedReferences([]byte(sent)))
 	assert.NotContains(t, cmd, ref)
 	assert.NotContains(t, cmd, secret)
 	assert.Contains(t, cmd, weak, "a secret the API refuses is no secret: it is sent as it was, so that it is refused again")
@@ -146,18 +153,6 @@ func TestCurlMakesFreshSecretsAndReferences(t *testing.T) {
 	require.NoError(t, err, "the fresh secret must be one the API accepts")
 	assert.NotEqual(t, secret, string(m[1]))
 	assert.NotEqual(t, ref, string(m[2]))
-}
-
-// A replay makes afresh the references of a create without an Idempotency-Key that the check had not
-// sent before; a reference sent again on purpose (a duplicate) stays.
-func TestFreshReferences(t *testing.T) {
-	var l evidenceLog
-	ref := NewID("conform-")
-	body := []byte(`{"amount":1,"reference":"` + ref + `"}`)
-	assert.Equal(t, []string{ref}, l.freshReferences(http.Header{}, body))
-	assert.Empty(t, l.freshReferences(http.Header{}, body), "the check sends it again: it tests the duplicate")
-	other := []byte(`{"reference":"` + NewID("conform-") + `"}`)
-	assert.Empty(t, l.freshReferences(http.Header{api.HeaderIdempotencyKey: {"k"}}, other), "with an Idempotency-Key a replay is a replay")
 }
 
 func runCurl(t *testing.T, cmd string) string {
@@ -174,31 +169,31 @@ func runCurl(t *testing.T, cmd string) string {
 // Every key value and webhook secret is redacted wherever it is, masked with its kind's prefix; a key
 // header holding a value the suite invented stays as it was.
 func TestRedaction(t *testing.T) {
-	red := newRedactor(&curlTestConfig)
-	own, other := curlTestConfig.Keys, *curlTestConfig.OtherMerchant
+	red := curlTestRedactor()
+	own, other := ownKeys, otherKeys
 	secret := "whsec_" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{9}, 32))
-	text := red.text(`{"a":"` + own.Secret + `","b":"` + strings.ReplaceAll(secret, "/", `\/`) + `"} ?k=` + other.Public + " " + webhook.MerchantSigningSecret(own.Secret))
+	text := red.Text(`{"a":"` + own.Secret + `","b":"` + strings.ReplaceAll(secret, "/", `\/`) + `"} ?k=` + other.Public + " " + webhook.MerchantSigningSecret(own.Secret))
 	for _, v := range []string{own.Secret, other.Public, secret, webhook.MerchantSigningSecret(own.Secret)} {
 		assert.NotContains(t, text, v)
 	}
 	assert.Contains(t, text, `"a":"sk_test_…(redacted)"`)
 	assert.Contains(t, text, `"b":"whsec_…(redacted)"`)
-	hdr := red.header(http.Header{"Public-Key": {own.Public}, "Secret-Key": {"sk_conform_wrong"}})
+	hdr := red.Header(http.Header{"Public-Key": {own.Public}, "Secret-Key": {"sk_conform_wrong"}})
 	assert.Equal(t, "pk_test_…(redacted)", hdr.Get(api.HeaderPublicKey))
 	assert.Equal(t, "sk_conform_wrong", hdr.Get(api.HeaderSecretKey))
 
-	short := newRedactor(&Config{Keys: Keys{Public: "pk", Secret: "abc"}})
-	hdr = short.header(http.Header{"Public-Key": {"pk"}, "Secret-Key": {"abc"}})
+	short := NewRedactor(Key{Value: "pk", Env: "MALIPO_PUBLIC_KEY"}, Key{Value: "abc", Env: "MALIPO_SECRET_KEY"})
+	hdr = short.Header(http.Header{"Public-Key": {"pk"}, "Secret-Key": {"abc"}})
 	assert.Equal(t, "…(redacted)", hdr.Get(api.HeaderPublicKey), "a short key is still masked as a header value")
 	assert.Equal(t, "…(redacted)", hdr.Get(api.HeaderSecretKey))
-	assert.Equal(t, `"public-key: $MALIPO_PUBLIC_KEY"`, words{redactor: short}.headerWord(api.HeaderPublicKey, "pk"))
+	assert.Equal(t, `"public-key: $MALIPO_PUBLIC_KEY"`, words{Redactor: short}.headerWord(api.HeaderPublicKey, "pk"))
 }
 
 // A body longer than MaxEvidenceBody is cut there, at a character boundary, with its real size kept.
 func TestEvidenceBodiesAreCut(t *testing.T) {
 	var m HTTPMessage
 	body := []byte(strings.Repeat("é", MaxEvidenceBody))
-	newRedactor(&curlTestConfig).message(&m, nil, body)
+	curlTestRedactor().Message(&m, nil, body)
 	assert.True(t, m.BodyTruncated)
 	assert.Equal(t, len(body), m.BodySize)
 	assert.LessOrEqual(t, len(m.Body), MaxEvidenceBody)
@@ -211,7 +206,7 @@ func TestEvidenceBodiesAreCut(t *testing.T) {
 func TestJUnitHoldsAnyBody(t *testing.T) {
 	path := t.TempDir() + "/r.xml"
 	body := "a\x00b\x1b]]>c é \xff"
-	res := Result{ID: "x.y", Category: CategoryNegative, Outcome: Failed, Failures: []Failure{{Message: "m", Exchange: "GET /x → 500", Evidence: []int{0}}},
+	res := Result{ID: "x.y", Category: "negative", Outcome: Failed, Failures: []Failure{{Message: "m", Exchange: "GET /x → 500", Evidence: []int{0}}},
 		Evidence: []Evidence{{Kind: EvidenceRequest, Request: HTTPMessage{Method: http.MethodGet, URL: "http://h/x"},
 			Response: HTTPMessage{Status: http.StatusInternalServerError, Body: body, BodySize: len(body)}, Curl: "curl http://h/x"}}}
 	require.NoError(t, JUnitReporter{Path: path}.Finish(&Summary{Results: []Result{res}, Failed: 1}))

@@ -1,6 +1,6 @@
 //go:build linux
 
-package contracttests_test
+package report_test
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
 
 // openPTY opens a pseudo-terminal with the standard library alone: the terminal side (what a program
@@ -48,7 +48,7 @@ func onTerminal(t *testing.T, quiet bool) string {
 		data, _ := io.ReadAll(controller) // ends with EIO once the terminal side is closed
 		received <- data
 	}()
-	textRun(t, &contracttests.TextReporter{W: terminal, Quiet: quiet})
+	textRun(t, &report.TextReporter{W: terminal, Quiet: quiet})
 	require.NoError(t, terminal.Close())
 	return string(<-received)
 }
@@ -102,7 +102,7 @@ func TestTextProgressLineOnATerminal(t *testing.T) {
 			}
 			assert.Contains(t, raw, "\r\x1b[K", "each progress line is erased before the next output")
 			var log bytes.Buffer
-			textRun(t, &contracttests.TextReporter{W: &log, Quiet: quiet})
+			textRun(t, &report.TextReporter{W: &log, Quiet: quiet})
 			assert.Equal(t, strings.TrimRight(log.String(), "\n"), screen(raw))
 		})
 	}

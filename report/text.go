@@ -1,4 +1,4 @@
-package contracttests
+package report
 
 import (
 	"encoding/json"
@@ -67,19 +67,19 @@ func isTerminal(w io.Writer) bool {
 }
 
 // Start prints the number of checks and sizes the check-id column to the selected checks.
-func (r *TextReporter) Start(checks []*Check) {
+func (r *TextReporter) Start(ids []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.terminal = isTerminal(r.W)
-	r.total = len(checks)
-	for _, c := range checks {
-		r.width = max(r.width, len(c.ID))
+	r.total = len(ids)
+	for _, id := range ids {
+		r.width = max(r.width, len(id))
 	}
 	command := r.Command
 	if command == "" {
 		command = DefaultTool
 	}
-	r.printf("%s: running %d checks\n", command, len(checks))
+	r.printf("%s: running %d checks\n", command, len(ids))
 }
 
 // CheckDone prints the check's line (in quiet mode only one that neither passed nor was skipped), and on a terminal redraws the
@@ -233,8 +233,8 @@ func (r *TextReporter) failures(s *Summary) {
 				continue
 			}
 			doc := ""
-			if res.Check != nil {
-				doc = " \u2014 " + res.Check.Doc
+			if res.Doc != "" {
+				doc = " \u2014 " + res.Doc
 			}
 			r.printf("  %s%s\n", res.ID, doc)
 			if words := s.RuleWords(res.Rule); words != "" {
@@ -277,7 +277,7 @@ func difference(all, some []string) []string {
 type JSONReporter struct{ Path string }
 
 // Start does nothing.
-func (JSONReporter) Start([]*Check) {}
+func (JSONReporter) Start([]string) {}
 
 // CheckDone does nothing.
 func (JSONReporter) CheckDone(Result) {}
@@ -309,7 +309,7 @@ func (r JSONReporter) Finish(s *Summary) error {
 type JUnitReporter struct{ Path string }
 
 // Start does nothing.
-func (JUnitReporter) Start([]*Check) {}
+func (JUnitReporter) Start([]string) {}
 
 // CheckDone does nothing.
 func (JUnitReporter) CheckDone(Result) {}
@@ -613,7 +613,7 @@ func fullEvidence(res Result) string {
 	}
 	if res.EvidenceOmitted > 0 {
 		fmt.Fprintf(&b, "(%d exchanges between #%d and #%d were not kept: a check keeps at most %d)\n",
-			res.EvidenceOmitted, evidenceHead-1, evidenceHead, maxEvidencePerCheck)
+			res.EvidenceOmitted, EvidenceHead-1, EvidenceHead, MaxEvidencePerCheck)
 	}
 	return b.String()
 }

@@ -1,4 +1,4 @@
-package contracttests_test
+package report_test
 
 import (
 	"strings"
@@ -8,32 +8,31 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/malipo/terraform-provider-malipo/contracttests"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
 
 // textRun feeds a reporter a small run: three checks, one with an id longer than any real one, one
 // failed and one skipped.
-func textRun(t *testing.T, r *contracttests.TextReporter) {
+func textRun(t *testing.T, r *report.TextReporter) {
 	t.Helper()
-	checks := []*contracttests.Check{
-		{ID: "reference.countries", Category: contracttests.CategoryReference, Doc: "countries are listed"},
-		{ID: "negative.rotateWebhookEndpointSecret.grace_period_seconds.above-maximum.and-then-some-more",
-			Category: contracttests.CategoryNegative, Doc: "a long id"},
-		{ID: "auth.isolation.payout", Category: contracttests.CategoryAuth, Doc: "isolation"},
+	results := []report.Result{
+		{ID: "reference.countries", Category: "reference", Doc: "countries are listed", Outcome: report.Passed, Duration: 3 * time.Millisecond},
+		{ID: "negative.rotateWebhookEndpointSecret.grace_period_seconds.above-maximum.and-then-some-more", Category: "negative",
+			Doc: "a long id", Outcome: report.Failed, Duration: 1234 * time.Millisecond,
+			Failures: []report.Failure{{Message: "want HTTP 400, got 201", Exchange: "POST /x → 201"}}},
+		{ID: "auth.isolation.payout", Category: "auth", Doc: "isolation", Outcome: report.Skipped, SkipReason: "needs a second merchant"},
 	}
-	results := []contracttests.Result{
-		{Check: checks[0], ID: checks[0].ID, Category: checks[0].Category, Outcome: contracttests.Passed, Duration: 3 * time.Millisecond},
-		{Check: checks[1], ID: checks[1].ID, Category: checks[1].Category, Outcome: contracttests.Failed, Duration: 1234 * time.Millisecond,
-			Failures: []contracttests.Failure{{Message: "want HTTP 400, got 201", Exchange: "POST /x → 201"}}},
-		{Check: checks[2], ID: checks[2].ID, Category: checks[2].Category, Outcome: contracttests.Skipped, SkipReason: "needs a second merchant"},
+	ids := make([]string, len(results))
+	for i, res := range results {
+		ids[i] = res.ID
 	}
-	r.Start(checks)
+	r.Start(ids)
 	for _, res := range results {
 		r.CheckDone(res)
 	}
-	require.NoError(t, r.Finish(&contracttests.Summary{Target: "http://t", Results: results, Passed: 1, Failed: 1, Skipped: 1,
-		Duration: 2 * time.Second, Coverage: contracttests.Coverage{Operations: []contracttests.OperationCoverage{
+	require.NoError(t, r.Finish(&report.Summary{Target: "http://t", Results: results, Passed: 1, Failed: 1, Skipped: 1,
+		Duration: 2 * time.Second, Coverage: report.Coverage{Operations: []report.OperationCoverage{
 			{Operation: "listCountries", Documented: []string{"200"}, Seen: []string{"200"}},
 			{Operation: "processPayout", Documented: []string{"201", "400"}, Seen: []string{"201"}, Undocumented: []string{"418"}},
 		}}}))
@@ -54,7 +53,7 @@ func checkLines(out string) []string {
 // its duration out of the column.
 func TestTextColumnsFitTheLongestID(t *testing.T) {
 	var out strings.Builder
-	textRun(t, &contracttests.TextReporter{W: &out})
+	textRun(t, &report.TextReporter{W: &out})
 	lines := checkLines(out.String())
 	require.Len(t, lines, 3, out.String())
 	long := "negative.rotateWebhookEndpointSecret.grace_period_seconds.above-maximum.and-then-some-more"
@@ -69,8 +68,8 @@ func TestTextColumnsFitTheLongestID(t *testing.T) {
 // Quiet prints the failures and the summary only.
 func TestTextQuiet(t *testing.T) {
 	var loud, quiet strings.Builder
-	textRun(t, &contracttests.TextReporter{W: &loud})
-	textRun(t, &contracttests.TextReporter{W: &quiet, Quiet: true})
+	textRun(t, &report.TextReporter{W: &loud})
+	textRun(t, &report.TextReporter{W: &quiet, Quiet: true})
 	q := quiet.String()
 	t.Log(q)
 	assert.NotContains(t, q, "PASS ")
@@ -87,7 +86,7 @@ func TestTextQuiet(t *testing.T) {
 // Not on a terminal (a CI log, a pipe, a buffer): no progress line, no control character at all.
 func TestTextWritesNoControlCharactersOutsideATerminal(t *testing.T) {
 	var out strings.Builder
-	textRun(t, &contracttests.TextReporter{W: &out})
+	textRun(t, &report.TextReporter{W: &out})
 	for i, c := range out.String() {
 		if c < 0x20 && c != '\n' || c == 0x7f {
 			t.Fatalf("control character %q at byte %d of:\n%s", c, i, out.String())
@@ -99,30 +98,30 @@ func TestTextWritesNoControlCharactersOutsideATerminal(t *testing.T) {
 // brokenEnvelopeRun is a run against a target whose error responses are text/plain: most failed checks
 // share one violation at different operations, one check fails for a reason of its own. Each check
 // names its rule, and the run knows the command that reaches its target.
-func brokenEnvelopeRun() *contracttests.Summary {
-	textPlain := func(path, method, status string) contracttests.Failure {
-		return contracttests.Failure{Exchange: strings.ToUpper(method) + " " + path + " → " + status, Pointer: "header.content-type",
+func brokenEnvelopeRun() *report.Summary {
+	textPlain := func(path, method, status string) report.Failure {
+		return report.Failure{Exchange: strings.ToUpper(method) + " " + path + " → " + status, Pointer: "header.content-type",
 			Message: "response breaks the spec: The content type 'text/plain' of the " + strings.ToUpper(method) +
 				" response received has not been defined in the schema",
 			SpecLocation: "#/paths/" + strings.ReplaceAll(strings.Replace(path, "po_1", "{payout_id}", 1), "/", "~1") + "/" + method}
 	}
-	secretKey := contracttests.Rule{Pointer: "#/components/securitySchemes/SecretKey/description", Quote: "The merchant's secret key."}
-	check := func(id string, rule contracttests.Rule, fs ...contracttests.Failure) contracttests.Result {
-		return contracttests.Result{Check: &contracttests.Check{ID: id, Doc: "what " + id + " proves"}, ID: id,
-			Category: contracttests.CategoryAuth, Rule: rule, Outcome: contracttests.Failed, Duration: time.Millisecond, Failures: fs}
+	secretKey := report.Rule{Pointer: "#/components/securitySchemes/SecretKey/description", Quote: "The merchant's secret key."}
+	check := func(id string, rule report.Rule, fs ...report.Failure) report.Result {
+		return report.Result{Doc: "what " + id + " proves", ID: id,
+			Category: "auth", Rule: rule, Outcome: report.Failed, Duration: time.Millisecond, Failures: fs}
 	}
-	s := &contracttests.Summary{Target: "http://127.0.0.1:8080", Duration: time.Second,
+	s := &report.Summary{Target: "http://127.0.0.1:8080", Duration: time.Second,
 		Rerun: []string{"malipo", "conform", "--target", "http://127.0.0.1:8080"},
-		Results: []contracttests.Result{
+		Results: []report.Result{
 			check("auth.getPayout.no-keys", secretKey, textPlain(api.OpGetPayout().URL("po_1"), "get", "401"),
-				contracttests.Failure{Pointer: "/status", Message: `want an error envelope with status "error", got Unauthorized`}),
+				report.Failure{Pointer: "/status", Message: `want an error envelope with status "error", got Unauthorized`}),
 			check("auth.getPayout.wrong-secret-key", secretKey, textPlain(api.OpGetPayout().URL("po_1"), "get", "401")),
 			check("auth.processPayout.no-keys", secretKey, textPlain(api.OpProcessPayout().URL(), "post", "401")),
-			check("negative.initializePayment.amount.below-minimum", contracttests.Rule{Pointer: "#/components/schemas/Error/required"},
+			check("negative.initializePayment.amount.below-minimum", report.Rule{Pointer: "#/components/schemas/Error/required"},
 				textPlain(api.OpInitializePayment().URL(), "post", "400")),
-			check("state.payout.bank.success", contracttests.Rule{Pointer: "#/components/schemas/Error/description", Quote: "The error envelope."},
-				contracttests.Failure{Message: `want final status "success", got "failed"`}),
-			{ID: "reference.countries", Category: contracttests.CategoryReference, Outcome: contracttests.Passed},
+			check("state.payout.bank.success", report.Rule{Pointer: "#/components/schemas/Error/description", Quote: "The error envelope."},
+				report.Failure{Message: `want final status "success", got "failed"`}),
+			{ID: "reference.countries", Category: "reference", Outcome: report.Passed},
 		}}
 	s.Count()
 	return s
@@ -133,7 +132,7 @@ func brokenEnvelopeRun() *contracttests.Summary {
 // last lines name the largest finding.
 func TestTextLeadsWithFindings(t *testing.T) {
 	var out strings.Builder
-	r := &contracttests.TextReporter{W: &out, Quiet: true}
+	r := &report.TextReporter{W: &out, Quiet: true}
 	r.Start(nil)
 	require.NoError(t, r.Finish(brokenEnvelopeRun()))
 	text := out.String()
@@ -166,7 +165,7 @@ func TestTextLeadsWithFindings(t *testing.T) {
 // rerun (another grader's, or a library caller's), reports as before: no findings, no rule, no rerun.
 func TestTextWithoutFindingsIsUnchanged(t *testing.T) {
 	var out strings.Builder
-	textRun(t, &contracttests.TextReporter{W: &out})
+	textRun(t, &report.TextReporter{W: &out})
 	for _, s := range []string{"Findings", "findings", "the document says", "rerun:"} {
 		assert.NotContains(t, out.String(), s)
 	}

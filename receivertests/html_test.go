@@ -1,4 +1,4 @@
-package contracttests_test
+package receivertests_test
 
 import (
 	"context"
@@ -11,10 +11,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/malipo/terraform-provider-malipo/contracttests"
 	"github.com/malipo/terraform-provider-malipo/internal/receiverfaults"
+	"github.com/malipo/terraform-provider-malipo/internal/reportview"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 	"github.com/malipo/terraform-provider-malipo/receivertests"
+	"github.com/malipo/terraform-provider-malipo/report"
 )
 
 // The HTML reporter serves another grader too: the report of `malipo webhooks test` against a receiver
@@ -30,11 +31,11 @@ func TestHTMLReportOfAReceiverRun(t *testing.T) {
 	defer srv.Close()
 	htmlPath := filepath.Join(t.TempDir(), "receiver.html")
 	sum, err := receivertests.Run(context.Background(), receivertests.Config{URL: srv.URL, Secret: secret, Timeout: 5 * time.Second, Burst: 3},
-		contracttests.HTMLReporter{Path: htmlPath})
+		report.HTMLReporter{Path: htmlPath})
 	require.NoError(t, err)
 	require.Positive(t, sum.Failed)
 
-	page := renderInChromium(t, htmlPath)
+	page := reportview.Render(t, htmlPath)
 	for _, u := range page.Requests {
 		assert.True(t, strings.HasPrefix(u, "file://"), "the page loaded %s", u)
 	}
