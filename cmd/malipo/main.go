@@ -1,5 +1,16 @@
-// Command malipo is the Malipo CLI: `malipo sandbox` runs the reference implementation of the v1
-// Collections & Payouts API locally, `malipo spec` prints or checks the embedded contract.
+// Command malipo is the Malipo CLI, built around the contract it embeds (openapi/malipo.yaml):
+//
+//   - `malipo sandbox` runs the reference implementation of the v1 Collections & Payouts API locally,
+//     with webhooks, a web dashboard and, with --data, state that survives a restart;
+//   - `malipo conform` checks an implementation (by default an embedded sandbox) against the contract;
+//   - `malipo webhooks test` grades a merchant's webhook receiver;
+//   - `malipo trigger` makes a target emit an event type, and `malipo events` lists, reads and resends
+//     its events (the event-log extension);
+//   - `malipo spec` prints the contract or checks it (--check), and `malipo spec diff OLD NEW` says
+//     whom each change between two versions breaks;
+//   - `malipo version` prints the versions of malipo, of Go and of the contract.
+//
+// `malipo help COMMAND` shows a command's flags and examples.
 package main
 
 import (

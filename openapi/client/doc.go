@@ -1,5 +1,6 @@
 // Package client is the Go client of the Malipo v1 Collections & Payouts API (openapi/malipo.yaml),
-// used by the Terraform provider and the contract suite.
+// used by the Terraform provider and by the CLI's `malipo events` and `malipo trigger`. (The contract
+// suite does not use it: it sends its own requests, including ones this client would refuse to send.)
 //
 // # Usage
 //
@@ -10,12 +11,14 @@
 //	payout, err := c.ProcessPayout(ctx, client.BankPayout{Amount: 2500, CountryID: "ctry_zm",
 //		BankID: "bank_zm_zanaco", AccountNumber: "0000000001"})
 //	switch {
-//	case client.IsConflict(err): // the reference is used; see (*APIError).ExistingID
+//	case client.IsConflict(err): // a used reference (see (*APIError).ExistingID) or Idempotency-Key
 //	case err != nil: ...
 //	}
 //
 // Every operation of the document is one method named after its operationId (InitializePayment,
-// ProcessPayout, ListBanks, …); every method takes a context and optional CallOptions.
+// ProcessPayout, ListBanks, …); every method takes a context and optional CallOptions. That includes
+// the extensions, webhook endpoints and the event log (ListEvents, ResendEvent, …), and the sandbox's
+// controls (SettleSandboxPayout, …): a service without them answers 404, which IsNotFound reports.
 //
 // # Models are generated
 //
@@ -37,9 +40,11 @@
 //
 // # Safe retries
 //
-// Connection errors, 429, 500, 502, 503, 504 and 409 "idempotency_key_in_use" are retried with
-// jittered exponential back-off that honours Retry-After. GET, PATCH and DELETE are retried as they
-// are idempotent. A POST is retried only when it carries an Idempotency-Key: the client generates one
+// Connection errors another attempt can fix (a refused, reset or dropped connection, an attempt that
+// outlasts WithRequestTimeout; not a bad certificate or an unknown host), 429, 500, 502, 503, 504 and
+// 409 "idempotency_key_in_use" are retried (DefaultRetryPolicy: four attempts in all) with jittered
+// exponential back-off; the service's Retry-After replaces the back-off, capped by MaxBackoff.
+// GET, PATCH and DELETE are retried as they are idempotent. A POST is retried only when it carries an Idempotency-Key: the client generates one
 // (a random UUID) per logical call when the caller gives none, and sends the same key on every attempt,
 // so the service replays the first outcome instead of paying twice. WithoutAutoIdempotencyKey turns the
 // generation off, and then a POST without WithIdempotencyKey is never retried.
@@ -48,6 +53,7 @@
 //
 // The secret key is sent only in the secret-key header of the operations whose security requires it.
 // It never appears in errors, logs, or the Client's String, GoString, %v or slog output; text that the
-// server sends back (messages, bodies quoted in errors) is scrubbed of it too. Webhook endpoint secrets
-// are redacted when a WebhookEndpointWithSecret is printed.
+// server sends back (messages, bodies quoted in errors) is scrubbed of it too, and of every whsec_
+// webhook secret. Webhook endpoint secrets are redacted when a WebhookEndpointWithSecret, or a request
+// that carries one (a SecretString), is printed or logged.
 package client
