@@ -39,6 +39,13 @@ var handlers = map[string]handlerFunc{
 	api.OpResendEvent().ID:                  (*Server).resendEvent,
 }
 
+// decodesFirst are the handlers that decode and check their request before they take the merchant's
+// lock (request.store); every other handler runs under it from the start.
+var decodesFirst = map[string]bool{
+	api.OpProcessPayout().ID:     true,
+	api.OpInitializePayment().ID: true,
+}
+
 // hasBody reports whether the operation declares a request body, i.e. whether the sandbox reads one.
 func hasBody(op *openapi.Operation) bool {
 	return op.Op != nil && op.Op.RequestBody != nil

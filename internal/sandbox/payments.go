@@ -32,10 +32,11 @@ func (s *Server) initializePayment(req *request) *response {
 		PhoneNumber: in.PhoneNumber, WebhookURL: in.WebhookURL, RedirectURL: in.RedirectURL,
 		CreatedAt: now, UpdatedAt: now,
 	}}
+	st := req.store()
 	if payment.Reference == "" {
 		payment.Reference = m.generateReference()
 	}
-	created, holder, ok := m.st.CreatePayment(req.tx, payment, s.rules.ClaimReference)
+	created, holder, ok := st.CreatePayment(req.tx, payment, s.rules.ClaimReference)
 	if !ok {
 		return s.duplicateReference(payment.Reference, holder)
 	}

@@ -23,15 +23,15 @@ func (s *Server) processPayout(req *request) *response {
 	if len(problems) > 0 {
 		return s.invalid(problems...)
 	}
-	m := req.m
 	now := s.now()
 	in.PayoutID, in.Currency, in.Status, in.CreatedAt, in.UpdatedAt = newID(prefixPayout), country.CurrencyCode, api.PayoutStatusProcessing, now, now
-	created, holder, ok := m.st.CreatePayout(req.tx, Payout{Payout: in}, s.rules.ClaimReference)
-	if !ok {
+	// The response is encoded before the lock (see run): the stored payout is equal to in.
+	created := s.success(http.StatusCreated, "Payout is processing", Payout{Payout: in})
+	if _, holder, ok := req.store().CreatePayout(req.tx, Payout{Payout: in}, s.rules.ClaimReference); !ok {
 		return s.duplicateReference(in.Reference, holder)
 	}
-	s.armPayout(m, created.PayoutID, time.Now())
-	return s.success(http.StatusCreated, "Payout is processing", created)
+	s.armPayout(req.m, in.PayoutID, time.Now())
+	return created
 }
 
 // armPayout schedules a processing payout's settlement, PayoutDelay after since (its creation; at

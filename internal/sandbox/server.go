@@ -29,6 +29,7 @@ type request struct {
 	// or the replayed response's: the response is not sent before it is durable.
 	tx     *store.Tx
 	commit store.Commit
+	locked bool // the request holds m.mu (run, store)
 }
 
 // ServeHTTP serves the API: through the installed middleware hooks, if any, to serve.
@@ -156,17 +157,37 @@ func (s *Server) operate(w http.ResponseWriter, r *http.Request, op *openapi.Ope
 // transaction is committed before the lock is released, so the data directory sees each merchant's
 // changes in the order they were made, and a timer or delivery that the handler started sees them
 // done. Handlers never save anything, and cannot forget to.
+//
+// The creates (decodesFirst) take the lock themselves, through request.store, once their body is
+// decoded and checked: that work allocates, and a goroutine that allocates while the collector marks
+// a large heap is made to help it, which under the lock would hold up every request of the merchant.
 func (s *Server) run(req *request, h handlerFunc, finish func(*response)) *response {
-	m := req.m
 	req.tx = s.store.Begin()
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer func() {
+		if req.locked {
+			req.m.mu.Unlock()
+		}
+	}()
+	if !decodesFirst[req.op.ID] {
+		req.store()
+	}
 	resp := h(s, req)
+	req.store()
 	if finish != nil {
 		finish(resp)
 	}
 	req.commit = req.tx.Commit()
 	return resp
+}
+
+// store takes the merchant's lock, unless the request holds it already, and returns the merchant's
+// part of the store.
+func (req *request) store() *store.Merchant {
+	if !req.locked {
+		req.m.mu.Lock()
+		req.locked = true
+	}
+	return req.m.st
 }
 
 // withoutKeyHeaders drops violations about the key headers: authenticate has already answered for
