@@ -328,14 +328,15 @@ func TestCancelledRunReportsInterruptedChecks(t *testing.T) {
 	assert.True(t, strings.HasPrefix(sum.Aborted, "run interrupted: interrupt signal received"), sum.Aborted)
 }
 
-// An unwritable report fails the run before the target is contacted.
+// An unwritable report, of any kind, fails the run before the target is contacted.
 func TestUnwritableReportFailsBeforeTheRun(t *testing.T) {
 	var requests atomic.Int32
 	ts := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { requests.Add(1) }))
 	defer ts.Close()
 	cfg := contracttests.Config{BaseURL: ts.URL, Keys: contracttests.Keys{Public: "pk", Secret: "sk"}}
 	missing := filepath.Join(t.TempDir(), "no-such-dir", "c.xml")
-	for _, r := range []report.Reporter{report.JUnitReporter{Path: missing}, report.JSONReporter{Path: missing}} {
+	for _, r := range []report.Reporter{report.JUnitReporter{Path: missing}, report.JSONReporter{Path: missing},
+		report.HTMLReporter{Path: missing}, &report.HARRecorder{Path: missing}} {
 		sum, err := contracttests.Run(context.Background(), cfg, allChecks(t), r)
 		require.ErrorIs(t, err, runner.ErrSetup)
 		assert.Nil(t, sum)

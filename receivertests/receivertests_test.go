@@ -5,8 +5,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -201,4 +203,20 @@ func TestUnknownEventTypeIsASetupError(t *testing.T) {
 	_, err := receivertests.List(receivertests.Config{EventTypes: []string{"payment.refunded"}})
 	require.ErrorIs(t, err, runner.ErrSetup)
 	assert.Contains(t, err.Error(), "payment.success", "the error lists the declared types")
+}
+
+// A report that cannot be written, of any kind, fails the run before the first delivery.
+func TestUnwritableReportFailsBeforeTheRun(t *testing.T) {
+	var deliveries atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { deliveries.Add(1) }))
+	defer srv.Close()
+	missing := filepath.Join(t.TempDir(), "no-such-dir", "r")
+	for _, r := range []report.Reporter{report.JUnitReporter{Path: missing}, report.JSONReporter{Path: missing},
+		report.HTMLReporter{Path: missing}, &report.HARRecorder{Path: missing}} {
+		sum, err := receivertests.Run(context.Background(), receivertests.Config{URL: srv.URL, Secret: testSecret(t)}, r)
+		require.ErrorIs(t, err, runner.ErrSetup)
+		assert.Nil(t, sum)
+		assert.Contains(t, err.Error(), "mkdir -p")
+	}
+	assert.Zero(t, deliveries.Load(), "the receiver must not be contacted")
 }

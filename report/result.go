@@ -212,3 +212,10 @@ func (r JSONReporter) Prepare() error { return CheckPath(r.Path) }
 
 // Prepare checks that the JUnit report can be written (CheckPath).
 func (r JUnitReporter) Prepare() error { return CheckPath(r.Path) }
+
+// Prepare checks that the HTML report can be written (CheckPath): a CI job must not lose it after the
+// whole run.
+func (r HTMLReporter) Prepare() error { return CheckPath(r.Path) }
+
+// Prepare checks that the archive can be written (CheckPath), before Start creates it.
+func (h *HARRecorder) Prepare() error { return CheckPath(h.Path) }
