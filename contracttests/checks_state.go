@@ -196,8 +196,8 @@ func paymentLifecycle(t *T, phone string, want openapi.Outcome) {
 		t.VerifyDelivery(d, t.MerchantSecret())
 	}
 	byRef := t.Transaction(merchantRef)
-	if byRef.Str("/data/status") != want.Status {
-		t.Errorf("the status check by merchant reference %s says %q, the webhook said %q", merchantRef, byRef.Str("/data/status"), want.Status)
+	if byRef.Str("/data/status") != want.Status || byRef.Str("/data/failure_reason") != want.FailureReason {
+		statusDisagrees(t, byRef, "by merchant reference "+merchantRef, want, finalEvent(ds, "payment."+want.Status))
 	}
 	t.Settle()
 	again := t.Transaction(ref)
@@ -231,7 +231,7 @@ func payoutLifecycle(t *T, body map[string]any, path string, want openapi.Outcom
 	for _, ref := range []string{id, body["reference"].(string)} {
 		tx := t.Transaction(ref)
 		if tx.Str("/data/type") != string(api.TransactionTypePayout) || tx.Str("/data/status") != want.Status || tx.Str("/data/failure_reason") != want.FailureReason {
-			t.Errorf("the status check of %s disagrees with the webhook (%s): %s", ref, describe(want), snippet(tx.Body))
+			statusDisagrees(t, tx, "of "+ref, want, finalEvent(ds, "payout."+want.Status))
 		}
 	}
 	t.Settle()
@@ -252,6 +252,29 @@ func expectOutcome(t *T, ex *Exchange, want openapi.Outcome) {
 	if got := ex.Str("/data/failure_reason"); got != want.FailureReason {
 		t.Errorf("want failure_reason %q, got %q", want.FailureReason, got)
 	}
+}
+
+// statusDisagrees fails the check about the status check tx (GET /v1/transactions/{ref}), naming what
+// each side reported: the status check, the outcome the document's test value promises, and the final
+// webhook (nil when none arrived), so that the message blames the component that is out of line.
+func statusDisagrees(t *T, tx *Exchange, which string, want openapi.Outcome, event *Delivery) {
+	got := fmt.Sprintf("type %q, status %q, failure_reason %q", tx.Str("/data/type"), tx.Str("/data/status"), tx.Str("/data/failure_reason"))
+	webhook := "no final webhook was acknowledged"
+	if event != nil {
+		webhook = fmt.Sprintf("the %s webhook (%s) reported status %q, failure_reason %q", event.Type, event.EventID, event.ObjectStatus, event.FailureReason)
+	}
+	t.failAbout(tx.seq, report.Failure{Message: fmt.Sprintf("the status check %s reports %s; the test value promises %s, and %s",
+		which, got, describe(want), webhook), Exchange: tx.String()})
+}
+
+// finalEvent returns the acknowledged delivery of type typ among ds, nil when there is none.
+func finalEvent(ds []*Delivery, typ string) *Delivery {
+	for _, d := range Acknowledged(ds) {
+		if d.Type == typ {
+			return d
+		}
+	}
+	return nil
 }
 
 // wantEvent is one status change an object must report by webhook: its event type, the object's

@@ -400,3 +400,32 @@ func urlBase(raw string) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// When the status check disagrees with the document's test value, the failure names what each side
+// reported (the status check, the test value, the final webhook), so that it blames the component out
+// of line, and it points at the status check's own exchange.
+func TestStatusDisagreementNamesEachSide(t *testing.T) {
+	faulty, err := faults.Options(faults.WrongFailureReason)
+	require.NoError(t, err)
+	results := runWith(t, nil, `^state\.payout\.mobile\.transaction_failed\.`, faulty...)
+	require.Len(t, results, 1)
+	var res report.Result
+	for _, r := range results {
+		res = r
+	}
+	require.Equal(t, report.Failed, res.Outcome)
+	var found bool
+	for _, f := range res.Failures {
+		if !strings.HasPrefix(f.Message, "the status check of ") {
+			continue
+		}
+		found = true
+		assert.Regexp(t, `reports type "payout", status "failed", failure_reason "(\w+)"; the test value promises failed with transaction_failed, `+
+			`and the payout.failed webhook \(evt_\w+\) reported status "failed", failure_reason "\w+"`, f.Message)
+		require.Len(t, f.Evidence, 1)
+		ev := res.Evidence[f.Evidence[0]]
+		assert.Equal(t, report.EvidenceRequest, ev.Kind)
+		assert.Contains(t, ev.Request.URL, "/transactions/", "the failure points at the status check, not at the check's last exchange")
+	}
+	assert.True(t, found, "no status-check failure in %+v", res.Failures)
+}
