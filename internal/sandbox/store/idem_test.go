@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,7 +28,7 @@ func TestIdempotencySweep(t *testing.T) {
 	var expires []int64
 	for i := range n {
 		key := fmt.Sprint("k", i)
-		st.keep(key, st.start(key, [32]byte{}), resp, int64(1000*(i+1)))
+		st.keep(key, st.start(key, [32]byte{}), resp, int64(time.Second/time.Millisecond)*int64(i+1))
 		_, kept, _ := st.find(key, 0)
 		require.NotNil(t, kept)
 		expires = append(expires, kept.expires)
