@@ -24,7 +24,9 @@ import (
 // On a terminal (W is an *os.File that is a character device) it also keeps one progress line at the
 // bottom, "[123/276] 2 failed, 1 skipped  last.check.id", redrawn in place with a carriage return and
 // an erase-line sequence. Anywhere else (a CI log, a pipe, a file) it writes no control character at
-// all: redrawn lines would be noise in a log.
+// all: redrawn lines would be noise in a log. There, in quiet mode, the same progress line is printed
+// as a line of its own each time another tenth of the checks has ended (logProgressStep), so that a
+// CI log of a long run shows it is moving, and where, without a line per check.
 type TextReporter struct {
 	W io.Writer
 	// Command names the run in the first line; empty means DefaultTool.
@@ -43,6 +45,19 @@ type TextReporter struct {
 	total, done, failed, skipped int
 	// terminal says W is a terminal, and so gets the progress line; shown says one is on screen now.
 	terminal, shown bool
+	// logStep is how many checks end between two progress lines in a quiet log; 0 prints none.
+	logStep int
+}
+
+// minLogProgressStep is the fewest checks between two progress lines in a quiet log: a run of fewer
+// checks than that is over before a reader of the log wonders whether it is moving, and a line every
+// few checks would be the per-check listing quiet mode leaves out.
+const minLogProgressStep = 25
+
+// logProgressStep is how many checks end between two progress lines in a quiet log of a run of total
+// checks: a tenth of them, and no fewer than minLogProgressStep.
+func logProgressStep(total int) int {
+	return max((total+9)/10, minLogProgressStep)
 }
 
 // progressWidth is the longest progress line: it must fit on one row of a terminal (80 columns is the
@@ -72,6 +87,9 @@ func (r *TextReporter) Start(ids []string) {
 	defer r.mu.Unlock()
 	r.terminal = isTerminal(r.W)
 	r.total = len(ids)
+	if r.Quiet && !r.terminal {
+		r.logStep = logProgressStep(r.total)
+	}
 	for _, id := range ids {
 		r.width = max(r.width, len(id))
 	}
@@ -83,7 +101,8 @@ func (r *TextReporter) Start(ids []string) {
 }
 
 // CheckDone prints the check's line (in quiet mode only one that neither passed nor was skipped), and on a terminal redraws the
-// progress line below it.
+// progress line below it; in a quiet log it prints the progress line when another logStep checks have
+// ended, but not after the last one, which the summary follows at once.
 func (r *TextReporter) CheckDone(res Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -102,9 +121,12 @@ func (r *TextReporter) CheckDone(res Result) {
 		}
 		r.printf("%s\n", line)
 	}
-	if r.terminal {
+	switch {
+	case r.terminal:
 		r.printf("%s", r.progressLine(res.ID))
 		r.shown = true
+	case r.logStep > 0 && r.done%r.logStep == 0 && r.done < r.total:
+		r.printf("%s\n", r.progressLine(res.ID))
 	}
 }
 

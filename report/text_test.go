@@ -1,6 +1,8 @@
 package report_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -171,4 +173,74 @@ func TestTextWithoutFindingsIsUnchanged(t *testing.T) {
 	}
 	assert.Contains(t, out.String(), "\nFailures:\n  negative.rotateWebhookEndpointSecret.grace_period_seconds.above-maximum.and-then-some-more — a long id\n"+
 		"    [POST /x → 201] want HTTP 400, got 201\n\n1 passed, 1 failed, 1 skipped in 2s\n")
+}
+
+// runOf feeds a quiet reporter writing to a buffer (a CI log) a run of n checks, of which the ones
+// whose number is in failed fail, and returns what it wrote.
+func runOf(t *testing.T, n int, quiet bool, failed ...int) string {
+	t.Helper()
+	var out strings.Builder
+	r := &report.TextReporter{W: &out, Quiet: quiet}
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("category.check-%03d", i+1)
+	}
+	r.Start(ids)
+	s := &report.Summary{Duration: time.Second}
+	for i, id := range ids {
+		res := report.Result{ID: id, Category: "category", Outcome: report.Passed, Duration: time.Millisecond}
+		if slices.Contains(failed, i+1) {
+			res.Outcome, res.Failures = report.Failed, []report.Failure{{Message: "want 400, got 201"}}
+		}
+		r.CheckDone(res)
+		s.Results = append(s.Results, res)
+	}
+	s.Count()
+	require.NoError(t, r.Finish(s))
+	return out.String()
+}
+
+// progressLines returns the lines of out that report progress ("[done/total] ...").
+func progressLines(out string) []string {
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "[") {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// A quiet log of a long run shows that it is moving, and where, in a line at each tenth of the run,
+// not a line per check; the failures still show as they happen.
+func TestTextQuietLogShowsProgressAtEachTenth(t *testing.T) {
+	out := runOf(t, 340, true, 50, 200)
+	t.Log("\n" + out)
+	assert.Equal(t, []string{
+		"[34/340]  category.check-034",
+		"[68/340] 1 failed  category.check-068",
+		"[102/340] 1 failed  category.check-102",
+		"[136/340] 1 failed  category.check-136",
+		"[170/340] 1 failed  category.check-170",
+		"[204/340] 2 failed  category.check-204",
+		"[238/340] 2 failed  category.check-238",
+		"[272/340] 2 failed  category.check-272",
+		"[306/340] 2 failed  category.check-306",
+	}, progressLines(out), "one line per tenth, none after the last check: the summary follows")
+	assert.NotContains(t, out, "PASS ")
+	assert.Contains(t, out, "FAIL category.check-050 ")
+	assert.Contains(t, out, "338 passed, 2 failed, 0 skipped in 1s")
+	for i, c := range out {
+		if c < 0x20 && c != '\n' || c == 0x7f {
+			t.Fatalf("control character %q at byte %d", c, i)
+		}
+	}
+}
+
+// A short quiet run ends before anyone wonders whether it is moving: no progress line at all (the
+// fewest checks between two lines is 25); a run that is not quiet lists every check and needs none.
+func TestTextProgressLinesOnlyInAQuietLogOfALongRun(t *testing.T) {
+	assert.Empty(t, progressLines(runOf(t, 25, true)))
+	assert.Equal(t, []string{"[25/26]  category.check-025"}, progressLines(runOf(t, 26, true)))
+	assert.Empty(t, progressLines(runOf(t, 340, false)))
 }

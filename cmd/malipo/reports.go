@@ -44,7 +44,7 @@ func (f *reportFlags) declare(cmd *cobra.Command, listed func() ([]runner.Check,
 	fs.StringVar(&f.jsonOut, "json", "", "write a JSON report to this `file`")
 	fs.StringVar(&f.html, "html", "", "write a self-contained HTML report (findings, failures with their exchanges and curl commands, coverage) to this `file`")
 	fs.StringVar(&f.record, "record", "", "record every HTTP exchange and webhook delivery of the run as HAR 1.2 to this `file` (key values redacted)")
-	fs.BoolVarP(&f.quiet, "quiet", "q", false, "print only failures and the summary (no line per passed or skipped check)")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "print only failures, the summary and, in a log, a progress line at each tenth of a long run (no line per passed or skipped check)")
 	_ = cmd.MarkFlagFilename("junit", "xml")
 	_ = cmd.MarkFlagFilename("json", "json")
 	_ = cmd.MarkFlagFilename("html", "html")
