@@ -19,4 +19,5 @@ done
 [ -n "$url" ] || { echo "conform-local: the sandbox did not start:"; cat "$log.err"; exit 2; }
 echo "conform-local: malipo sandbox (pid $pid) at $url"
 "$bin/malipo" conform --target "$url" --public-key pk_test_conform_ci --secret-key sk_test_conform_ci \
-  --wait 10s --webhook-stall 2s --junit "$reports/conform-target.junit.xml" --json "$reports/conform-target.json"
+  --wait 10s --webhook-stall 2s --quiet \
+  --junit "$reports/conform-target.junit.xml" --json "$reports/conform-target.json" --html "$reports/conform-target.html"
