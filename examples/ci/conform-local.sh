@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs `malipo conform --target` against `malipo sandbox` started as a separate process, the way a CI
 # job checks a service it starts itself. Usage: examples/ci/conform-local.sh BIN_DIR [REPORT_DIR]
+# CONFORM_FLAGS are added to the conform command; unset, they are --quiet (set it empty for every check).
 set -euo pipefail
 bin=${1:?usage: conform-local.sh BIN_DIR [REPORT_DIR]}
 reports=${2:-$bin}
@@ -19,5 +20,5 @@ done
 [ -n "$url" ] || { echo "conform-local: the sandbox did not start:"; cat "$log.err"; exit 2; }
 echo "conform-local: malipo sandbox (pid $pid) at $url"
 "$bin/malipo" conform --target "$url" --public-key pk_test_conform_ci --secret-key sk_test_conform_ci \
-  --wait 10s --webhook-stall 2s --quiet \
+  --wait 10s --webhook-stall 2s ${CONFORM_FLAGS---quiet} \
   --junit "$reports/conform-target.junit.xml" --json "$reports/conform-target.json" --html "$reports/conform-target.html"
