@@ -610,6 +610,27 @@ func TestOperationDocumentsAsTheGeneratedTable(t *testing.T) {
 		}
 	}
 	op, _ := s.Operation(api.OpListCountries().ID)
-	assert.False(t, op.Documents(400), "listCountries documents no 400")
+	assert.False(t, op.Documents(404), "listCountries documents no 404")
 	assert.True(t, op.Documents(429))
+}
+
+// The sandbox answers a scenario header it cannot play with a 400 on every operation (the "Sandbox
+// controls" tag says so), so every operation must document one, or its answer would break the
+// document; where the API itself has no 400 the response is the sandbox-only one.
+func TestEveryOperationDocumentsTheScenarios400(t *testing.T) {
+	s := spec(t)
+	var desc string
+	for _, tag := range s.Model().Tags {
+		if tag.Name == "Sandbox controls" {
+			desc = tag.Description
+		}
+	}
+	assert.Contains(t, strings.Join(strings.Fields(desc), " "),
+		"A value the sandbox does not know (such as `rate-limited` for `rate_limited`) is refused on every operation with `400` (code 1000)",
+		"the tag states the rule the sandbox follows")
+	for _, op := range s.Operations() {
+		assert.True(t, op.Documents(400), "%s documents a 400 (SandboxScenarioBadRequest if the API has none)", op.ID)
+	}
+	_, ok := s.Model().Components.Responses.Get("SandboxScenarioBadRequest")
+	assert.True(t, ok, "the sandbox-only 400 is a response component")
 }

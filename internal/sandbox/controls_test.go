@@ -3,8 +3,10 @@ package sandbox
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,10 +172,7 @@ func TestScenarioHeader(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, res.status, bad)
 		assert.Equal(t, []string{"header.malipo-sandbox-scenario"}, res.fields(t), bad)
 	}
-	// An operation that documents no 400 answers normally, saying why the scenario was not played.
-	res = e.client.do(http.MethodGet, api.OpListCountries().URL(), nil, scenario("teapot"))
-	assert.Equal(t, http.StatusOK, res.status)
-	assert.Contains(t, res.header.Get("Malipo-Sandbox-Warning"), `unknown scenario "teapot": use one of rate_limited, internal_error, slow, drop_after_write`)
+	// TestUnknownScenarioIsRefusedEverywhere: every operation, whether the API has a 400 or not.
 
 	// drop_after_write: the payout is made and stored with its key, the answer never comes; the retry
 	// with the same key gets the stored answer.
@@ -249,4 +248,62 @@ func TestScenarioTimingsAreTheDocuments(t *testing.T) {
 	assert.Contains(t, desc, fmt.Sprintf("`Retry-After: %d`", rateLimitRetryAfter))
 	assert.Contains(t, desc, fmt.Sprintf("after %d seconds", int(slowDelay.Seconds())))
 	assert.Contains(t, desc, fmt.Sprintf("(at most %d)", maxSlowDelay.Milliseconds()))
+}
+
+// An unknown scenario value, a misspelling most often, is a 400 on every operation (the validating
+// client holds it to the document: each operation documents that 400) naming the header and listing
+// the values it takes, nothing is done, and the sandbox's log says so: answered normally, it would pass
+// for a retry path that was never exercised. listCountries and listSandboxDeliveryFailures had no 400
+// before the document declared one for this; getPayout and processPayout had.
+func TestUnknownScenarioIsRefusedEverywhere(t *testing.T) {
+	logs := &recordingHandler{level: slog.LevelWarn}
+	e := newEnv(t, WithLogger(slog.New(logs)))
+	const misspelt = "rate-limited"
+	var valid []string
+	for _, sc := range api.SandboxScenarios() {
+		valid = append(valid, string(sc))
+	}
+	ops := api.Operations()
+	require.Contains(t, ops, api.OpListCountries())
+	require.Contains(t, ops, api.OpListSandboxDeliveryFailures())
+	require.Contains(t, ops, api.OpGetPayout())
+	for _, op := range ops {
+		ids := make([]string, strings.Count(op.Path, "{"))
+		for i := range ids {
+			ids[i] = "po_0000000000000000"
+		}
+		var body any
+		if op.Method == http.MethodPost || op.Method == http.MethodPatch {
+			body = mobilePayout(creditedWallet(t))
+		}
+		res := e.client.do(op.Method, op.URL(ids...), body, withHeader(api.HeaderSandboxScenario, misspelt))
+		require.Equal(t, http.StatusBadRequest, res.status, "%s: %s", op.ID, res.body)
+		assert.Equal(t, int(api.CodeValidationFailed), res.code(t), op.ID)
+		assert.Equal(t, []string{"header.malipo-sandbox-scenario"}, res.fields(t), op.ID)
+		reason := res.json(t)["errors"].([]any)[0].(map[string]any)["reason"].(string)
+		assert.Contains(t, reason, `"`+misspelt+`"`, op.ID)
+		assert.Contains(t, reason, strings.Join(valid, ", "), "%s: the answer lists every valid value", op.ID)
+	}
+	assert.Empty(t, e.srv.Payouts(DefaultPublicKey), "a refused scenario does nothing")
+
+	logs.mu.Lock()
+	defer logs.mu.Unlock()
+	require.Len(t, logs.records, len(ops), "one warning per refused request")
+	for _, r := range logs.records {
+		attrs := map[string]string{}
+		r.Attrs(func(a slog.Attr) bool { attrs[a.Key] = a.Value.String(); return true })
+		assert.Equal(t, slog.LevelWarn, r.Level)
+		assert.Equal(t, misspelt, attrs["value"], "the warning names the bad value")
+		assert.Equal(t, strings.Join(valid, ", "), attrs["valid"], "the warning lists the valid values")
+		assert.Equal(t, api.HeaderSandboxScenario, attrs["header"])
+	}
+}
+
+// A scenario value as long as the server lets a header be is repeated only in part.
+func TestUnknownScenarioEchoIsBounded(t *testing.T) {
+	e := newEnv(t)
+	long := strings.Repeat("x", 10*maxEchoedScenario)
+	res := e.client.do(http.MethodGet, api.OpListCountries().URL(), nil, withHeader(api.HeaderSandboxScenario, long))
+	require.Equal(t, http.StatusBadRequest, res.status)
+	assert.NotContains(t, string(res.body), long[:maxEchoedScenario+1])
 }

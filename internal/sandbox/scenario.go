@@ -7,12 +7,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // The scenario header (api.HeaderSandboxScenario, described by the document's "Sandbox controls"
 // tag): one request answers an error scenario, so that a client can test its retry path against the
-// sandbox. 429 and 500 are documented on every operation; without this no client could see them.
+// sandbox. 429 and 500 are documented on every operation; without this no client could see them. A
+// value it cannot play is a 400, which the document has every operation declare for that reason.
 
 // slowDelay is how late a `slow` answer comes by default: past the 30-second time-out common in
 // HTTP clients. maxSlowDelay bounds `delay_ms`.
@@ -21,9 +23,9 @@ const (
 	maxSlowDelay = 120 * time.Second
 )
 
-// scenarioWarningHeader carries, on an operation that documents no 400, why a scenario header was
-// not played.
-const scenarioWarningHeader = "Malipo-Sandbox-Warning"
+// maxEchoedScenario bounds how much of a bad scenario value the answer and the log repeat: the header
+// is the client's, and may be as long as the server lets headers be.
+const maxEchoedScenario = 64
 
 // rateLimitRetryAfter is the Retry-After of a rate_limited answer, in seconds.
 const rateLimitRetryAfter = 1
@@ -52,12 +54,8 @@ func parseScenario(h http.Header) (scenario, *FieldError) {
 		known = known || k == sc.kind
 	}
 	if !known {
-		var names []string
-		for _, k := range api.SandboxScenarios() {
-			names = append(names, string(k))
-		}
 		return scenario{}, &FieldError{Field: scenarioField,
-			Reason: fmt.Sprintf("unknown scenario %q: use one of %s", strings.TrimSpace(name), strings.Join(names, ", "))}
+			Reason: fmt.Sprintf("unknown scenario %q: use one of %s", echoed(strings.TrimSpace(name)), scenarioNames())}
 	}
 	if sc.kind == api.ScenarioSlow {
 		sc.delay = slowDelay
@@ -72,6 +70,33 @@ func parseScenario(h http.Header) (scenario, *FieldError) {
 		sc.delay = time.Duration(ms) * time.Millisecond
 	}
 	return sc, nil
+}
+
+// scenarioNames lists the values the scenario header takes, for the answer and the log of a bad one.
+func scenarioNames() string {
+	names := make([]string, 0, len(api.SandboxScenarios()))
+	for _, k := range api.SandboxScenarios() {
+		names = append(names, string(k))
+	}
+	return strings.Join(names, ", ")
+}
+
+// echoed is a client's header value cut to maxEchoedScenario bytes, for an answer or a log line.
+func echoed(v string) string {
+	if len(v) <= maxEchoedScenario {
+		return v
+	}
+	return v[:maxEchoedScenario] + "…"
+}
+
+// refuseScenario answers a scenario header the sandbox cannot play with the 400 the document promises
+// on every operation ("Sandbox controls" tag), and warns in the log: a misspelt scenario answered
+// normally would pass for a client's retry path working when it was never exercised.
+func (s *Server) refuseScenario(op *openapi.Operation, h http.Header, bad FieldError) *response {
+	s.log.Warn("scenario header refused: the request was not carried out",
+		"operation", op.ID, "header", api.HeaderSandboxScenario,
+		"value", echoed(strings.TrimSpace(h.Get(api.HeaderSandboxScenario))), "valid", scenarioNames(), "reason", bad.Reason)
+	return s.invalid(bad)
 }
 
 // answer is the response of a scenario that does nothing: rate_limited or internal_error.

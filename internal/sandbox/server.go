@@ -100,14 +100,7 @@ func (s *Server) handle(r *http.Request, w http.ResponseWriter, opID *string) *r
 	}
 	sc, bad := parseScenario(r.Header)
 	if bad != nil {
-		if !op.Documents(http.StatusBadRequest) {
-			// An operation that documents no 400 (a list without parameters) must not answer one:
-			// it answers normally and says why the scenario was not played.
-			w.Header().Set(scenarioWarningHeader, bad.Reason)
-			s.log.Warn("scenario header ignored", "operation", op.ID, "reason", bad.Reason)
-			return s.operate(w, r, op, m, params, h)
-		}
-		return s.invalid(*bad)
+		return s.refuseScenario(op, r.Header, *bad)
 	}
 	switch sc.kind {
 	case api.ScenarioRateLimited, api.ScenarioInternalError:

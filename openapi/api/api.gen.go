@@ -66,7 +66,7 @@ func OpGetPayout() Operation {
 func OpListCountries() Operation {
 	return Operation{ID: "listCountries", Method: "GET", Path: "/v1/countries", Summary: "List countries", Extension: false,
 		security:  [][]string{{HeaderPublicKey}},
-		responses: []string{"200", "401", "429", "500"}}
+		responses: []string{"200", "400", "401", "429", "500"}}
 }
 
 // OpListBanks returns `GET /v1/payment/banks`: List the banks of a country. Each call returns a new value, so no caller can change the
@@ -90,7 +90,7 @@ func OpCreateWebhookEndpoint() Operation {
 func OpListWebhookEndpoints() Operation {
 	return Operation{ID: "listWebhookEndpoints", Method: "GET", Path: "/v1/webhooks", Summary: "List webhook endpoints", Extension: true,
 		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
-		responses: []string{"200", "401", "404", "429", "500"}}
+		responses: []string{"200", "400", "401", "404", "429", "500"}}
 }
 
 // OpGetWebhookEndpoint returns `GET /v1/webhooks/{id}`: Get a webhook endpoint. Each call returns a new value, so no caller can change the
@@ -186,7 +186,7 @@ func OpCreateSandboxDeliveryFailure() Operation {
 func OpListSandboxDeliveryFailures() Operation {
 	return Operation{ID: "listSandboxDeliveryFailures", Method: "GET", Path: "/v1/sandbox/delivery-failures", Summary: "Sandbox only: list the delivery failures in force", Extension: false,
 		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
-		responses: []string{"200", "401", "429", "500"}}
+		responses: []string{"200", "400", "401", "429", "500"}}
 }
 
 // OpDeleteSandboxDeliveryFailure returns `DELETE /v1/sandbox/delivery-failures/{id}`: Sandbox only: end a delivery failure now. Each call returns a new value, so no caller can change the
@@ -194,7 +194,7 @@ func OpListSandboxDeliveryFailures() Operation {
 func OpDeleteSandboxDeliveryFailure() Operation {
 	return Operation{ID: "deleteSandboxDeliveryFailure", Method: "DELETE", Path: "/v1/sandbox/delivery-failures/{id}", Summary: "Sandbox only: end a delivery failure now", Extension: false,
 		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
-		responses: []string{"204", "401", "404", "429", "500"}}
+		responses: []string{"204", "400", "401", "404", "429", "500"}}
 }
 
 // Operations returns every operation of the document, in document order.
