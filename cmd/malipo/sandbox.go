@@ -29,6 +29,8 @@ type sandboxFlags struct {
 	addr            string
 	publicKey       string
 	secretKey       string
+	merchantArgs    []string          // --merchant as typed: PUBLIC:SECRET each
+	merchants       []sandbox.KeyPair // every merchant served, the first the default (resolveMerchants)
 	promptDelay     time.Duration
 	payoutDelay     time.Duration
 	retrySchedule   []time.Duration
@@ -78,10 +80,17 @@ not this sandbox. --prompt-delay, --payout-delay and
 --webhook-retry-schedule, when given, replace the drawn ones. The dashboard shows the sandbox's own
 ids. --vary cannot be combined with --data: a variant keeps its names for ids in memory only.
 
-The keys can come from the environment: MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY.`,
+The keys can come from the environment: MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY.
+
+--merchant PUBLIC:SECRET (repeatable) serves more merchants, each seeing only its own objects, so that
+malipo conform, given a second merchant's keys, checks the isolation between two.
+The first merchant, the default one, is --public-key/--secret-key (or MALIPO_PUBLIC_KEY and
+MALIPO_SECRET_KEY) when either is given; otherwise the first --merchant; otherwise the well-known keys.
+A public key given twice is a usage error.`,
 		Example: `  malipo sandbox
   malipo sandbox --addr 127.0.0.1:0 --payout-delay 500ms --webhook-retry-schedule 1s,5s,30s
   malipo sandbox --log-format json
+  malipo sandbox --merchant pk_test_a:sk_test_a --merchant pk_test_b:sk_test_b
   malipo sandbox --data ./sandbox-data
   malipo sandbox --vary 7`,
 		Args:              noArgs,
@@ -99,7 +108,9 @@ The keys can come from the environment: MALIPO_PUBLIC_KEY and MALIPO_SECRET_KEY.
 				// know the ids its clients hold.
 				return usageErrorf(cmd, "--vary %d: cannot be combined with --data, since a variant keeps its ids in memory only; drop one of them", *f.vary)
 			}
-			f.keysFromEnv()
+			if err := f.resolveMerchants(); err != nil {
+				return usageErrorf(cmd, "%v", err)
+			}
 			f.drawnTimings(cmd)
 			c.code = runSandbox(cmd.Context(), f, c.stdout, c.stderr)
 			return nil
@@ -116,6 +127,9 @@ func (f *sandboxFlags) declare(cmd *cobra.Command) {
 	// No flag defaults for the keys: a default would print a secret from the environment in --help.
 	fs.StringVar(&f.publicKey, "public-key", "", "the merchant's public `key` (default $MALIPO_PUBLIC_KEY, else "+sandbox.DefaultPublicKey+")")
 	fs.StringVar(&f.secretKey, "secret-key", "", "the merchant's secret `key` (default $MALIPO_SECRET_KEY, else "+sandbox.DefaultSecretKey+")")
+	// A string array, not a flag.Value that checks itself: pflag would repeat a refused value, secret key
+	// and all, in its error; resolveMerchants checks the values without repeating them.
+	fs.StringArrayVar(&f.merchantArgs, "merchant", nil, "serve another merchant with the keys `PUBLIC:SECRET` (repeatable; the first is the default one unless --public-key/--secret-key or their variables are given)")
 	fs.Var(durationValue{&f.promptDelay}, "prompt-delay", "how long the simulated customer takes to answer a push prompt")
 	fs.Var(durationValue{&f.payoutDelay}, "payout-delay", "how long a payout stays processing")
 	fs.Var(retryScheduleValue{&f.retrySchedule}, "webhook-retry-schedule", "comma-separated `waits` between webhook attempts, e.g. 1s,5s,30s (\"none\": one attempt only)")
@@ -216,6 +230,80 @@ func (f *sandboxFlags) keysFromEnv() {
 	if f.secretKey == "" {
 		f.secretKey = envOr("MALIPO_SECRET_KEY", sandbox.DefaultSecretKey)
 	}
+}
+
+// resolveMerchants sets the merchants the sandbox serves, the default one first: the keys of
+// --public-key/--secret-key or their variables when any is given (as without --merchant, so that adding
+// a --merchant never drops a merchant the user configured), else the first --merchant, else the
+// well-known keys; then every --merchant. Its errors name the flag and never repeat a secret key.
+func (f *sandboxFlags) resolveMerchants() error {
+	extra, err := parseMerchants(f.merchantArgs)
+	if err != nil {
+		return err
+	}
+	configured := f.publicKey != "" || f.secretKey != "" ||
+		strings.TrimSpace(os.Getenv("MALIPO_PUBLIC_KEY")) != "" || strings.TrimSpace(os.Getenv("MALIPO_SECRET_KEY")) != ""
+	if len(extra) > 0 && !configured {
+		f.publicKey, f.secretKey = extra[0].Public, extra[0].Secret
+		f.merchants = extra
+		return nil
+	}
+	f.keysFromEnv()
+	first := sandbox.KeyPair{Public: f.publicKey, Secret: f.secretKey}
+	for _, m := range extra {
+		if m.Public == first.Public {
+			return fmt.Errorf("--merchant %s:…: that public key is already the default merchant's (--public-key or $MALIPO_PUBLIC_KEY); every merchant needs its own", m.Public)
+		}
+	}
+	f.merchants = append([]sandbox.KeyPair{first}, extra...)
+	return nil
+}
+
+// parseMerchants reads the --merchant values: PUBLIC:SECRET each, keys the sandbox accepts, no public
+// key twice. A value without a colon may be a secret key alone, so no error repeats one.
+func parseMerchants(args []string) ([]sandbox.KeyPair, error) {
+	var out []sandbox.KeyPair
+	seen := map[string]bool{}
+	for i, arg := range args {
+		public, secret, ok := strings.Cut(arg, ":")
+		if !ok || public == "" || secret == "" {
+			return nil, fmt.Errorf("--merchant (the %s): use PUBLIC:SECRET, the public and the secret key joined by a colon, e.g. --merchant pk_test_other:sk_test_other", ordinal(i+1))
+		}
+		if err := sandbox.CheckKeys(public, secret); err != nil {
+			return nil, fmt.Errorf("--merchant %s:…: %w", quotedIfNeeded(public), err)
+		}
+		if seen[public] {
+			return nil, fmt.Errorf("--merchant %s:…: that public key is given twice; every merchant needs its own", public)
+		}
+		seen[public] = true
+		out = append(out, sandbox.KeyPair{Public: public, Secret: secret})
+	}
+	return out, nil
+}
+
+// quotedIfNeeded returns s as typed, or quoted when it holds a space or a control character that would
+// hide in an error message.
+func quotedIfNeeded(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r <= ' ' || r >= 0x7f }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// ordinal writes n as "1st", "2nd", "3rd", "4th", … for naming one of several repeated flags.
+func ordinal(n int) string {
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return strconv.Itoa(n) + suffix
 }
 
 // retryScheduleValue is --webhook-retry-schedule: durations separated by commas, or "none".
@@ -340,12 +428,14 @@ func runSandbox(ctx context.Context, f *sandboxFlags, stdout, stderr io.Writer) 
 func newSandbox(spec *openapi.Spec, f *sandboxFlags, logger *slog.Logger) (*sandbox.Server, error) {
 	opts := []sandbox.Option{
 		sandbox.WithSpec(spec),
-		sandbox.WithMerchant(f.publicKey, f.secretKey),
 		sandbox.WithTimings(sandbox.Timings{PromptDelay: f.promptDelay, PayoutDelay: f.payoutDelay}),
 		sandbox.WithRetrySchedule(f.retrySchedule),
 		sandbox.WithWebhookTimeout(f.webhookTimeout),
 		sandbox.WithDeliveryConcurrency(f.concurrency),
 		sandbox.WithLogger(logger),
+	}
+	for _, m := range f.merchants {
+		opts = append(opts, sandbox.WithMerchant(m.Public, m.Secret))
 	}
 	if f.dataDir != "" {
 		opts = append(opts, sandbox.WithDataDir(f.dataDir))
@@ -411,6 +501,9 @@ func printBanner(w io.Writer, spec *openapi.Spec, f *sandboxFlags, url string) e
 	fmt.Fprintf(tw, "  listening on\t%s\n", url)
 	if f.dashboard {
 		fmt.Fprintf(tw, "  dashboard\t%s%s  (open it in a browser; --dashboard=false turns it off)\n", url, dashboard.Prefix)
+		if len(f.others()) > 0 {
+			fmt.Fprintf(tw, "  \t?public_key=KEY shows another merchant's\n")
+		}
 	}
 	fmt.Fprintf(tw, "  public-key\t%s\n", f.publicKey)
 	fmt.Fprintf(tw, "  secret-key\t%s\n", secret)
@@ -419,6 +512,9 @@ func printBanner(w io.Writer, spec *openapi.Spec, f *sandboxFlags, url string) e
 			webhook.MerchantSigningSecret(f.secretKey))
 	} else {
 		fmt.Fprintf(tw, "  webhook_url signing secret\t\"whsec_\" + base64(secret-key): verify with any Standard Webhooks library\n")
+	}
+	for _, m := range f.others() {
+		fmt.Fprintf(tw, "  another merchant\tpublic-key %s, its secret key as configured\n", m.Public)
 	}
 	fmt.Fprintf(tw, "  push prompt answered after\t%s\n", f.promptDelay)
 	fmt.Fprintf(tw, "  payouts settle after\t%s\n", f.payoutDelay)
@@ -469,6 +565,14 @@ func printBanner(w io.Writer, spec *openapi.Spec, f *sandboxFlags, url string) e
 	b.WriteString("\n")
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// others returns the merchants after the default one, which the banner lists by public key only.
+func (f *sandboxFlags) others() []sandbox.KeyPair {
+	if len(f.merchants) < 2 {
+		return nil
+	}
+	return f.merchants[1:]
 }
 
 func mask(s string) string {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -79,17 +80,27 @@ func defaultConfig() config {
 // merchant with DefaultPublicKey and DefaultSecretKey.
 func WithMerchant(publicKey, secretKey string) Option {
 	return func(c *config) {
-		switch {
-		case strings.TrimSpace(publicKey) == "" || strings.TrimSpace(secretKey) == "":
-			c.errs = append(c.errs, fmt.Errorf("WithMerchant: the public and the secret key must both be non-empty"))
-		case !validHeaderValue(publicKey) || !validHeaderValue(secretKey):
-			c.errs = append(c.errs, fmt.Errorf("WithMerchant: keys must be printable ASCII without spaces, since they travel in HTTP headers"))
-		case strings.HasPrefix(secretKey, "whsec_"):
-			c.errs = append(c.errs, fmt.Errorf("WithMerchant: a secret key must not start with whsec_, which marks webhook endpoint secrets; use a key like sk_test_abc"))
-		default:
-			c.merchants = append(c.merchants, merchantKeys{publicKey, secretKey})
+		if err := CheckKeys(publicKey, secretKey); err != nil {
+			c.errs = append(c.errs, fmt.Errorf("WithMerchant: %w", err))
+			return
 		}
+		c.merchants = append(c.merchants, merchantKeys{publicKey, secretKey})
 	}
+}
+
+// CheckKeys says why a key pair cannot be a merchant's, or returns nil: WithMerchant refuses such a
+// pair, and a command line checks one first so that its error can name the flag that gave it. The
+// error never repeats a key.
+func CheckKeys(publicKey, secretKey string) error {
+	switch {
+	case strings.TrimSpace(publicKey) == "" || strings.TrimSpace(secretKey) == "":
+		return errors.New("the public and the secret key must both be non-empty")
+	case !validHeaderValue(publicKey) || !validHeaderValue(secretKey):
+		return errors.New("keys must be printable ASCII without spaces, since they travel in HTTP headers")
+	case strings.HasPrefix(secretKey, "whsec_"):
+		return errors.New("a secret key must not start with whsec_, which marks webhook endpoint secrets; use a key like sk_test_abc")
+	}
+	return nil
 }
 
 // WithTimings sets the timings of the simulated network; see Timings.
