@@ -35,7 +35,8 @@ MALIPO_SECRET_KEY, as for conform. Exit codes: 0 success, 1 the target answered 
 error or the target does not answer.`,
 		Example: `  malipo events list --type payout.failed --since 1h
   malipo events get evt_6f8b0d2e4a5c7b90
-  malipo events resend evt_6f8b0d2e4a5c7b90 --endpoint we_2b7c9d1e4f6a8b30`,
+  malipo events resend evt_6f8b0d2e4a5c7b90 --endpoint we_2b7c9d1e4f6a8b30
+  malipo events tail --events payout.failed`,
 		Args:              unknownCommand,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -45,7 +46,7 @@ error or the target does not answer.`,
 		},
 	}
 	f.declare(cmd)
-	cmd.AddCommand(c.eventsListCommand(f), c.eventsGetCommand(f), c.eventsAttemptsCommand(f), c.eventsResendCommand(f))
+	cmd.AddCommand(c.eventsListCommand(f), c.eventsGetCommand(f), c.eventsAttemptsCommand(f), c.eventsResendCommand(f), c.eventsTailCommand(f))
 	return cmd
 }
 
@@ -300,7 +301,8 @@ func (c *cli) eventsResendCommand(f *targetFlags) *cobra.Command {
 destinations it has now (its object's webhook_url, the enabled endpoints subscribed to its type), or
 with --endpoint to that webhook endpoint only, whatever it subscribes to. Follow the deliveries with
 'malipo events attempts EVENT_ID'.`,
-		Example:           `  malipo events resend evt_6f8b0d2e4a5c7b90 --endpoint we_2b7c9d1e4f6a8b30`,
+		Example: `  malipo events resend evt_6f8b0d2e4a5c7b90 --endpoint we_2b7c9d1e4f6a8b30
+  malipo events tail --events payout.failed`,
 		Args:              eventArg,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -330,4 +332,45 @@ with --endpoint to that webhook endpoint only, whatever it subscribes to. Follow
 	}
 	cmd.Flags().StringVar(&endpoint, "endpoint", "", "resend to this webhook endpoint `id` only")
 	return cmd
+}
+
+// eventsTailCommand is `malipo events tail`: the log followed as it grows, like tail -f.
+func (c *cli) eventsTailCommand(f *targetFlags) *cobra.Command {
+	ff := &followFlags{interval: time.Second}
+	cmd := &cobra.Command{
+		Use:   "tail [flags]",
+		Short: "print the target's events as they are created, until Ctrl-C",
+		Long: `Follows the target's event log and prints each new event on one line (created, type, event, object),
+oldest first; --output json prints each as one line of JSON, as the log returns it. It begins with the
+events created after it starts; --since begins at a time or that long ago. --events keeps only some
+types. Ctrl-C ends it (exit code 0). To deliver the events to a receiver, use 'malipo listen'.`,
+		Example: `  malipo events tail
+  malipo events tail --events payment.failed,payout.failed --since 1h -o json`,
+		Args:              noArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fl, err := ff.follower(cmd, c, f)
+			if fl == nil {
+				return err
+			}
+			follow(cmd.Context(), fl, ff.interval, c.stderr, cmd.CommandPath(), func(e client.Event) {
+				printTailLine(c.stdout, f.output, e)
+			})
+			return nil
+		},
+	}
+	ff.declare(cmd)
+	return cmd
+}
+
+// printTailLine prints one event on one line: the table's columns, or the event's JSON.
+func printTailLine(w io.Writer, output string, e client.Event) {
+	if output == "json" {
+		line, err := json.Marshal(e)
+		if err == nil {
+			fmt.Fprintf(w, "%s\n", line)
+		}
+		return
+	}
+	fmt.Fprintf(w, "%s  %-18s %s  %s\n", stamp(e.CreatedAt), e.Type, e.ID, e.ObjectID)
 }

@@ -5,7 +5,9 @@
 //   - `malipo conform` checks an implementation (by default an embedded sandbox) against the contract;
 //   - `malipo webhooks test` grades a merchant's webhook receiver;
 //   - `malipo trigger` makes a target emit an event type, and `malipo events` lists, reads and resends
-//     its events (the event-log extension);
+//     its events (the event-log extension), and `malipo events tail` follows them as they are created;
+//   - `malipo listen --forward-to URL` forwards a target's new events to a local receiver as signed
+//     webhooks;
 //   - `malipo spec` prints the contract or checks it (--check), and `malipo spec diff OLD NEW` says
 //     whom each change between two versions breaks;
 //   - `malipo version` prints the versions of malipo, of Go and of the contract.

@@ -88,7 +88,7 @@ Exit codes: 0 success, 1 failure (a check failed), 2 usage or setup error, 130 i
 	root.SetUsageTemplate(usageTemplate)
 	root.SetFlagErrorFunc(flagError)
 	root.Flags().BoolVarP(&c.showVersion, "version", "v", false, "print the version of malipo, of Go and of the contract it embeds")
-	root.AddCommand(c.conformCommand(), c.sandboxCommand(), c.specCommand(), c.versionCommand(), c.eventsCommand(), c.triggerCommand(), c.webhooksCommand())
+	root.AddCommand(c.conformCommand(), c.sandboxCommand(), c.specCommand(), c.versionCommand(), c.eventsCommand(), c.triggerCommand(), c.webhooksCommand(), c.listenCommand())
 	root.SetHelpCommand(helpCommand(root))
 	// Added now rather than when the command runs, so that normalizeArgs knows every command name.
 	root.InitDefaultHelpCmd()
