@@ -429,6 +429,9 @@ type PaymentInitRequest struct {
 	RedirectURL *string `json:"redirect_url,omitempty"`
 }
 
+// Format prints the PaymentInitRequest with its optional members as their values, not as addresses.
+func (v PaymentInitRequest) Format(f formatState, verb rune) { formatOptional(f, verb, v) }
+
 // PaymentCompleteRequest is the document's PaymentCompleteRequest object.
 //
 // Complete-payment body; may be empty or omitted when the number was given at initialization.
@@ -456,6 +459,9 @@ type Payment struct {
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
 }
+
+// Format prints the Payment with its optional members as their values, not as addresses.
+func (v Payment) Format(f formatState, verb rune) { formatOptional(f, verb, v) }
 
 // BankPayoutRequest is the document's BankPayoutRequest object.
 //
@@ -521,6 +527,9 @@ type Payout struct {
 	UpdatedAt       time.Time     `json:"updated_at"`
 }
 
+// Format prints the Payout with its optional members as their values, not as addresses.
+func (v Payout) Format(f formatState, verb rune) { formatOptional(f, verb, v) }
+
 // Transaction is the document's Transaction object.
 //
 // The status of a payment or a payout, as the status check reports it.
@@ -578,6 +587,9 @@ type WebhookEndpointCreateRequest struct {
 // LogValue makes log/slog record the WebhookEndpointCreateRequest with its secret redacted.
 func (v WebhookEndpointCreateRequest) LogValue() slogValue { return redactedLogValue(v) }
 
+// Format prints the WebhookEndpointCreateRequest with its optional members as their values, not as addresses.
+func (v WebhookEndpointCreateRequest) Format(f formatState, verb rune) { formatOptional(f, verb, v) }
+
 // WebhookEndpointUpdateRequest is the document's WebhookEndpointUpdateRequest object.
 //
 // Update-webhook-endpoint body; at least one field.
@@ -591,6 +603,9 @@ type WebhookEndpointUpdateRequest struct {
 	Enabled *bool `json:"enabled,omitempty"`
 }
 
+// Format prints the WebhookEndpointUpdateRequest with its optional members as their values, not as addresses.
+func (v WebhookEndpointUpdateRequest) Format(f formatState, verb rune) { formatOptional(f, verb, v) }
+
 // RotateSecretRequest is the document's RotateSecretRequest object.
 //
 // Rotate-secret body; may be omitted.
@@ -602,6 +617,9 @@ type RotateSecretRequest struct {
 
 // LogValue makes log/slog record the RotateSecretRequest with its secret redacted.
 func (v RotateSecretRequest) LogValue() slogValue { return redactedLogValue(v) }
+
+// Format prints the RotateSecretRequest with its optional members as their values, not as addresses.
+func (v RotateSecretRequest) Format(f formatState, verb rune) { formatOptional(f, verb, v) }
 
 // WebhookEndpoint is the document's WebhookEndpoint object.
 //
@@ -618,6 +636,9 @@ type WebhookEndpoint struct {
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
+
+// Format prints the WebhookEndpoint with its optional members as their values, not as addresses.
+func (v WebhookEndpoint) Format(f formatState, verb rune) { formatOptional(f, verb, v) }
 
 // WebhookEndpointWithSecret is the document's WebhookEndpointWithSecret object.
 //
@@ -637,6 +658,9 @@ type WebhookEndpointWithSecret struct {
 	CreatedAt               time.Time  `json:"created_at"`
 	UpdatedAt               time.Time  `json:"updated_at"`
 }
+
+// Format prints the WebhookEndpointWithSecret with its optional members as their values, not as addresses.
+func (v WebhookEndpointWithSecret) Format(f formatState, verb rune) { formatOptional(f, verb, v) }
 
 // PaymentEvent is the document's PaymentEvent object.
 //
@@ -721,6 +745,9 @@ type DeliveryAttempt struct {
 	// Whether no further attempt of this delivery follows (delivered, or retries exhausted).
 	Final bool `json:"final"`
 }
+
+// Format prints the DeliveryAttempt with its optional members as their values, not as addresses.
+func (v DeliveryAttempt) Format(f formatState, verb rune) { formatOptional(f, verb, v) }
 
 // ResendEventRequest is the document's ResendEventRequest object.
 //
@@ -830,6 +857,9 @@ type SandboxDeliveryFailureRequest struct {
 	DurationSeconds *int64 `json:"duration_seconds,omitempty"`
 }
 
+// Format prints the SandboxDeliveryFailureRequest with its optional members as their values, not as addresses.
+func (v SandboxDeliveryFailureRequest) Format(f formatState, verb rune) { formatOptional(f, verb, v) }
+
 // SandboxDeliveryFailure is the document's SandboxDeliveryFailure object.
 //
 // Deliveries to `url` fail with `status_code` until `expires_at` (sandbox control).
@@ -884,6 +914,9 @@ type Error struct {
 	Errors []FieldError `json:"errors"`
 	Data   *ErrorData   `json:"data,omitempty"`
 }
+
+// Format prints the Error with its optional members as their values, not as addresses.
+func (v Error) Format(f formatState, verb rune) { formatOptional(f, verb, v) }
 
 // TransactionType is one of the document's TransactionType values.
 //

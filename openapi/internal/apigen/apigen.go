@@ -357,7 +357,7 @@ func (g *generator) object(name string, s *base.Schema) error {
 	}
 	g.comment(name, s.Description, "is the document's "+name+" object.")
 	g.printf("type %s struct {\n", name)
-	secret := false
+	secret, optional := false, false
 	if s.Properties != nil {
 		patch := s.MinProperties != nil // an update: absent and zero must differ
 		for prop, proxy := range s.Properties.FromOldest() {
@@ -367,6 +367,7 @@ func (g *generator) object(name string, s *base.Schema) error {
 				return fmt.Errorf("%s.%s: %w", name, prop, err)
 			}
 			secret = secret || strings.TrimPrefix(typ, "*") == "SecretString"
+			optional = optional || strings.HasPrefix(typ, "*")
 			if ps := proxy.Schema(); ps != nil && ps.Description != "" && !proxy.IsReference() {
 				for _, line := range strings.Split(strings.TrimSpace(ps.Description), "\n") {
 					g.printf("\t// %s\n", line)
@@ -384,6 +385,11 @@ func (g *generator) object(name string, s *base.Schema) error {
 		// log/slog's JSON handler would encode the struct as JSON, secret included (secret.go).
 		g.printf("// LogValue makes log/slog record the %s with its secret redacted.\n", name)
 		g.printf("func (v %s) LogValue() slogValue { return redactedLogValue(v) }\n\n", name)
+	}
+	if optional {
+		// fmt would print a pointer field, an optional member, as an address (format.go).
+		g.printf("// Format prints the %s with its optional members as their values, not as addresses.\n", name)
+		g.printf("func (v %s) Format(f formatState, verb rune) { formatOptional(f, verb, v) }\n\n", name)
 	}
 	return nil
 }
