@@ -14,22 +14,15 @@ import (
 // cut to report.MaxEvidenceBody, with a curl command for requests) and hands each to the run's Observers.
 type recorder struct {
 	red       report.Redactor
-	observers []report.Observer
+	observers *report.Observers
 	seq       atomic.Uint64
-
-	mu sync.Mutex // one Observe call at a time
 }
 
 // startEvidence sets up the recording of the run's evidence once its reporters are known: the
 // reporters that are Observers receive every exchange and delivery, and the receiver records the
 // deliveries of each check's paths into that check's evidence.
 func (s *suite) startEvidence(reporters []report.Reporter) {
-	rec := &recorder{red: s.cfg.redactor()}
-	for _, r := range reporters {
-		if o, ok := r.(report.Observer); ok {
-			rec.observers = append(rec.observers, o)
-		}
-	}
+	rec := &recorder{red: s.cfg.redactor(), observers: report.ObserversOf(reporters)}
 	s.evidence = rec
 	s.receiver.startEvidence(rec)
 }
@@ -55,18 +48,6 @@ func (c *Config) redactor() report.Redactor {
 
 // next returns the sequence number of a new piece of evidence (never 0, which means "none").
 func (rec *recorder) next() uint64 { return rec.seq.Add(1) }
-
-// observe hands ev to every observer, one call at a time.
-func (rec *recorder) observe(ev report.Evidence) {
-	if len(rec.observers) == 0 {
-		return
-	}
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	for _, o := range rec.observers {
-		o.Observe(ev)
-	}
-}
 
 // loggedEvidence is one piece of a check's evidence with the sequence number failures refer to it by.
 type loggedEvidence struct {
@@ -162,7 +143,7 @@ func (t *T) record(ev report.Evidence) uint64 {
 	}
 	seq := rec.next()
 	t.evidence.add(seq, ev)
-	rec.observe(ev)
+	rec.observers.Observe(ev)
 	return seq
 }
 

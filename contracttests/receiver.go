@@ -334,5 +334,5 @@ func (r *Receiver) settled(d *Delivery, ev report.Evidence, owner evidenceOwner)
 	if owner.log != nil {
 		owner.log.update(d.seq, ev)
 	}
-	rec.observe(ev)
+	rec.observers.Observe(ev)
 }

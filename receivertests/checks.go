@@ -47,7 +47,7 @@ func (c *checkRun) signed(t string) delivery {
 func (c *checkRun) deliver(d delivery) (answer, int) {
 	a, ev := c.g.send(c.ctx, d)
 	ev.Check = c.check.id
-	c.g.observe(ev)
+	c.g.observers.Observe(ev)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.evidence = append(c.evidence, ev)

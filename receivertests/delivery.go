@@ -157,18 +157,6 @@ func newDelivery(event map[string]any, ts time.Time, secrets ...webhook.Secret) 
 	return d
 }
 
-// observe hands ev to the run's observers, one call at a time.
-func (g *grader) observe(ev report.Evidence) {
-	if len(g.observers) == 0 {
-		return
-	}
-	g.observing.Lock()
-	defer g.observing.Unlock()
-	for _, o := range g.observers {
-		o.Observe(ev)
-	}
-}
-
 // maxAnswerBody is how much of a receiver's answer is read and kept: it is shown, never parsed.
 const maxAnswerBody = 4 << 10
 

@@ -19,7 +19,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
@@ -82,10 +81,8 @@ type grader struct {
 	client   *http.Client
 	// tolerance is the replay window the timestamp checks step outside of.
 	tolerance time.Duration
-	// observers receive every delivery as it ends (report.Observer: the HAR recording).
-	observers []report.Observer
-	// observing serialises the calls to observers.
-	observing sync.Mutex
+	// observers receive every delivery as it ends (the HAR recording).
+	observers *report.Observers
 }
 
 // check is one receiver check: what it proves, the rule it enforces, and how it runs.
@@ -303,11 +300,7 @@ func Run(ctx context.Context, cfg Config, reporters ...report.Reporter) (*report
 	if err := g.preflight(ctx); err != nil {
 		return nil, err
 	}
-	for _, r := range reporters {
-		if o, ok := r.(report.Observer); ok {
-			g.observers = append(g.observers, o)
-		}
-	}
+	g.observers = report.ObserversOf(reporters)
 	return runner.Run(ctx, runner.Options{
 		Concurrency: cfg.Concurrency,
 		// A check sends at most a few deliveries one after the other (the burst sends its own at once),

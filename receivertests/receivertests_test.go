@@ -2,9 +2,11 @@ package receivertests_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -219,4 +221,43 @@ func TestUnwritableReportFailsBeforeTheRun(t *testing.T) {
 		assert.Contains(t, err.Error(), "mkdir -p")
 	}
 	assert.Zero(t, deliveries.Load(), "the receiver must not be contacted")
+}
+
+// --record works for the receiver grader too: every delivery it sent is in the archive, as a delivery,
+// with the grader as the archive's creator.
+func TestRecordArchivesEveryDelivery(t *testing.T) {
+	secret := testSecret(t)
+	var deliveries atomic.Int32
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			deliveries.Add(1)
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "deliveries.har")
+	_, err := receivertests.Run(context.Background(), receivertests.Config{URL: srv.URL, Secret: secret, Timeout: 5 * time.Second, Burst: 3},
+		&report.HARRecorder{Path: path, Tool: receivertests.Tool})
+	require.NoError(t, err)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var har struct {
+		Log struct {
+			Creator struct{ Name string } `json:"creator"`
+			Entries []struct {
+				Kind    string                  `json:"_malipo_kind"`
+				Check   string                  `json:"_check"`
+				Request struct{ Method string } `json:"request"`
+			} `json:"entries"`
+		} `json:"log"`
+	}
+	require.NoError(t, json.Unmarshal(data, &har))
+	assert.Equal(t, receivertests.Tool, har.Log.Creator.Name)
+	require.Len(t, har.Log.Entries, int(deliveries.Load()))
+	for _, e := range har.Log.Entries {
+		assert.Equal(t, report.EvidenceDelivery, e.Kind)
+		assert.NotEmpty(t, e.Check)
+		assert.Equal(t, http.MethodPost, e.Request.Method)
+	}
 }

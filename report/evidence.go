@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -86,6 +87,36 @@ type HTTPMessage struct {
 // time, while checks run; it must not block for long, since the exchange's check waits for it.
 type Observer interface {
 	Observe(Evidence)
+}
+
+// Observers hands every piece of evidence to the reporters of a run that are Observers, one call at a
+// time. Its zero value observes nothing.
+type Observers struct {
+	mu   sync.Mutex
+	list []Observer
+}
+
+// ObserversOf returns the Observers among reporters.
+func ObserversOf(reporters []Reporter) *Observers {
+	o := &Observers{}
+	for _, r := range reporters {
+		if ob, ok := r.(Observer); ok {
+			o.list = append(o.list, ob)
+		}
+	}
+	return o
+}
+
+// Observe hands ev to every observer, one call at a time.
+func (o *Observers) Observe(ev Evidence) {
+	if o == nil || len(o.list) == 0 {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, ob := range o.list {
+		ob.Observe(ev)
+	}
 }
 
 // Key is one key value a grader was given and the environment variable a curl command reads it from
