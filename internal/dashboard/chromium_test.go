@@ -22,6 +22,7 @@ import (
 	"github.com/malipo/terraform-provider-malipo/internal/dashboard"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
 // screenshotEnv names the file `make screenshots` wants the dashboard's picture in.
@@ -45,6 +46,9 @@ type driven struct {
 	SameDocument        bool     `json:"sameDocument"`
 	LiveState           string   `json:"liveState"`
 	Screenshot          string   `json:"screenshot"`
+	// The first attempt's request, opened before the resend re-rendered the tables.
+	RequestOpenAfterResend bool   `json:"requestOpenAfterResend"`
+	FirstRequest           string `json:"firstRequest"`
 }
 
 // hookReceiver is the merchant's webhook receiver: it records the webhook-id of every delivery and
@@ -157,6 +161,12 @@ func TestDashboardInChromium(t *testing.T) {
 	assert.Contains(t, got.FirstAttempt, "<script>alert(1)</script>", "the receiver's answer is shown as text")
 	assert.Equal(t, 2, got.AttemptsAfterResend, "Resend adds an attempt")
 	assert.Contains(t, got.ResendAttempt, "resend")
+	assert.True(t, got.RequestOpenAfterResend, "an opened request stays open when the tables are re-rendered")
+	assert.Contains(t, got.FirstRequest, "POST "+hooks.URL+"/hooks")
+	assert.Contains(t, got.FirstRequest, webhook.HeaderID+": "+got.EventID)
+	assert.Contains(t, got.FirstRequest, `"payout_id": "`+id+`"`, "the body, indented")
+	assert.NotContains(t, got.FirstRequest, "whsec_")
+	assert.NotContains(t, got.FirstRequest, sandbox.DefaultSecretKey)
 	assert.Contains(t, got.MessageAfterResend, "202")
 	assert.True(t, got.SameDocument, "everything happened live, without a reload")
 	assert.Equal(t, "live", got.LiveState)

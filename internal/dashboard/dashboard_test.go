@@ -2,14 +2,20 @@ package dashboard_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +25,8 @@ import (
 	"github.com/malipo/terraform-provider-malipo/internal/dashboard"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/openapi/client"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
 const (
@@ -270,4 +278,70 @@ func TestStreamReportsTheMerchantsChanges(t *testing.T) {
 	assert.Equal(t, `data: {"kind":"request"}`, lines.Text())
 	_, tables = get(t, ts.URL+dashboard.Prefix+"tables")
 	assert.Contains(t, tables, `data-payout="`+later+`"`)
+}
+
+// sentRequest is what a receiver got: the request an attempt's row must show.
+type sentRequest struct {
+	header http.Header
+	body   []byte
+}
+
+// Each attempt shows its request: the body the receiver got, its webhook-id and webhook-timestamp,
+// and no signature or secret (the endpoint's whsec_ secret and the merchant's secret key both sign).
+func TestAttemptShowsItsRequestWithoutSecrets(t *testing.T) {
+	_, ts := start(t)
+	var mu sync.Mutex
+	got := map[string]sentRequest{} // by path: the endpoint's or the payout's webhook_url
+	hooks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got[r.URL.Path] = sentRequest{r.Header.Clone(), body}
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(hooks.Close)
+	cl, err := client.New(ts.URL, sandbox.DefaultPublicKey, sandbox.DefaultSecretKey)
+	require.NoError(t, err)
+	endpoint, err := cl.CreateWebhookEndpoint(context.Background(), client.WebhookEndpointCreateRequest{
+		URL: hooks.URL + "/endpoint", Events: []api.EventType{api.EventTypePayoutSuccess}})
+	require.NoError(t, err)
+	id := createPayout(t, ts.URL, hooks.URL+"/own")
+	settle := post(t, ts.URL+dashboard.Prefix+"settle", url.Values{"kind": {"payout"}, "id": {id}, "status": {"success"}}, ts.URL, "same-origin")
+	require.Equal(t, http.StatusOK, settle.StatusCode)
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(got) == 2
+	}, 10*time.Second, 5*time.Millisecond)
+	var tables string
+	require.Eventually(t, func() bool { // both attempts recorded
+		_, tables = get(t, ts.URL+dashboard.Prefix+"tables")
+		return strings.Count(tables, `<tr class="attempt ok"`) == 2
+	}, 10*time.Second, 5*time.Millisecond)
+	text := html.UnescapeString(tables)
+	for path, sent := range got {
+		var indented bytes.Buffer
+		require.NoError(t, json.Indent(&indented, sent.body, "", "  "))
+		assert.Contains(t, text, "POST "+hooks.URL+path+"\n", path)
+		assert.Contains(t, text, indented.String(), "%s: the body the receiver got", path)
+		assert.Contains(t, text, webhook.HeaderID+": "+sent.header.Get(webhook.HeaderID)+"\n", path)
+		sentAt, err := strconv.ParseInt(sent.header.Get(webhook.HeaderTimestamp), 10, 64)
+		require.NoError(t, err)
+		shown := regexp.MustCompile(regexp.QuoteMeta(webhook.HeaderTimestamp)+`: (\d+)\n`).FindAllStringSubmatch(text, -1)
+		require.Len(t, shown, 2, "one timestamp per attempt")
+		near := false
+		for _, m := range shown {
+			at, _ := strconv.ParseInt(m[1], 10, 64)
+			near = near || (at-sentAt <= 1 && sentAt-at <= 1)
+		}
+		assert.True(t, near, "%s: the timestamp sent, %d, is shown (to the second it started): %v", path, sentAt, shown)
+		for _, sig := range webhook.Signatures(sent.header.Get(webhook.HeaderSignature)) {
+			_, mac, _ := strings.Cut(sig, ",")
+			assert.NotContains(t, text, mac, "no signature is shown: the sandbox keeps none")
+		}
+	}
+	assert.Contains(t, text, webhook.HeaderSignature+": v1,…")
+	assert.NotContains(t, text, endpoint.Secret)
+	assert.NotContains(t, text, "whsec_")
+	assert.NotContains(t, text, sandbox.DefaultSecretKey)
 }

@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -8,6 +10,7 @@ import (
 
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
 // bodyShown is how much of a receiver's answer a row shows; the sandbox keeps the first KiB.
@@ -50,7 +53,24 @@ type attemptRow struct {
 	Delivered   bool
 	Latency     string
 	Body        string
+	Request     requestView
 }
+
+// requestView is the request of one attempt, rebuilt: the sandbox keeps no copy of what it sent (a
+// copy per attempt would cost the attempt ring a kilobyte or more each), but what it sends is
+// determined by what it does keep. The body is the event's (the same bytes for every attempt);
+// webhook-id is the id the attempt recorded as sent; webhook-timestamp is the second the attempt
+// started, which is when the dispatcher takes the time it signs. The signature is not shown: the
+// sandbox keeps none, and rebuilding one would take the endpoint's secret, which stays off the page.
+// A --fault or --vary hook can change what is sent; the page says so.
+type requestView struct {
+	Method, URL string
+	Headers     []header
+	Body        string
+	NotSent     bool // a sandbox control failed the attempt without sending anything
+}
+
+type header struct{ Name, Value string }
 
 func (h *Handler) view(publicKey string) view {
 	v := view{PublicKey: publicKey, FailureReasons: api.FailureReasonValues(), Shown: shown,
@@ -77,17 +97,18 @@ func (h *Handler) view(publicKey string) view {
 	}
 	for _, ev := range h.srv.RecentEvents(publicKey, shown) {
 		row := eventRow{ID: ev.ID, Type: ev.Type, ObjectID: ev.ObjectID, Time: stamp(ev.Emitted)}
+		body := pretty(ev.Body) // once per event: every attempt sends the same body
 		for _, a := range h.srv.EventAttempts(ev.ID) {
-			row.Attempts = append(row.Attempts, attempt(a))
+			row.Attempts = append(row.Attempts, attempt(a, body))
 		}
 		v.Events = append(v.Events, row)
 	}
 	return v
 }
 
-func attempt(a sandbox.Attempt) attemptRow {
+func attempt(a sandbox.Attempt, body string) attemptRow {
 	row := attemptRow{Number: a.Number, Resend: a.Resend, Destination: a.URL, Delivered: a.Delivered,
-		Latency: latency(a.Duration), Body: cut(a.ResponseBody, bodyShown)}
+		Latency: latency(a.Duration), Body: cut(a.ResponseBody, bodyShown), Request: request(a, body)}
 	if a.EndpointID != "" {
 		row.Destination = a.EndpointID + " " + a.URL
 	}
@@ -100,6 +121,28 @@ func attempt(a sandbox.Attempt) attemptRow {
 		row.Answer = a.Error
 	}
 	return row
+}
+
+// request rebuilds what attempt a sent (see requestView).
+func request(a sandbox.Attempt, body string) requestView {
+	return requestView{Method: "POST", URL: a.URL, Body: body,
+		// A sandbox control's failure has a status and an error: it answered in the receiver's place.
+		NotSent: a.StatusCode != 0 && a.Error != "",
+		Headers: []header{
+			{"content-type", "application/json"},
+			{webhook.HeaderID, a.WebhookID},
+			{webhook.HeaderTimestamp, fmt.Sprint(a.Started.Unix())},
+			{webhook.HeaderSignature, "v1,… (one HMAC-SHA256 per signing secret; not kept, and the secrets stay off this page)"},
+		}}
+}
+
+// pretty is a JSON body indented for reading, or as it is when it is not JSON.
+func pretty(body []byte) string {
+	var out bytes.Buffer
+	if json.Indent(&out, body, "", "  ") != nil {
+		return cut(body, len(body))
+	}
+	return out.String()
 }
 
 // cut is the first n bytes of b as text, cut at a character boundary, with invalid UTF-8 replaced.

@@ -29,14 +29,18 @@
     }
   }
 
-  // swap replaces the tables, keeping the failure reasons a person has chosen but not yet sent.
+  // swap replaces the tables, keeping the failure reasons a person has chosen but not yet sent and
+  // the requests they opened.
   function swap(html) {
     const kept = {};
     tables.querySelectorAll("select[data-keep]").forEach((s) => { kept[s.dataset.keep] = s.value; });
+    const open = new Set();
+    tables.querySelectorAll("details[data-keep][open]").forEach((d) => open.add(d.dataset.keep));
     tables.innerHTML = html; // rendered by html/template on the server: escaped
     tables.querySelectorAll("select[data-keep]").forEach((s) => {
       if (kept[s.dataset.keep]) s.value = kept[s.dataset.keep];
     });
+    tables.querySelectorAll("details[data-keep]").forEach((d) => { d.open = open.has(d.dataset.keep); });
   }
 
   function say(ok, text) {

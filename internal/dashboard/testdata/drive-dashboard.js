@@ -5,8 +5,8 @@
 // The conversation with the test, over stdin and stdout: the script opens the page and prints READY
 // once the live stream is connected; the test then creates a payout through the API and writes its id
 // on a line; the script waits for the payout to appear (live, no reload), clicks "Settle success",
-// waits for the status and the event with its attempt, clicks "Resend" and waits for the second
-// attempt. With a third argument it also saves a screenshot of the whole page there.
+// waits for the status and the event with its attempt, opens the attempt's request, clicks "Resend"
+// and waits for the second attempt (the request still open). With a third argument it also saves a screenshot of the whole page there.
 //
 // Usage: NODE_PATH=tools/node_modules node drive-dashboard.js URL /usr/bin/chromium [screenshot.png]
 "use strict";
@@ -61,8 +61,15 @@ async function main() {
     out.attemptsAfterSettle = await event.locator("tr.attempt").count();
     out.firstAttempt = await event.locator("tr.attempt").first().innerText();
 
+    // Open the first attempt's request, as a person checking what was sent; it stays open while the
+    // tables are re-rendered live.
+    await event.locator("tr.request summary").first().click();
+    await event.locator("tr.request details[open] pre.request").first().waitFor({ state: "visible", timeout: step });
+
     await event.locator("button.resend").click();
     await page.locator(`tbody[data-object="${out.payoutID}"] tr.attempt[data-resend]`).first().waitFor({ timeout: step });
+    out.requestOpenAfterResend = await page.locator(`tbody[data-object="${out.payoutID}"] tr.request details`).first().evaluate((d) => d.open);
+    out.firstRequest = await page.locator(`tbody[data-object="${out.payoutID}"] tr.request pre.request`).first().innerText();
     out.attemptsAfterResend = await page.locator(`tbody[data-object="${out.payoutID}"] tr.attempt`).count();
     out.resendAttempt = await page.locator(`tbody[data-object="${out.payoutID}"] tr.attempt[data-resend]`).first().innerText();
     out.messageAfterResend = await page.locator("#message").innerText();
