@@ -24,7 +24,7 @@ func (c *cli) eventsCommand() *cobra.Command {
 	f := &targetFlags{}
 	cmd := &cobra.Command{
 		Use:   "events",
-		Short: "list, read and resend the webhook events of a target (the event-log extension)",
+		Short: "list, read, resend and follow the webhook events of a target (the event-log extension)",
 		Long: `Lists the events a target emitted (one per status change of a payment or payout), shows each
 delivery attempt with the receiver's answer, and resends an event with the same webhook-id, e.g. after
 fixing a receiver.
