@@ -1,12 +1,14 @@
 // Command client pays out with the Malipo Go client from a module of its own, as a merchant's backend
-// would: it finds a country and a bank payouts can go to, sends a bank payout to the account the
-// document's test values say is credited, and follows the payout to its final status.
+// would: it finds a country and a bank payouts can go to, sends a bank payout to an account, and
+// follows the payout to its final status.
 //
 //	malipo sandbox &     # or any implementation of the API
 //	cd examples/client && go run .
 //
 // MALIPO_BASE_URL names the service (default: a local `malipo sandbox`); MALIPO_PUBLIC_KEY and
-// MALIPO_SECRET_KEY hold the keys (default: the sandbox's).
+// MALIPO_SECRET_KEY hold the keys (default: the sandbox's); MALIPO_ACCOUNT is the bank account to pay.
+// Against the sandbox an account number decides the outcome: the document lists them under
+// x-malipo-test-values (the README's "Test values"), and the one marked success is credited.
 package main
 
 import (
@@ -16,7 +18,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/client"
 )
@@ -39,11 +40,9 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// Against the sandbox an account number decides the outcome: the document lists them under
-	// x-malipo-test-values, which package openapi reads. A real backend sends its supplier's account.
-	account, err := creditedAccount()
-	if err != nil {
-		return err
+	account := os.Getenv("MALIPO_ACCOUNT")
+	if account == "" {
+		return errors.New("set MALIPO_ACCOUNT to the bank account to pay; against the sandbox, the test value marked success (x-malipo-test-values)")
 	}
 	payout, err := c.ProcessPayout(ctx, client.BankPayout{Amount: 2500, CountryID: country.ID, BankID: bank.ID,
 		AccountNumber: account, Reference: fmt.Sprintf("example-%d", time.Now().UnixNano())})
@@ -86,23 +85,6 @@ func firstBank(ctx context.Context, c *client.Client) (client.Country, client.Ba
 		}
 	}
 	return client.Country{}, client.Bank{}, errors.New("no country payouts can go to has a bank")
-}
-
-// creditedAccount is the bank account the document's test values say is credited.
-func creditedAccount() (string, error) {
-	spec, err := openapi.Default()
-	if err != nil {
-		return "", err
-	}
-	values, err := spec.TestValues()
-	if err != nil {
-		return "", err
-	}
-	v, ok := values.Find(string(api.PayoutStatusSuccess), "", openapi.TestValueBankPayouts)
-	if !ok {
-		return "", errors.New("the document lists no bank account that is credited")
-	}
-	return v.Input, nil
 }
 
 // env returns the environment variable name, or def when it is unset.
