@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -79,6 +80,23 @@ type HTTPMessage struct {
 	BodyTruncated bool `json:"body_truncated,omitempty"`
 	// BodySize is the length of the whole body in bytes.
 	BodySize int `json:"body_size,omitempty"`
+}
+
+// headerLines returns the message's headers as "Name: value" lines, sorted by name, a line per value:
+// how every report shows them.
+func (m HTTPMessage) headerLines() []string {
+	names := make([]string, 0, len(m.Header))
+	for name := range m.Header {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var lines []string
+	for _, name := range names {
+		for _, v := range m.Header[name] {
+			lines = append(lines, name+": "+v)
+		}
+	}
+	return lines
 }
 
 // Observer is an optional interface of a Reporter: one that implements it receives every exchange and

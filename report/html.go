@@ -362,17 +362,7 @@ func newHTMLExchange(ev Evidence) htmlExchange {
 }
 
 func newHTMLMessage(startLine string, m HTTPMessage) htmlMessage {
-	hm := htmlMessage{StartLine: startLine, Body: prettyBody(m.Body)}
-	names := make([]string, 0, len(m.Header))
-	for name := range m.Header {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		for _, v := range m.Header[name] {
-			hm.Headers = append(hm.Headers, name+": "+v)
-		}
-	}
+	hm := htmlMessage{StartLine: startLine, Body: prettyBody(m.Body), Headers: m.headerLines()}
 	if m.BodyTruncated {
 		hm.Note = fmt.Sprintf("body cut at %d of %d bytes", len(m.Body), m.BodySize)
 	}

@@ -642,15 +642,8 @@ func fullEvidence(res Result) string {
 
 // writeMessage writes a message's headers, sorted, and its body.
 func writeMessage(b *strings.Builder, m HTTPMessage) {
-	names := make([]string, 0, len(m.Header))
-	for name := range m.Header {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		for _, v := range m.Header[name] {
-			fmt.Fprintf(b, "%s: %s\n", name, v)
-		}
+	for _, line := range m.headerLines() {
+		b.WriteString(line + "\n")
 	}
 	if m.BodySize > 0 {
 		b.WriteString("\n" + m.Body + "\n")
