@@ -163,10 +163,10 @@ func existingEndpoint(t *T, body map[string]any) {
 // requestBodySchema returns an operation's JSON request schema, or the oneOf branch the discriminator
 // value selects.
 func requestBodySchema(op *openapi.Operation, branch string) (*base.Schema, error) {
-	if op.Op.RequestBody == nil || op.Op.RequestBody.Content == nil {
+	if openapi.OperationModel(op).RequestBody == nil || openapi.OperationModel(op).RequestBody.Content == nil {
 		return nil, fmt.Errorf("operation %s has no request body", op.ID)
 	}
-	mt, ok := op.Op.RequestBody.Content.Get(jsonMediaType)
+	mt, ok := openapi.OperationModel(op).RequestBody.Content.Get(jsonMediaType)
 	if !ok || mt.Schema == nil {
 		return nil, fmt.Errorf("operation %s has no JSON request body", op.ID)
 	}
@@ -193,7 +193,7 @@ func requestBodySchema(op *openapi.Operation, branch string) (*base.Schema, erro
 // branch the discriminator value selects: the component its $ref names, else the inline schema.
 func requestBodyLocation(op *openapi.Operation, branch string) string {
 	inline := operationLocation(op) + "/requestBody/content/" + docedit.Escape(jsonMediaType) + "/schema"
-	mt, ok := op.Op.RequestBody.Content.Get(jsonMediaType)
+	mt, ok := openapi.OperationModel(op).RequestBody.Content.Get(jsonMediaType)
 	if !ok || mt.Schema == nil {
 		return inline
 	}
@@ -433,7 +433,7 @@ func pathItemLocation(method, path string) string {
 // securityRule is the security requirement an auth check enforces: the operation's own, else the
 // document's default.
 func securityRule(op *openapi.Operation) Rule {
-	if op.Op.Security != nil {
+	if openapi.OperationModel(op).Security != nil {
 		return Rule{Pointer: operationLocation(op) + "/security"}
 	}
 	return Rule{Pointer: "#/security"}
@@ -502,9 +502,9 @@ func authRequestFor(spec *openapi.Spec, op *openapi.Operation) authRequest {
 		r.query = "?" + query
 	}
 	var berr error
-	if op.Op.RequestBody != nil {
+	if openapi.OperationModel(op).RequestBody != nil {
 		r.body, berr = requestExample(op, "")
-		if berr != nil && (op.Op.RequestBody.Required == nil || !*op.Op.RequestBody.Required) {
+		if berr != nil && (openapi.OperationModel(op).RequestBody.Required == nil || !*openapi.OperationModel(op).RequestBody.Required) {
 			berr = nil // an optional body may be left out
 		}
 	}
@@ -528,9 +528,9 @@ func (r authRequest) build(t *T) (string, any) {
 // requiredQueryExamples returns the required query parameters of op (its own and its path's) with the
 // first example the document gives for each, encoded as a query string.
 func requiredQueryExamples(spec *openapi.Spec, op *openapi.Operation) (string, error) {
-	params := op.Op.Parameters
-	if spec.Model().Paths != nil {
-		if item, ok := spec.Model().Paths.PathItems.Get(op.Path); ok && item != nil {
+	params := openapi.OperationModel(op).Parameters
+	if openapi.Model(spec).Paths != nil {
+		if item, ok := openapi.Model(spec).Paths.PathItems.Get(op.Path); ok && item != nil {
 			params = append(slices.Clone(item.Parameters), params...)
 		}
 	}

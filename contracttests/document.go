@@ -176,7 +176,7 @@ func isExtensionIn(spec *openapi.Spec, op *openapi.Operation) bool {
 // extension of the contract (webhook endpoints, the event log).
 func extensionTagsOf(spec *openapi.Spec, op *openapi.Operation) []string {
 	extensionTags := map[string]bool{}
-	for _, tag := range spec.Model().Tags {
+	for _, tag := range openapi.Model(spec).Tags {
 		if tag == nil || tag.Extensions == nil {
 			continue
 		}
@@ -185,7 +185,7 @@ func extensionTagsOf(spec *openapi.Spec, op *openapi.Operation) []string {
 		}
 	}
 	var out []string
-	for _, tag := range op.Op.Tags {
+	for _, tag := range openapi.OperationModel(op).Tags {
 		if extensionTags[tag] {
 			out = append(out, tag)
 		}

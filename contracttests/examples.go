@@ -137,7 +137,7 @@ func exampleCandidates(op *openapi.Operation, branch string) ([]*yaml.Node, stri
 	if err != nil {
 		return nil, "", err
 	}
-	mt, _ := op.Op.RequestBody.Content.Get(jsonMediaType)
+	mt, _ := openapi.OperationModel(op).RequestBody.Content.Get(jsonMediaType)
 	var nodes []*yaml.Node
 	for _, ex := range mt.Examples.FromOldest() {
 		if ex != nil {

@@ -78,7 +78,7 @@ func inputsFrom(spec *openapi.Spec) (Inputs, error) {
 // testValuesOf decodes the document's x-malipo-test-values; a document without them has none, which is
 // not an error (the checks that need one skip), while test values that do not decode are.
 func testValuesOf(spec *openapi.Spec) (openapi.TestValues, error) {
-	return openapi.TestValuesOf(spec.Model())
+	return openapi.TestValuesOf(openapi.Model(spec))
 }
 
 // Inputs returns the test values the check sends (see CheckInputs).

@@ -111,7 +111,7 @@ func (s *suite) absentExtension(c *Check) (name, probe string) {
 		if !ok || op.Webhook {
 			continue
 		}
-		for _, tag := range op.Op.Tags {
+		for _, tag := range op.Tags {
 			if ext, ok := s.extensionOfTag[tag]; ok {
 				needed = append(needed, ext)
 			}

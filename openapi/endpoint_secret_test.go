@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
@@ -20,7 +21,7 @@ import (
 // webhook.ParseEndpointSecret (what the sandbox, the client and the provider check) say the same
 // thing: exactly whsec_ and the padded base64 of webhook.MinSecretBytes to MaxSecretBytes bytes.
 func TestEndpointSecretSchemaIsTheParser(t *testing.T) {
-	p, ok := spec(t).Model().Components.Schemas.Get("EndpointSecret")
+	p, ok := openapi.Model(spec(t)).Components.Schemas.Get("EndpointSecret")
 	require.True(t, ok, "components.schemas.EndpointSecret")
 	s := p.Schema()
 	require.NotNil(t, s.MinLength)

@@ -24,28 +24,31 @@ type Example struct {
 
 // Examples returns every example of the document: schema `examples`, media-type `example(s)`,
 // parameter and header `example(s)`. Client tests decode them into models; CheckExamples validates them.
-func (s *Spec) Examples() ([]Example, error) {
+//
+// It is a function, not a method, because Example names a libopenapi schema (see libModel).
+func Examples(s *Spec) ([]Example, error) {
+	model := Model(s)
 	w := exampleWalker{seen: map[*base.Schema]bool{}}
-	if s.model.Components != nil {
-		for name, proxy := range s.model.Components.Schemas.FromOldest() {
+	if model.Components != nil {
+		for name, proxy := range model.Components.Schemas.FromOldest() {
 			w.schema(proxy, "#/components/schemas/"+escapePointer(name))
 		}
-		for name, p := range s.model.Components.Parameters.FromOldest() {
+		for name, p := range model.Components.Parameters.FromOldest() {
 			w.parameter(p, "#/components/parameters/"+escapePointer(name))
 		}
-		for name, h := range s.model.Components.Headers.FromOldest() {
+		for name, h := range model.Components.Headers.FromOldest() {
 			w.header(h, "#/components/headers/"+escapePointer(name))
 		}
 	}
 	for _, op := range append(s.Operations(), s.webhookOperations()...) {
-		for _, p := range op.Op.Parameters {
+		for _, p := range OperationModel(op).Parameters {
 			w.parameter(p, op.location+"/parameters/"+escapePointer(p.Name))
 		}
-		if op.Op.RequestBody != nil {
-			w.content(op.Op.RequestBody.Content, op.location+"/requestBody/content")
+		if OperationModel(op).RequestBody != nil {
+			w.content(OperationModel(op).RequestBody.Content, op.location+"/requestBody/content")
 		}
-		if op.Op.Responses != nil {
-			for code, resp := range op.Op.Responses.Codes.FromOldest() {
+		if OperationModel(op).Responses != nil {
+			for code, resp := range OperationModel(op).Responses.Codes.FromOldest() {
 				w.content(resp.Content, op.location+"/responses/"+code+"/content")
 				for name, h := range resp.Headers.FromOldest() {
 					w.header(h, op.location+"/responses/"+code+"/headers/"+escapePointer(name))
@@ -53,7 +56,7 @@ func (s *Spec) Examples() ([]Example, error) {
 			}
 		}
 	}
-	for _, p := range s.pathLevelParameters() {
+	for _, p := range pathLevelParameters(s) {
 		w.parameter(p.param, p.location)
 	}
 	return w.out, w.err
@@ -62,7 +65,7 @@ func (s *Spec) Examples() ([]Example, error) {
 // CheckExamples validates every example of the document against its own schema; a wrong example
 // teaches readers and generators the wrong thing, so it is a defect of the document.
 func (s *Spec) CheckExamples() (Violations, error) {
-	examples, err := s.Examples()
+	examples, err := Examples(s)
 	if err != nil {
 		return nil, err
 	}
@@ -191,12 +194,12 @@ type locatedParameter struct {
 	location string
 }
 
-func (s *Spec) pathLevelParameters() []locatedParameter {
+func pathLevelParameters(s *Spec) []locatedParameter {
 	var out []locatedParameter
-	if s.model.Paths == nil {
+	if Model(s).Paths == nil {
 		return out
 	}
-	for path, item := range s.model.Paths.PathItems.FromOldest() {
+	for path, item := range Model(s).Paths.PathItems.FromOldest() {
 		for _, p := range item.Parameters {
 			out = append(out, locatedParameter{p, "#/paths/" + escapePointer(path) + "/parameters/" + escapePointer(p.Name)})
 		}

@@ -54,10 +54,10 @@ type TestValues struct {
 // ErrorStatuses returns the error table of the `ErrorCode` schema: envelope code → HTTP status, as its
 // `x-malipo-http-status` extension fixes it.
 func (s *Spec) ErrorStatuses() (map[int]int, error) {
-	if s.model.Components == nil || s.model.Components.Schemas == nil {
+	if Model(s).Components == nil || Model(s).Components.Schemas == nil {
 		return nil, fmt.Errorf("the document has no ErrorCode schema")
 	}
-	proxy, ok := s.model.Components.Schemas.Get("ErrorCode")
+	proxy, ok := Model(s).Components.Schemas.Get("ErrorCode")
 	if !ok || proxy.Schema() == nil {
 		return nil, fmt.Errorf("the document has no ErrorCode schema")
 	}
@@ -114,11 +114,11 @@ func (s *Spec) webhookTagSeconds(extension string) (time.Duration, error) {
 	tags := map[string]bool{}
 	for _, t := range s.EventTypes() {
 		op, _ := s.Webhook(t)
-		for _, tag := range op.Op.Tags {
+		for _, tag := range OperationModel(op).Tags {
 			tags[tag] = true
 		}
 	}
-	for _, tag := range s.model.Tags {
+	for _, tag := range Model(s).Tags {
 		if !tags[tag.Name] || tag.Extensions == nil {
 			continue
 		}

@@ -57,9 +57,9 @@ func TestFastPathCoversTheWholeDocument(t *testing.T) {
 func parameters(op *Operation) []*v3.Parameter {
 	var params []*v3.Parameter
 	if op.pathItem != nil {
-		params = append(params, op.pathItem.Parameters...)
+		params = append(params, pathItemOf(op).Parameters...)
 	}
-	return append(params, op.Op.Parameters...)
+	return append(params, OperationModel(op).Parameters...)
 }
 
 // paramExample is a parameter's `example`, else the value of its first named example ("" without any).
@@ -79,7 +79,7 @@ func paramExample(p *v3.Parameter) string {
 // documentedHeaders returns the names of the headers documented for the response to a status.
 func documentedHeaders(op *Operation, status int) []string {
 	_, key := op.fast.response(status)
-	if resp := documentedResponse(op.Op, key); resp != nil {
+	if resp := documentedResponse(OperationModel(op), key); resp != nil {
 		return slices.Collect(resp.Headers.KeysFromOldest())
 	}
 	return nil
@@ -136,7 +136,7 @@ func verdicts(t testing.TB, fast, full *Spec, e exchange) (plan, validator bool)
 // every documented status from its examples, and a delivery for every webhook example.
 func baseExchanges(t testing.TB, fast *Spec) []exchange {
 	t.Helper()
-	examples, err := fast.Examples()
+	examples, err := Examples(fast)
 	require.NoError(t, err)
 	var out []exchange
 	for _, op := range append(fast.Operations(), fast.webhookOperations()...) {
@@ -503,7 +503,7 @@ func FuzzFastPathIsSoundOnTheWire(f *testing.F) {
 			e.url += urlSuffix
 		}
 		if headerValue != "" {
-			for _, p := range e.op.Op.Parameters {
+			for _, p := range OperationModel(e.op).Parameters {
 				if p.In == "header" {
 					e.header.Set(p.Name, headerValue)
 				}

@@ -42,17 +42,18 @@ func YAML() []byte { return bytes.Clone(embeddedSpec) }
 // Spec is a loaded, indexed and validating view of an OpenAPI document. It is immutable after Load and
 // safe for concurrent use; build it once and share it, since loading costs tens of milliseconds.
 type Spec struct {
-	source     []byte // the document as given, for Says (pointer.go)
-	tree       treeOnce
-	doc        libopenapi.Document
-	model      *v3.Document
-	validator  validator.Validator
-	operations []*Operation
-	byID       map[string]*Operation
-	webhooks   map[string]*Operation
-	schemes    map[string]string // security scheme name -> header name (apiKey in header)
-	fastGaps   []string          // parts of the document the fast path leaves to the validator, and why
-	fastPath   bool              // accept what the fast checks accept (see fastpath.go)
+	source []byte // the document as given, for Says (pointer.go)
+	tree   treeOnce
+	lib    any // a *libModel; see libModel for why it is not typed
+	// title and version are info's, copied at Load: a method that read them from the model would be
+	// inlined into its callers, and with it the libopenapi types libModel keeps out of them.
+	title, version string
+	operations     []*Operation
+	byID           map[string]*Operation
+	webhooks       map[string]*Operation
+	schemes        map[string]string // security scheme name -> header name (apiKey in header)
+	fastGaps       []string          // parts of the document the fast path leaves to the validator, and why
+	fastPath       bool              // accept what the fast checks accept (see fastpath.go)
 }
 
 // Operation describes one operation or webhook of the document, as the validators and the code that
@@ -74,12 +75,14 @@ type Operation struct {
 	KeyHeaders [][]string
 	// Responses lists the documented status codes ("201", "400", "4XX").
 	Responses []string
-	// Op is the libopenapi operation, for callers that derive more from the document.
-	Op *v3.Operation
-
-	pathItem *v3.PathItem
-	location string // JSON pointer of the operation in the document, "#/paths/~1v1~1.../post"
-	fast     *fastPlan
+	// Tags are the operation's tags, in document order.
+	Tags []string
+	// HasBody is true when the operation declares a request body; BodyRequired when that body is required.
+	HasBody, BodyRequired bool
+	op                    any    // a *v3.Operation, read through OperationModel; see libModel for why it is not typed
+	pathItem              any    // a *v3.PathItem
+	location              string // JSON pointer of the operation in the document, "#/paths/~1v1~1.../post"
+	fast                  *fastPlan
 }
 
 // Option configures Load.
@@ -122,18 +125,21 @@ func Load(spec []byte, opts ...Option) (*Spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build OpenAPI model: %w", err)
 	}
+	lib := &libModel{doc: doc, model: &built.Model}
 	s := &Spec{
 		source:   bytes.Clone(spec),
-		doc:      doc,
-		model:    &built.Model,
+		lib:      lib,
 		byID:     map[string]*Operation{},
 		webhooks: map[string]*Operation{},
 		schemes:  map[string]string{},
 	}
-	if err := s.index(); err != nil {
+	if info := built.Model.Info; info != nil {
+		s.title, s.version = info.Title, info.Version
+	}
+	if err := index(s, lib.model); err != nil {
 		return nil, err
 	}
-	s.validator = validator.NewValidatorFromV3Model(s.model,
+	lib.validator = validator.NewValidatorFromV3Model(lib.model,
 		config.WithRegexCache(&sync.Map{}),
 		config.WithLogger(o.logger),
 		// Key headers are checked by checkSecurity, which names the missing header in a Violation.
@@ -157,8 +163,67 @@ func (s *Spec) warmWebhooks() {
 	}
 }
 
-// Model returns the libopenapi model, for code that derives checks or data from the document.
-func (s *Spec) Model() *v3.Document { return s.model }
+// libModel is what libopenapi built from the document: the document, its high-level model and the
+// validator. Spec and Operation hold it, and the libopenapi operation and path item, as `any` and no
+// exported method or field of theirs names a libopenapi type. The reason is compile time: libopenapi's
+// models are made of generic ordered maps, and Go compiles every method of every generic type a package's
+// types reach, in each package that reads those types. When Spec named libopenapi types, every package
+// that merely touched a *Spec (the runner, the reports, the sandbox, the CLI) compiled about 10,900 of
+// those functions again: 7 to 15 s per package on a cold 2-core build. Code that needs the model asks for
+// it with the free functions Model and OperationModel, and only its own package pays.
+type libModel struct {
+	doc       libopenapi.Document
+	model     *v3.Document
+	validator validator.Validator
+}
+
+func libOf(s *Spec) *libModel { return s.lib.(*libModel) }
+
+// Model returns the libopenapi model, for code that derives checks or data from the document. It is a
+// function, not a method, so that packages which never call it do not compile libopenapi's generic
+// types (see libModel).
+func Model(s *Spec) *v3.Document { return libOf(s).model }
+
+// OperationModel returns the libopenapi operation of op, for code that derives checks or data from it
+// (a function, not a field, for the reason Model is one).
+func OperationModel(op *Operation) *v3.Operation { return op.op.(*v3.Operation) }
+
+func pathItemOf(op *Operation) *v3.PathItem { return op.pathItem.(*v3.PathItem) }
+
+// ParameterMaximum returns the `maximum` of the named parameter's schema (a path, query or header
+// parameter of the operation itself), and false when it has none.
+func (o *Operation) ParameterMaximum(name string) (float64, bool) {
+	for _, p := range OperationModel(o).Parameters {
+		if p != nil && p.Name == name && p.Schema != nil && p.Schema.Schema() != nil && p.Schema.Schema().Maximum != nil {
+			return *p.Schema.Schema().Maximum, true
+		}
+	}
+	return 0, false
+}
+
+// ComponentExample returns the value of #/components/examples/NAME, decoded as encoding/json decodes
+// (objects are map[string]any), and false when the document has no such example.
+func (s *Spec) ComponentExample(name string) (any, bool, error) {
+	comps := Model(s).Components
+	if comps == nil || comps.Examples == nil {
+		return nil, false, nil
+	}
+	ex, ok := comps.Examples.Get(name)
+	if !ok || ex == nil || ex.Value == nil {
+		return nil, false, nil
+	}
+	var v any
+	if err := ex.Value.Decode(&v); err != nil {
+		return nil, false, fmt.Errorf("decode #/components/examples/%s: %w", name, err)
+	}
+	return v, true, nil
+}
+
+// Title is the document's info.title.
+func (s *Spec) Title() string { return s.title }
+
+// Version is the document's info.version.
+func (s *Spec) Version() string { return s.version }
 
 // Operations returns every path operation, in document order (webhooks are not included).
 func (s *Spec) Operations() []*Operation { return append([]*Operation(nil), s.operations...) }
@@ -212,30 +277,30 @@ func (s *Spec) Route(method, path string) (op *Operation, params map[string]stri
 	return nil, nil, allowed
 }
 
-func (s *Spec) index() error {
-	if s.model.Components != nil && s.model.Components.SecuritySchemes != nil {
-		for name, scheme := range s.model.Components.SecuritySchemes.FromOldest() {
+func index(s *Spec, model *v3.Document) error {
+	if model.Components != nil && model.Components.SecuritySchemes != nil {
+		for name, scheme := range model.Components.SecuritySchemes.FromOldest() {
 			if scheme.Type == "apiKey" && scheme.In == "header" {
 				s.schemes[name] = strings.ToLower(scheme.Name)
 			}
 		}
 	}
-	if s.model.Paths != nil {
-		for path, item := range s.model.Paths.PathItems.FromOldest() {
+	if model.Paths != nil {
+		for path, item := range model.Paths.PathItems.FromOldest() {
 			for method, op := range item.GetOperations().FromOldest() {
-				if err := s.add(path, strings.ToUpper(method), op, item, false,
+				if err := add(s, model, path, strings.ToUpper(method), op, item, false,
 					"#/paths/"+escapePointer(path)+"/"+strings.ToLower(method)); err != nil {
 					return err
 				}
 			}
 		}
 	}
-	if s.model.Webhooks != nil {
-		for name, item := range s.model.Webhooks.FromOldest() {
+	if model.Webhooks != nil {
+		for name, item := range model.Webhooks.FromOldest() {
 			if item.Post == nil {
 				return fmt.Errorf("webhook %q: only POST deliveries are supported", name)
 			}
-			if err := s.add(name, http.MethodPost, item.Post, item, true, "#/webhooks/"+escapePointer(name)+"/post"); err != nil {
+			if err := add(s, model, name, http.MethodPost, item.Post, item, true, "#/webhooks/"+escapePointer(name)+"/post"); err != nil {
 				return err
 			}
 		}
@@ -252,8 +317,8 @@ func (o *Operation) Documents(status int) bool {
 }
 
 // taggedWith reports whether one of op's tags is marked with the extension key set to true.
-func (s *Spec) taggedWith(op *v3.Operation, key string) bool {
-	for _, tag := range s.model.Tags {
+func taggedWith(model *v3.Document, op *v3.Operation, key string) bool {
+	for _, tag := range model.Tags {
 		if tag == nil || tag.Extensions == nil || !slices.Contains(op.Tags, tag.Name) {
 			continue
 		}
@@ -264,16 +329,20 @@ func (s *Spec) taggedWith(op *v3.Operation, key string) bool {
 	return false
 }
 
-func (s *Spec) add(path, method string, op *v3.Operation, item *v3.PathItem, webhook bool, location string) error {
+func add(s *Spec, model *v3.Document, path, method string, op *v3.Operation, item *v3.PathItem, webhook bool, location string) error {
 	if op.OperationId == "" {
 		return fmt.Errorf("%s %s has no operationId: every operation needs one", method, path)
 	}
 	if _, dup := s.byID[op.OperationId]; dup {
 		return fmt.Errorf("operationId %q is used twice", op.OperationId)
 	}
-	o := &Operation{ID: op.OperationId, Method: method, Path: path, Webhook: webhook, Op: op, pathItem: item, location: location,
-		SandboxOnly: s.taggedWith(op, "x-malipo-sandbox-only")}
-	reqs := s.model.Security
+	o := &Operation{ID: op.OperationId, Method: method, Path: path, Webhook: webhook, op: op, pathItem: item, location: location,
+		SandboxOnly: taggedWith(model, op, "x-malipo-sandbox-only"), Tags: slices.Clone(op.Tags)}
+	if op.RequestBody != nil {
+		o.HasBody = true
+		o.BodyRequired = op.RequestBody.Required != nil && *op.RequestBody.Required
+	}
+	reqs := model.Security
 	if op.Security != nil {
 		reqs = op.Security
 	}

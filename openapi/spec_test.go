@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -79,8 +81,8 @@ func TestEveryDesignOperationIsDocumented(t *testing.T) {
 				keys[i] = slices.Sorted(slices.Values(req))
 			}
 			assert.Equal(t, w.keys, keys)
-			assert.NotEmpty(t, op.Op.Summary)
-			assert.NotEmpty(t, op.Op.Description)
+			assert.NotEmpty(t, openapi.OperationModel(op).Summary)
+			assert.NotEmpty(t, openapi.OperationModel(op).Description)
 		})
 	}
 	var got []string
@@ -101,7 +103,7 @@ func TestErrorTableCoversEveryCode(t *testing.T) {
 	s := spec(t)
 	statuses, err := s.ErrorStatuses()
 	require.NoError(t, err)
-	proxy, ok := s.Model().Components.Schemas.Get("ErrorCode")
+	proxy, ok := openapi.Model(s).Components.Schemas.Get("ErrorCode")
 	require.True(t, ok)
 	var enum []int
 	for _, n := range proxy.Schema().Enum {
@@ -142,7 +144,7 @@ func TestTestValuesReachEveryFailureReason(t *testing.T) {
 		assert.Equal(t, o.Status == "failed", o.FailureReason != "", "%+v", o)
 		reached[o.FailureReason] = true
 	}
-	proxy, ok := s.Model().Components.Schemas.Get("FailureReason")
+	proxy, ok := openapi.Model(s).Components.Schemas.Get("FailureReason")
 	require.True(t, ok)
 	for _, n := range proxy.Schema().Enum {
 		assert.True(t, reached[n.Value], "no test value produces failure_reason %s", n.Value)
@@ -466,7 +468,7 @@ func withSig(h http.Header, sig string) http.Header {
 
 func TestEveryExampleValidates(t *testing.T) {
 	s := spec(t)
-	examples, err := s.Examples()
+	examples, err := openapi.Examples(s)
 	require.NoError(t, err)
 	// Every schema and operation carries an example; dozens of them in all.
 	assert.Greater(t, len(examples), 100)
@@ -478,7 +480,7 @@ func TestEveryExampleValidates(t *testing.T) {
 	for _, ex := range examples {
 		locations[ex.Location] = true
 	}
-	for name := range s.Model().Components.Schemas.KeysFromOldest() {
+	for name := range openapi.Model(s).Components.Schemas.KeysFromOldest() {
 		found := false
 		for loc := range locations {
 			if strings.HasPrefix(loc, "#/components/schemas/"+name+"/") {
@@ -586,7 +588,7 @@ func TestRoute(t *testing.T) {
 func TestScenarioHeaderIsDocumented(t *testing.T) {
 	s := spec(t)
 	var desc string
-	for _, tag := range s.Model().Tags {
+	for _, tag := range openapi.Model(s).Tags {
 		if tag.Name == "Sandbox controls" {
 			desc = tag.Description
 		}
@@ -620,7 +622,7 @@ func TestOperationDocumentsAsTheGeneratedTable(t *testing.T) {
 func TestEveryOperationDocumentsTheScenarios400(t *testing.T) {
 	s := spec(t)
 	var desc string
-	for _, tag := range s.Model().Tags {
+	for _, tag := range openapi.Model(s).Tags {
 		if tag.Name == "Sandbox controls" {
 			desc = tag.Description
 		}
@@ -631,6 +633,36 @@ func TestEveryOperationDocumentsTheScenarios400(t *testing.T) {
 	for _, op := range s.Operations() {
 		assert.True(t, op.Documents(400), "%s documents a 400 (SandboxScenarioBadRequest if the API has none)", op.ID)
 	}
-	_, ok := s.Model().Components.Responses.Get("SandboxScenarioBadRequest")
+	_, ok := openapi.Model(s).Components.Responses.Get("SandboxScenarioBadRequest")
 	assert.True(t, ok, "the sandbox-only 400 is a response component")
+}
+
+// TestUsingASpecCompilesNoLibopenapi guards the reason libModel exists: a package that uses a *Spec,
+// its operations and a report's summary, without calling Model or OperationModel, compiles none of
+// libopenapi's generic methods. If a field or method of Spec or Operation names a libopenapi type again,
+// every such package compiles about 10,000 of them again (seconds each on a cold build).
+func TestUsingASpecCompilesNoLibopenapi(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a package with the go command")
+	}
+	archive := filepath.Join(t.TempDir(), "probe.a")
+	out, err := exec.Command("go", "build", "-o", archive, "./testdata/compileprobe").CombinedOutput()
+	require.NoError(t, err, "go build ./testdata/compileprobe: %s", out)
+	syms, err := exec.Command("go", "tool", "nm", archive).CombinedOutput()
+	require.NoError(t, err, "go tool nm: %s", syms)
+	var compiled, fromLib int
+	for line := range strings.Lines(string(syms)) {
+		fields := strings.Fields(line)
+		if len(fields) < 3 || fields[len(fields)-2] != "T" {
+			continue // not a function defined in this archive
+		}
+		compiled++
+		if strings.Contains(fields[len(fields)-1], "pb33f") {
+			fromLib++
+		}
+	}
+	require.Positive(t, compiled, "the probe compiled no function at all: the count below proves nothing")
+	assert.Zero(t, fromLib, "a package that only uses a *openapi.Spec compiled %d of libopenapi's functions "+
+		"(of %d): a field or method of Spec or Operation names a libopenapi type; hide it behind `any` "+
+		"and a free function as libModel explains", fromLib, compiled)
 }

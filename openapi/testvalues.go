@@ -65,7 +65,7 @@ func TestValuesOf(doc *v3.Document) (TestValues, error) {
 // a document without them is an error. Callers that can (a document may leave them out) use
 // TestValuesOf and ask Present.
 func (s *Spec) TestValues() (TestValues, error) {
-	tv, err := TestValuesOf(s.model)
+	tv, err := TestValuesOf(Model(s))
 	if err != nil {
 		return tv, err
 	}

@@ -28,7 +28,7 @@ func edited(t *testing.T, edit func(d *docedit.Doc) error) *openapi.Spec {
 // in its list and line in the document.
 func TestTestValueEntries(t *testing.T) {
 	s := spec(t)
-	tv, err := openapi.TestValuesOf(s.Model())
+	tv, err := openapi.TestValuesOf(openapi.Model(s))
 	require.NoError(t, err)
 	require.True(t, tv.Present())
 
@@ -107,7 +107,7 @@ func TestTestValueFind(t *testing.T) {
 // error for both, saying what the extension holds.
 func TestTestValuesAbsentOrBroken(t *testing.T) {
 	none := edited(t, func(d *docedit.Doc) error { return d.Remove("/" + openapi.TestValuesExtension) })
-	tv, err := openapi.TestValuesOf(none.Model())
+	tv, err := openapi.TestValuesOf(openapi.Model(none))
 	require.NoError(t, err)
 	assert.False(t, tv.Present())
 	assert.Empty(t, tv.Entries())
@@ -127,7 +127,7 @@ func TestTestValuesAbsentOrBroken(t *testing.T) {
 	assert.Empty(t, tv.Entries(openapi.TestValueBankPayouts))
 
 	broken := edited(t, func(d *docedit.Doc) error { return d.Set("/x-malipo-test-values/payments", "7") })
-	_, err = openapi.TestValuesOf(broken.Model())
+	_, err = openapi.TestValuesOf(openapi.Model(broken))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "x-malipo-test-values does not decode")
 	assert.Contains(t, err.Error(), "payments (phone_number)", "the error says what the extension holds")

@@ -36,9 +36,9 @@ func (s *Spec) ValidateRequest(r *http.Request) Violations {
 	if len(vs) == 0 && s.fastPath && op.fast.acceptsRequest(r, body) {
 		return nil
 	}
-	errs := s.runValidator(op, r)
+	errs := runValidator(s, op, r)
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	return append(vs, s.convert(op, requestSchema(op.Op), requestSchemaLocation(op), body, errs)...)
+	return append(vs, convert(s, op, requestSchema(OperationModel(op)), requestSchemaLocation(op), body, errs)...)
 }
 
 // ValidateParsed checks a request that the caller has already routed to op (Route) and
@@ -52,9 +52,9 @@ func (s *Spec) ValidateParsed(op *Operation, r *http.Request, body []byte, value
 		return nil
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	errs := s.runValidator(op, r)
+	errs := runValidator(s, op, r)
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	return s.convert(op, requestSchema(op.Op), requestSchemaLocation(op), body, errs)
+	return convert(s, op, requestSchema(OperationModel(op)), requestSchemaLocation(op), body, errs)
 }
 
 // runValidator runs libopenapi-validator on a request, around two of its panics in v0.14.0:
@@ -62,13 +62,13 @@ func (s *Spec) ValidateParsed(op *Operation, r *http.Request, body []byte, value
 //     segment, and it panics when that segment is a literal one.
 //   - A Content-Type without a subtype ("application") makes it panic while it matches media ranges, so
 //     such a request is validated as if it had no Content-Type, and the malformed value is reported.
-func (s *Spec) runValidator(op *Operation, r *http.Request) []*liberrors.ValidationError {
+func runValidator(s *Spec, op *Operation, r *http.Request) []*liberrors.ValidationError {
 	if r.URL.Fragment != "" || r.URL.RawFragment != "" {
 		r = r.Clone(r.Context())
 		r.URL.Fragment, r.URL.RawFragment = "", ""
 	}
 	var malformed *liberrors.ValidationError
-	if ct := r.Header.Get("Content-Type"); ct != "" && op.Op.RequestBody != nil {
+	if ct := r.Header.Get("Content-Type"); ct != "" && OperationModel(op).RequestBody != nil {
 		if mediaType, _, _ := mime.ParseMediaType(ct); !strings.Contains(mediaType, "/") {
 			malformed = &liberrors.ValidationError{
 				ValidationType: helpers.RequestBodyValidation, ValidationSubType: helpers.RequestBodyContentType,
@@ -78,7 +78,7 @@ func (s *Spec) runValidator(op *Operation, r *http.Request) []*liberrors.Validat
 			r.Header.Del("Content-Type")
 		}
 	}
-	_, errs := s.validator.ValidateHttpRequestSyncWithPathItem(r, op.pathItem, op.Path)
+	_, errs := libOf(s).validator.ValidateHttpRequestSyncWithPathItem(r, pathItemOf(op), op.Path)
 	if malformed != nil {
 		// Without a Content-Type the validator may report its absence; the malformed value says more.
 		errs = append(slices.DeleteFunc(errs, isContentTypeError), malformed)
@@ -114,13 +114,13 @@ func (s *Spec) ValidateResponse(r *http.Request, resp *http.Response) Violations
 	if s.fastPath && op.fast.acceptsResponse(resp.StatusCode, resp.Header, body) {
 		return nil
 	}
-	_, errs := s.validator.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(r, resp, op.pathItem, op.Path)
+	_, errs := libOf(s).validator.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(r, resp, pathItemOf(op), op.Path)
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	checks, key := op.fast.response(resp.StatusCode)
 	if key == "" {
 		key = strconv.Itoa(resp.StatusCode)
 	}
-	vs = append(vs, s.convert(op, responseSchema(op.Op, key), responseSchemaLocation(op, key), body, errs)...)
+	vs = append(vs, convert(s, op, responseSchema(OperationModel(op), key), responseSchemaLocation(op, key), body, errs)...)
 	if len(errs) == 0 {
 		vs = append(vs, op.missingBody(checks, key, resp.Header, body)...)
 	}
@@ -186,7 +186,7 @@ func (s *Spec) ValidateWebhook(eventType string, header http.Header, body []byte
 		return Violations{{Operation: op.ID, In: InRoute, Message: err.Error()}}
 	}
 	req.Header = header.Clone()
-	return s.convert(op, requestSchema(op.Op), requestSchemaLocation(op), body, s.runValidator(op, req))
+	return convert(s, op, requestSchema(OperationModel(op)), requestSchemaLocation(op), body, runValidator(s, op, req))
 }
 
 // route finds the operation of a request, or explains why there is none.
@@ -228,7 +228,7 @@ func (s *Spec) checkSecurity(op *Operation, h http.Header) Violations {
 }
 
 // convert turns libopenapi-validator errors into Violations whose pointers name the offending field.
-func (s *Spec) convert(op *Operation, schema *base.SchemaProxy, schemaLoc string, body []byte, errs []*liberrors.ValidationError) Violations {
+func convert(s *Spec, op *Operation, schema *base.SchemaProxy, schemaLoc string, body []byte, errs []*liberrors.ValidationError) Violations {
 	var out Violations
 	for _, e := range errs {
 		switch {

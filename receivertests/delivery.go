@@ -71,10 +71,10 @@ func loadPayloads(spec *openapi.Spec, types []string) (payloads, error) {
 		if !ok {
 			return nil, fmt.Errorf("event type %s is not declared under webhooks", t)
 		}
-		if op.Op.RequestBody == nil || op.Op.RequestBody.Content == nil {
+		if openapi.OperationModel(op).RequestBody == nil || openapi.OperationModel(op).RequestBody.Content == nil {
 			return nil, fmt.Errorf("webhook %s documents no request body", t)
 		}
-		mt, ok := op.Op.RequestBody.Content.Get("application/json")
+		mt, ok := openapi.OperationModel(op).RequestBody.Content.Get("application/json")
 		if !ok || mt == nil {
 			return nil, fmt.Errorf("webhook %s documents no application/json body", t)
 		}

@@ -107,7 +107,7 @@ func TestSingleDashLongFlagsStillWork(t *testing.T) {
 func TestVersion(t *testing.T) {
 	spec, err := openapi.Default()
 	require.NoError(t, err)
-	info := spec.Model().Info
+	info := openapi.Model(spec).Info
 
 	code, want, stderr := runCLI(t, "version")
 	require.Equal(t, exitOK, code, stderr)

@@ -496,7 +496,7 @@ func printBanner(w io.Writer, spec *openapi.Spec, f *sandboxFlags, url string) e
 		secret = mask(secret) + "  (as configured)"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Malipo sandbox — %s %s\n\n", spec.Model().Info.Title, spec.Model().Info.Version)
+	fmt.Fprintf(&b, "Malipo sandbox — %s %s\n\n", spec.Title(), spec.Version())
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  listening on\t%s\n", url)
 	if f.dashboard {

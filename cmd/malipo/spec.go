@@ -109,7 +109,7 @@ func runSpec(check bool, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintf(stdout, "OK: %s %s, %d operations (and %d sandbox controls), %d webhook event types, %d test values\n",
-		spec.Model().Info.Title, spec.Model().Info.Version, len(spec.Operations())-controls, controls, len(spec.EventTypes()),
+		spec.Title(), spec.Version(), len(spec.Operations())-controls, controls, len(spec.EventTypes()),
 		len(tv.Payments)+len(tv.Payouts.MobileNumber)+len(tv.Payouts.Bank))
 	return exitOK
 }

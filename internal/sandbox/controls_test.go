@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
@@ -221,7 +222,7 @@ func (rc *receiver) deliveriesTo(path string) []received {
 
 // The defaults of a delivery failure are the document's (the `default`s of SandboxDeliveryFailureRequest).
 func TestDeliveryFailureDefaultsAreTheDocuments(t *testing.T) {
-	proxy, ok := testSpec(t).Model().Components.Schemas.Get("SandboxDeliveryFailureRequest")
+	proxy, ok := openapi.Model(testSpec(t)).Components.Schemas.Get("SandboxDeliveryFailureRequest")
 	require.True(t, ok)
 	def := func(name string) int {
 		prop, ok := proxy.Schema().Properties.Get(name)
@@ -239,7 +240,7 @@ func TestDeliveryFailureDefaultsAreTheDocuments(t *testing.T) {
 // The scenario header's timings and Retry-After are the ones the "Sandbox controls" tag tells users.
 func TestScenarioTimingsAreTheDocuments(t *testing.T) {
 	var desc string
-	for _, tag := range testSpec(t).Model().Tags {
+	for _, tag := range openapi.Model(testSpec(t)).Tags {
 		if tag.Name == "Sandbox controls" {
 			desc = tag.Description
 		}

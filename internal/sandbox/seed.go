@@ -153,17 +153,9 @@ func (s *Server) seedOne(tx *store.Tx, m *merchant, src seedSource, raw json.Raw
 
 // exampleObject returns the JSON at path in the value of components.examples[name].
 func exampleObject(spec *openapi.Spec, name, path string) (json.RawMessage, bool, error) {
-	comps := spec.Model().Components
-	if comps == nil || comps.Examples == nil {
-		return nil, false, nil
-	}
-	ex, ok := comps.Examples.Get(name)
-	if !ok || ex == nil || ex.Value == nil {
-		return nil, false, nil
-	}
-	var v any
-	if err := ex.Value.Decode(&v); err != nil {
-		return nil, false, fmt.Errorf("decode #/components/examples/%s: %w", name, err)
+	v, ok, err := spec.ComponentExample(name)
+	if !ok || err != nil {
+		return nil, false, err
 	}
 	for key := range strings.SplitSeq(path, ".") {
 		if path == "" {

@@ -84,7 +84,7 @@ var (
 func TestEveryObjectTheExamplesNameExists(t *testing.T) {
 	e := newEnv(t, WithSeedData(true))
 	spec := testSpec(t)
-	examples, err := spec.Examples()
+	examples, err := openapi.Examples(spec)
 	require.NoError(t, err)
 	created := createdByExamples(t, spec)
 	created["po_0000000000000000"] = true // NotFound's example
@@ -150,7 +150,7 @@ func createdByExamples(t *testing.T, spec *openapi.Spec) map[string]bool {
 		for _, ex := range namedBodyExamples(t, op) {
 			texts = append(texts, string(ex))
 		}
-		for code, resp := range op.Op.Responses.Codes.FromOldest() {
+		for code, resp := range openapi.OperationModel(op).Responses.Codes.FromOldest() {
 			if code != "201" {
 				continue
 			}
@@ -247,7 +247,7 @@ func boolInt(b bool) int {
 // (Specmatic pairs a 204 with any request example), else, for name "", the only 2xx.
 func pairedStatus(op *openapi.Operation, name string) int {
 	var bodiless2xx, any2xx []string
-	for code, resp := range op.Op.Responses.Codes.FromOldest() {
+	for code, resp := range openapi.OperationModel(op).Responses.Codes.FromOldest() {
 		if strings.HasPrefix(code, "2") {
 			any2xx = append(any2xx, code)
 			if resp.Content == nil || resp.Content.Len() == 0 {
@@ -282,10 +282,10 @@ func atoi(s string) int {
 
 func namedBodyExamples(t *testing.T, op *openapi.Operation) map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
-	if op.Op.RequestBody == nil {
+	if openapi.OperationModel(op).RequestBody == nil {
 		return out
 	}
-	for _, mt := range op.Op.RequestBody.Content.FromOldest() {
+	for _, mt := range openapi.OperationModel(op).RequestBody.Content.FromOldest() {
 		for name, ex := range mt.Examples.FromOldest() {
 			out[name] = nodeJSON(t, ex.Value)
 		}
@@ -357,10 +357,10 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // operationParameters returns the operation's parameters, path-level ones included.
 func operationParameters(spec *openapi.Spec, op *openapi.Operation) []*v3.Parameter {
 	var out []*v3.Parameter
-	if item, ok := spec.Model().Paths.PathItems.Get(op.Path); ok && item != nil {
+	if item, ok := openapi.Model(spec).Paths.PathItems.Get(op.Path); ok && item != nil {
 		out = append(out, item.Parameters...)
 	}
-	return append(out, op.Op.Parameters...)
+	return append(out, openapi.OperationModel(op).Parameters...)
 }
 
 func TestWithSeedDataOff(t *testing.T) {
@@ -381,7 +381,7 @@ func TestWithSeedDataOff(t *testing.T) {
 // in a fresh sandbox instead of colliding with the seed data's merchant references.
 func TestSchemaRequestExamplesCreateInAFreshSandbox(t *testing.T) {
 	e := newEnv(t, WithSeedData(true))
-	examples, err := testSpec(t).Examples()
+	examples, err := openapi.Examples(testSpec(t))
 	require.NoError(t, err)
 	paths := map[string]string{
 		"#/components/schemas/PaymentInitRequest/examples/":       api.OpInitializePayment().URL(),

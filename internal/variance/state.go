@@ -72,10 +72,8 @@ func eventLimitMax() (int, error) {
 	if !ok {
 		return 0, fmt.Errorf("variance: the document has no operation %s", api.OpListEvents().ID)
 	}
-	for _, p := range op.Op.Parameters {
-		if p.Name == limitParam && p.Schema != nil && p.Schema.Schema() != nil && p.Schema.Schema().Maximum != nil {
-			return int(*p.Schema.Schema().Maximum), nil
-		}
+	if maximum, ok := op.ParameterMaximum(limitParam); ok {
+		return int(maximum), nil
 	}
 	return 0, fmt.Errorf("variance: %s has no %s parameter with a maximum", api.OpListEvents().ID, limitParam)
 }
@@ -91,8 +89,8 @@ func absentTemplates(v Variant) ([][]string, error) {
 	}
 	tagOf := map[string]string{}
 	for _, op := range spec.Operations() {
-		if len(op.Op.Tags) > 0 {
-			tagOf[op.ID] = op.Op.Tags[0]
+		if len(op.Tags) > 0 {
+			tagOf[op.ID] = op.Tags[0]
 		}
 	}
 	leftOut := map[string]bool{}

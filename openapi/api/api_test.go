@@ -89,7 +89,7 @@ func TestErrorCodes(t *testing.T) {
 func TestErrorTableMatchesTheDocumentsProse(t *testing.T) {
 	spec, err := openapi.Default()
 	require.NoError(t, err)
-	proxy, ok := spec.Model().Components.Schemas.Get("ErrorCode")
+	proxy, ok := openapi.Model(spec).Components.Schemas.Get("ErrorCode")
 	require.True(t, ok)
 	rows := regexp.MustCompile(`(?m)^\|\s*(\d+)\s*\|\s*([a-z_]+)\s*\|\s*(\d+)\s*\|`).FindAllStringSubmatch(proxy.Schema().Description, -1)
 	require.Len(t, rows, len(api.ErrorCodes()), "one table row per code")

@@ -28,7 +28,7 @@ const maxPaymentCents = 100_000_000_000_000
 func TestMaximumIsTheSpecs(t *testing.T) {
 	spec, err := openapi.Default()
 	require.NoError(t, err)
-	schema := spec.Model().Components.Schemas.GetOrZero("PaymentAmount").Schema()
+	schema := openapi.Model(spec).Components.Schemas.GetOrZero("PaymentAmount").Schema()
 	require.NotNil(t, schema.Maximum)
 	require.NotNil(t, schema.MultipleOf)
 	assert.InDelta(t, 0.01, *schema.MultipleOf, 0, "the amounts here are built in cents")

@@ -38,7 +38,7 @@ func loadSpec(t *testing.T) *openapi.Spec {
 
 func schema(t *testing.T, spec *openapi.Spec, name string) *base.Schema {
 	t.Helper()
-	proxy, ok := spec.Model().Components.Schemas.Get(name)
+	proxy, ok := openapi.Model(spec).Components.Schemas.Get(name)
 	require.True(t, ok, "the document has no schema %s", name)
 	s := proxy.Schema()
 	require.NotNil(t, s, "schema %s does not build: %v", name, proxy.GetBuildError())
@@ -83,12 +83,12 @@ func TestOperationTableMatchesSpec(t *testing.T) {
 				}
 			}
 			var params []string
-			for _, p := range sop.Op.Parameters {
+			for _, p := range openapi.OperationModel(sop).Parameters {
 				params = append(params, p.In+":"+p.Name)
 			}
 			if op.Method == http.MethodPost {
 				assert.Contains(t, params, "header:"+api.HeaderIdempotencyKey, "every POST takes an Idempotency-Key")
-				for code, resp := range sop.Op.Responses.Codes.FromOldest() {
+				for code, resp := range openapi.OperationModel(sop).Responses.Codes.FromOldest() {
 					if strings.HasPrefix(code, "2") {
 						_, ok := resp.Headers.Get(api.HeaderIdempotentReplayed)
 						assert.True(t, ok, "the %s response of %s declares %s", code, op.ID, api.HeaderIdempotentReplayed)
@@ -98,7 +98,7 @@ func TestOperationTableMatchesSpec(t *testing.T) {
 				assert.NotContains(t, params, "header:"+api.HeaderIdempotencyKey)
 			}
 			if slices.Contains(sop.Responses, "429") {
-				resp := sop.Op.Responses.Codes.GetOrZero("429")
+				resp := openapi.OperationModel(sop).Responses.Codes.GetOrZero("429")
 				_, ok := resp.Headers.Get(api.HeaderRetryAfter)
 				assert.True(t, ok, "429 of %s declares %s", op.ID, api.HeaderRetryAfter)
 			}
@@ -291,7 +291,7 @@ var requestModels = []string{"PaymentInitRequest", "PaymentCompleteRequest", "Ba
 // unset optional ones (an empty optional string would break minLength or a pattern).
 func TestModelsMatchSchemas(t *testing.T) {
 	spec := loadSpec(t)
-	for name, proxy := range spec.Model().Components.Schemas.FromOldest() {
+	for name, proxy := range openapi.Model(spec).Components.Schemas.FromOldest() {
 		s := proxy.Schema()
 		require.NotNil(t, s, name)
 		switch {
@@ -449,7 +449,7 @@ func TestSpecExamplesDecodeIntoModels(t *testing.T) {
 		t.Run(where, func(t *testing.T) { roundTrip(t, typ, example) })
 	}
 
-	for name, proxy := range spec.Model().Components.Schemas.FromOldest() {
+	for name, proxy := range openapi.Model(spec).Components.Schemas.FromOldest() {
 		typ, ok := models[name]
 		if !ok {
 			if name == "PayoutRequest" {
@@ -466,13 +466,13 @@ func TestSpecExamplesDecodeIntoModels(t *testing.T) {
 		reqType, hasReq := requestOf[op.ID]
 		okType, known := successOf[op.ID]
 		require.True(t, known, "operation %s has no response model in this test", op.ID)
-		if rb := op.Op.RequestBody; rb != nil {
+		if rb := openapi.OperationModel(op).RequestBody; rb != nil {
 			require.True(t, hasReq, "operation %s has a request body but no request model in this test", op.ID)
 			for where, ex := range mediaExamples(t, rb.Content) {
 				check(op.ID+" request "+where, reqType, ex)
 			}
 		}
-		for code, resp := range op.Op.Responses.Codes.FromOldest() {
+		for code, resp := range openapi.OperationModel(op).Responses.Codes.FromOldest() {
 			typ := models["Error"]
 			if strings.HasPrefix(code, "2") {
 				typ = okType
@@ -483,7 +483,7 @@ func TestSpecExamplesDecodeIntoModels(t *testing.T) {
 			}
 		}
 	}
-	for eventType, item := range spec.Model().Webhooks.FromOldest() {
+	for eventType, item := range openapi.Model(spec).Webhooks.FromOldest() {
 		typ := models["PaymentEvent"]
 		if strings.HasPrefix(eventType, "payout.") {
 			typ = models["PayoutEvent"]

@@ -67,7 +67,7 @@ type inlineType struct {
 func (g *generator) printf(format string, args ...any) { fmt.Fprintf(&g.out, format, args...) }
 
 func (g *generator) collect() error {
-	model := g.spec.Model()
+	model := openapi.Model(g.spec)
 	if model.Components == nil || model.Components.Schemas == nil {
 		return fmt.Errorf("the document has no components.schemas")
 	}
@@ -85,7 +85,7 @@ func (g *generator) collect() error {
 // headers declares a constant for every header name the document uses: the security schemes' key
 // headers, header parameters, and response headers.
 func (g *generator) headers() error {
-	model := g.spec.Model()
+	model := openapi.Model(g.spec)
 	found := map[string]string{} // Go name -> header name
 	add := func(header string) error {
 		name := "Header" + GoName(header)
@@ -110,17 +110,17 @@ func (g *generator) headers() error {
 		ops = append(ops, op)
 	}
 	for _, op := range ops {
-		for _, p := range op.Op.Parameters {
+		for _, p := range openapi.OperationModel(op).Parameters {
 			if p.In == "header" {
 				if err := add(p.Name); err != nil {
 					return err
 				}
 			}
 		}
-		if op.Op.Responses == nil || op.Op.Responses.Codes == nil {
+		if openapi.OperationModel(op).Responses == nil || openapi.OperationModel(op).Responses.Codes == nil {
 			continue
 		}
-		for _, resp := range op.Op.Responses.Codes.FromOldest() {
+		for _, resp := range openapi.OperationModel(op).Responses.Codes.FromOldest() {
 			if resp.Headers == nil {
 				continue
 			}
@@ -160,7 +160,7 @@ func (g *generator) deliveryTimeout() error {
 // operations declares one Operation per path operation, and Operations in document order.
 func (g *generator) operations() error {
 	extensionTags := map[string]bool{}
-	for _, tag := range g.spec.Model().Tags {
+	for _, tag := range openapi.Model(g.spec).Tags {
 		if tag.Extensions == nil {
 			continue
 		}
@@ -171,13 +171,13 @@ func (g *generator) operations() error {
 	var list []string
 	for _, op := range g.spec.Operations() {
 		extension := false
-		for _, tag := range op.Op.Tags {
+		for _, tag := range openapi.OperationModel(op).Tags {
 			extension = extension || extensionTags[tag]
 		}
 		name := "Op" + GoName(op.ID)
 		list = append(list, name)
-		g.printf("// %s returns `%s %s`: %s. Each call returns a new value, so no caller can change the\n// table for others.\n", name, op.Method, op.Path, oneLine(op.Op.Summary))
-		g.printf("func %s() Operation {\n\treturn Operation{ID: %q, Method: %q, Path: %q, Summary: %q, Extension: %t,\n", name, op.ID, op.Method, op.Path, oneLine(op.Op.Summary), extension)
+		g.printf("// %s returns `%s %s`: %s. Each call returns a new value, so no caller can change the\n// table for others.\n", name, op.Method, op.Path, oneLine(openapi.OperationModel(op).Summary))
+		g.printf("func %s() Operation {\n\treturn Operation{ID: %q, Method: %q, Path: %q, Summary: %q, Extension: %t,\n", name, op.ID, op.Method, op.Path, oneLine(openapi.OperationModel(op).Summary), extension)
 		g.printf("\tsecurity: [][]string{")
 		for _, req := range op.KeyHeaders {
 			g.printf("{")
