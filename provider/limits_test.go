@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"fmt"
 	"regexp"
 	"testing"
 
@@ -16,7 +17,7 @@ import (
 func TestValidationConstantsMatchTheSpec(t *testing.T) {
 	spec, err := openapi.Default()
 	require.NoError(t, err)
-	schemas := spec.Model().Components.Schemas
+	schemas := openapi.Model(spec).Components.Schemas
 	component := func(name string) *base.Schema {
 		p, ok := schemas.Get(name)
 		require.True(t, ok, "components.schemas.%s", name)
@@ -55,6 +56,15 @@ func TestValidationConstantsMatchTheSpec(t *testing.T) {
 	checkString("WebhookEndpointCreateRequest.description", property("WebhookEndpointCreateRequest", "description"),
 		nil, 0, descriptionMaxLength)
 
+	checkString("MerchantReference", component("MerchantReference"), merchantReferencePattern, 1, merchantReferenceMaxLen)
+	grace := property("RotateSecretRequest", "grace_period_seconds")
+	require.NotNil(t, grace.Minimum)
+	require.NotNil(t, grace.Maximum)
+	assert.InDelta(t, 0, *grace.Minimum, 0)
+	assert.InDelta(t, float64(gracePeriodMaxSeconds), *grace.Maximum, 0)
+	require.NotNil(t, grace.Default)
+	assert.Equal(t, fmt.Sprint(gracePeriodDefault), grace.Default.Value)
+
 	amount := component("PayoutAmount")
 	require.NotNil(t, amount.Minimum)
 	assert.InDelta(t, float64(payoutAmountMinimum), *amount.Minimum, 0)
@@ -62,7 +72,7 @@ func TestValidationConstantsMatchTheSpec(t *testing.T) {
 	assert.InDelta(t, float64(payoutAmountMaximum), *amount.Maximum, 0)
 	assert.Equal(t, "integer", amount.Type[0], "the provider checks that amount is a whole number")
 
-	param, ok := spec.Model().Components.Parameters.Get("IdempotencyKey")
+	param, ok := openapi.Model(spec).Components.Parameters.Get("IdempotencyKey")
 	require.True(t, ok)
 	key := param.Schema.Schema()
 	require.NotNil(t, key.MaxLength)

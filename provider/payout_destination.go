@@ -25,8 +25,26 @@ import (
 // and however many of them Terraform plans at the same time. A failed read is kept too: the plan then
 // warns on every payout without asking the API again.
 type referenceData struct {
-	mu      sync.Mutex
-	fetches map[string]*fetch // "countries", or "banks:" + country code
+	mu       sync.Mutex
+	fetches  map[string]*fetch   // "countries", or "banks:" + country code
+	reported map[string]struct{} // the destination errors already reported, by their text
+}
+
+// firstReport reports whether this provider instance has not reported this error yet, and records
+// it. A batch of payouts that share one wrong country_id (a variable, a for_each) is one mistake: the
+// plan fails with one error for it, not one per payout.
+func (rd *referenceData) firstReport(summary, detail string) bool {
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	key := summary + "\x00" + detail
+	if _, ok := rd.reported[key]; ok {
+		return false
+	}
+	if rd.reported == nil {
+		rd.reported = map[string]struct{}{}
+	}
+	rd.reported[key] = struct{}{}
+	return true
 }
 
 // fetch is one read of reference data; done closes when val and err are set.
@@ -124,7 +142,10 @@ func checkPayoutDestination(ctx context.Context, c *client.Client, plan PayoutRe
 	}
 	country, ok := findCountry(countries, countryID)
 	if !ok {
-		diags.AddAttributeError(path.Root("country_id"), "Unknown Country", unknownCountryDetail(countryID, countries))
+		// Reported on the first payout that names it; the plan fails with that one error.
+		if detail := unknownCountryDetail(countryID, countries); rd.firstReport("Unknown Country", detail) {
+			diags.AddAttributeError(path.Root("country_id"), "Unknown Country", detail)
+		}
 		return
 	}
 	if plan.TransferTo.ValueString() != string(api.TransferToBank) || plan.BankID.IsNull() || plan.BankID.IsUnknown() {
@@ -142,8 +163,9 @@ func checkPayoutDestination(ctx context.Context, c *client.Client, plan PayoutRe
 	if _, ok := findBank(banks, bankID); ok {
 		return
 	}
-	summary, detail := wrongBankDetail(ctx, rd, c, bankID, country, banks, countries)
-	diags.AddAttributeError(path.Root("bank_id"), summary, detail)
+	if summary, detail := wrongBankDetail(ctx, rd, c, bankID, country, banks, countries); rd.firstReport(summary, detail) {
+		diags.AddAttributeError(path.Root("bank_id"), summary, detail)
+	}
 }
 
 func findCountry(countries []client.Country, id string) (client.Country, bool) {

@@ -577,3 +577,26 @@ func TestReferenceDataForgetsACancelledRead(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, 3, loads, "a failure of the service is read once")
 }
+
+// One mistake is one error: a batch of payouts that share a wrong country_id (or bank_id) fails the
+// plan with one error for it, not one per payout; a different mistake has its own error.
+func TestCheckPayoutDestinationReportsEachMistakeOnce(t *testing.T) {
+	sb := startSandbox(t)
+	c := testClient(t, sb.url)
+	var d diag.Diagnostics
+	for range 4 {
+		checkPayoutDestination(t.Context(), c, destination("ctry_xx", "bank", "bank_zm_zanaco"), &d)
+		checkPayoutDestination(t.Context(), c, destination("ctry_zm", "bank", "bank_zm_nowhere"), &d)
+	}
+	checkPayoutDestination(t.Context(), c, destination("ctry_yy", "mobile_number", ""), &d)
+	var summaries []string
+	for _, e := range d.Errors() {
+		summaries = append(summaries, e.Summary()+": "+e.Detail()[:20])
+	}
+	assert.Equal(t, []string{`Unknown Country: country_id "ctry_xx"`, `Unknown Bank: bank_id "bank_zm_now`,
+		`Unknown Country: country_id "ctry_yy"`}, summaries)
+
+	var other diag.Diagnostics
+	checkPayoutDestination(t.Context(), testClient(t, sb.url), destination("ctry_xx", "bank", "bank_zm_zanaco"), &other)
+	assert.Len(t, other.Errors(), 1, "another provider instance (another plan) reports it again")
+}

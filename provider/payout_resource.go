@@ -71,6 +71,7 @@ type PayoutResourceModel struct {
 	MomoPhoneNumber    types.String   `tfsdk:"momo_phone_number"`
 	Narration          types.String   `tfsdk:"narration"`
 	WebhookURL         types.String   `tfsdk:"webhook_url"`
+	Reference          types.String   `tfsdk:"reference"`
 	IdempotencyKey     types.String   `tfsdk:"idempotency_key"`
 	WaitForFinalStatus types.Bool     `tfsdk:"wait_for_final_status"`
 	ID                 types.String   `tfsdk:"id"`
@@ -83,7 +84,7 @@ type PayoutResourceModel struct {
 
 // payoutInputs are the attributes sent to the API: changing any of them means a new payout.
 var payoutInputs = []string{"amount", "country_id", "transfer_to", "bank_id", "account_number",
-	"momo_phone_number", "narration", "webhook_url", "idempotency_key"}
+	"momo_phone_number", "narration", "webhook_url", "reference", "idempotency_key"}
 
 // Metadata names the resource type.
 func (r *PayoutResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -171,6 +172,20 @@ func (r *PayoutResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				Optional:            true,
 				Validators:          webhookURLValidators(),
 				PlanModifiers:       replace,
+			},
+			"reference": schema.StringAttribute{
+				MarkdownDescription: fmt.Sprintf("Your own reference for the payout, e.g. the invoice it pays (`inv-88`): 1 to %d "+
+					"letters, digits and `_ . : -`, starting with a letter or digit. The API keeps it unique among the "+
+					"merchant's payments and payouts, and refuses a second payout under it, so it reconciles payouts "+
+					"with invoices: `data.malipo_transaction` finds the payout by it, and `terraform import` reads it "+
+					"back. Changing it forces replacement; a replacement needs a new reference, since the old payout "+
+					"keeps its own (the plan fails otherwise).", merchantReferenceMaxLen),
+				Optional: true,
+				Validators: []validator.String{
+					stringvalidator.LengthBetween(1, merchantReferenceMaxLen),
+					stringvalidator.RegexMatches(merchantReferencePattern, "must start with a letter or digit and contain only letters, digits and _ . : -"),
+				},
+				PlanModifiers: replace,
 			},
 			"idempotency_key": schema.StringAttribute{
 				MarkdownDescription: fmt.Sprintf("The `Idempotency-Key` sent with the create, 1 to %d characters. "+
@@ -310,6 +325,7 @@ func (r *PayoutResource) planReplace(ctx context.Context, req resource.ModifyPla
 	}
 	changed := changedPayoutInputs(ctx, req, &resp.Diagnostics)
 	if len(changed) == 0 {
+		keepFinalStatus(ctx, state, resp)
 		return
 	}
 	var plan, config PayoutResourceModel
@@ -321,10 +337,40 @@ func (r *PayoutResource) planReplace(ctx context.Context, req resource.ModifyPla
 	checkPayoutDestination(ctx, r.client, plan, &resp.Diagnostics)
 	what := strings.Join(changed, ", ")
 	refuseReusedKey(config.IdempotencyKey, state, what, &resp.Diagnostics)
+	refuseReusedReference(plan.Reference, state, what, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	warnNewPayout(config.IdempotencyKey, state, what, &resp.Diagnostics)
+}
+
+// keepFinalStatus plans a payout that nothing replaces (only wait_for_final_status, timeouts or a key
+// recorded after import changed) with the status and failure_reason of its state when that status is
+// final: it can never change again, and "(known after apply)" on a money object reads as a possible
+// change. A payout still processing keeps them unknown, since the update's refresh may find it settled.
+func keepFinalStatus(ctx context.Context, state PayoutResourceModel, resp *resource.ModifyPlanResponse) {
+	if !api.PayoutStatus(state.Status.ValueString()).Final() {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), state.Status)...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("failure_reason"), state.FailureReason)...)
+}
+
+// refuseReusedReference fails the plan when a replacement would send its new payout under the old
+// payout's reference: the API keeps a reference unique among the merchant's payouts, and the old payout
+// keeps it after Terraform forgets it, so the create would be refused only after the old payout left
+// the state.
+func refuseReusedReference(planned types.String, state PayoutResourceModel, what string, diags *diag.Diagnostics) {
+	if planned.IsNull() || planned.IsUnknown() || !planned.Equal(state.Reference) {
+		return
+	}
+	diags.AddAttributeError(path.Root("reference"), "Replacing a Payout Needs a New Reference",
+		fmt.Sprintf("Changing %s forces replacement of payout %s, which sends a new payout, but reference is still %q, "+
+			"the reference of payout %s. The Malipo API keeps a reference unique among the merchant's payouts, and "+
+			"payout %s keeps it, so the new payout would be refused (%s). Nothing has been sent. Set a new reference "+
+			"(for example %q), or undo the change to %s to keep payout %s.", what, state.PayoutID.ValueString(),
+			planned.ValueString(), state.PayoutID.ValueString(), state.PayoutID.ValueString(), api.CodeDuplicateReference,
+			planned.ValueString()+"-2", what, state.PayoutID.ValueString()))
 }
 
 // changedPayoutInputs names the inputs (payoutInputs) whose planned value differs from the state's:
@@ -438,6 +484,7 @@ func (r *PayoutResource) Create(ctx context.Context, req resource.CreateRequest,
 		}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	setIdentity(ctx, resp.Identity, payoutIdentity{PayoutID: plan.PayoutID}, &resp.Diagnostics)
 	if plan.Status.ValueString() == string(api.PayoutStatusFailed) {
 		again := "apply again: the failed payout is tainted and will be replaced by a new one."
 		if ownKey {
@@ -461,6 +508,14 @@ func payoutCreateError(err error, key string) (string, string) {
 	case client.IsValidation(err):
 		return "Payout Rejected", "The Malipo API rejected the payout, so no money moved: " + errText(err) +
 			". Fix the attribute the message names and apply again."
+	case errors.As(err, &apiErr) && apiErr.Code == api.CodeDuplicateReference:
+		holder := "Another payment or payout of this merchant"
+		if apiErr.ExistingID != "" {
+			holder = apiErr.ExistingID + ", another of this merchant's payments or payouts,"
+		}
+		return "Payout Reference Already Used", "The Malipo API refused the payout, so no money moved: " + errText(err) +
+			". " + holder + " already has this reference, and references are unique: set a reference of its own (for " +
+			"example the invoice number with a suffix), or import the payout that has it instead of sending another."
 	case client.IsConflict(err):
 		return "Payout Conflicts With an Earlier Request", "The Malipo API refused the payout: " + errText(err) +
 			fmt.Sprintf(". idempotency_key %q was already used with a different payout (or the merchant reference is taken); "+
@@ -511,6 +566,8 @@ func (r *PayoutResource) Read(ctx context.Context, req resource.ReadRequest, res
 	payout, err := r.client.GetPayout(ctx, state.PayoutID.ValueString())
 	if client.IsNotFound(err) {
 		tflog.Warn(ctx, "Payout not found; removing it from state", map[string]any{"payout_id": state.PayoutID.ValueString()})
+		// The framework wants an identity even for a removed resource (v1.19.0); it is the gone one's.
+		setIdentity(ctx, resp.Identity, payoutIdentity{PayoutID: state.PayoutID}, &resp.Diagnostics)
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -523,6 +580,7 @@ func (r *PayoutResource) Read(ctx context.Context, req resource.ReadRequest, res
 	state.setInputs(payout)
 	state.setComputed(payout)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	setIdentity(ctx, resp.Identity, payoutIdentity{PayoutID: state.PayoutID}, &resp.Diagnostics)
 }
 
 // Update changes only what does not touch the payout (wait_for_final_status, timeouts, a key recorded
@@ -535,6 +593,7 @@ func (r *PayoutResource) Update(ctx context.Context, req resource.UpdateRequest,
 		return
 	}
 	plan.ID, plan.PayoutID, plan.CreatedAt = state.ID, state.PayoutID, state.CreatedAt
+	setIdentity(ctx, resp.Identity, payoutIdentity{PayoutID: state.PayoutID}, &resp.Diagnostics)
 	plan.Status, plan.FailureReason = state.Status, state.FailureReason
 	if payout, err := r.client.GetPayout(ctx, state.PayoutID.ValueString()); err == nil {
 		plan.setComputed(payout)
@@ -557,10 +616,10 @@ func (r *PayoutResource) Delete(ctx context.Context, req resource.DeleteRequest,
 			state.Status.ValueString()))
 }
 
-// ImportState imports a payout by payout id; Read fills in the rest. The idempotency key is unknown.
+// ImportState imports a payout by payout id, or by identity (an import block's identity = { payout_id =
+// ... }); Read fills in the rest. The idempotency key is unknown.
 func (r *PayoutResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
-	resource.ImportStatePassthroughID(ctx, path.Root("payout_id"), req, resp)
+	importByIDOrIdentity(ctx, "payout_id", req, resp, "id", "payout_id")
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for_final_status"), true)...)
 }
 
@@ -573,6 +632,7 @@ func (m *PayoutResourceModel) request() client.PayoutRequest {
 			BankID:        m.BankID.ValueString(),
 			AccountNumber: m.AccountNumber.ValueString(),
 			Narration:     m.Narration.ValueString(),
+			Reference:     m.Reference.ValueString(),
 			WebhookURL:    m.WebhookURL.ValueString(),
 		}
 	}
@@ -581,6 +641,7 @@ func (m *PayoutResourceModel) request() client.PayoutRequest {
 		CountryID:       m.CountryID.ValueString(),
 		MomoPhoneNumber: m.MomoPhoneNumber.ValueString(),
 		Narration:       m.Narration.ValueString(),
+		Reference:       m.Reference.ValueString(),
 		WebhookURL:      m.WebhookURL.ValueString(),
 	}
 }
@@ -615,6 +676,7 @@ func (m *PayoutResourceModel) setInputs(p *client.Payout) {
 	m.MomoPhoneNumber = optionalString(p.MomoPhoneNumber)
 	m.Narration = optionalString(p.Narration)
 	m.WebhookURL = optionalString(p.WebhookURL)
+	m.Reference = optionalString(p.Reference)
 }
 
 // optionalString is null for "", the API's way of leaving an optional field out.

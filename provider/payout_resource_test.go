@@ -487,3 +487,113 @@ func TestPayoutModifyPlanWarnings(t *testing.T) {
 		})
 	}
 }
+
+// A finished payout plans no change of status or failure_reason when only what does not touch it
+// changes (wait_for_final_status, timeouts): its status can never change again, and "(known after
+// apply)" on a money object reads as a possible change.
+func TestAccPayoutResource_finishedPayoutPlansNoStatusChange(t *testing.T) {
+	sb := startSandbox(t)
+	tv := testValues(t)
+	config := func(account, extra string) string {
+		return sb.providerConfig() + fmt.Sprintf(`
+resource "malipo_payout" "test" {
+  amount         = 2500
+  country_id     = "ctry_zm"
+  transfer_to    = "bank"
+  bank_id        = "bank_zm_zanaco"
+  account_number = %q
+  %s
+}`, account, extra)
+	}
+	unchanged := func(status string, reason knownvalue.Check) []plancheck.PlanCheck {
+		return []plancheck.PlanCheck{
+			plancheck.ExpectResourceAction(payoutAddr, plancheck.ResourceActionUpdate),
+			plancheck.ExpectKnownValue(payoutAddr, tfjsonpath.New("status"), knownvalue.StringExact(status)),
+			plancheck.ExpectKnownValue(payoutAddr, tfjsonpath.New("failure_reason"), reason),
+		}
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             sb.checkPayouts(1),
+		Steps: []resource.TestStep{
+			{Config: config(tv.bankOK.AccountNumber, "")},
+			{
+				Config:           config(tv.bankOK.AccountNumber, "wait_for_final_status = false"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: unchanged("success", knownvalue.Null())},
+			},
+			{
+				Config:           config(tv.bankOK.AccountNumber, "wait_for_final_status = false\n  timeouts = { create = \"2m\" }"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: unchanged("success", knownvalue.Null())},
+			},
+		},
+	})
+}
+
+// reference is sent with the payout, read back on import, finds the payout through malipo_transaction,
+// and is unique: a replacement under the same reference fails the plan, and a second payout under it is
+// refused by the API with an error that names the payout holding it.
+func TestAccPayoutResource_reference(t *testing.T) {
+	sb := startSandbox(t)
+	tv := testValues(t)
+	config := func(amount int, reference string) string {
+		return sb.providerConfig() + fmt.Sprintf(`
+resource "malipo_payout" "test" {
+  amount         = %d
+  country_id     = "ctry_zm"
+  transfer_to    = "bank"
+  bank_id        = "bank_zm_zanaco"
+  account_number = %q
+  reference      = %q
+}
+
+data "malipo_transaction" "by_reference" {
+  reference = malipo_payout.test.reference
+}
+`, amount, tv.bankOK.AccountNumber, reference)
+	}
+	second := config(2500, "inv-88") + fmt.Sprintf(`
+resource "malipo_payout" "again" {
+  amount         = 10
+  country_id     = "ctry_zm"
+  transfer_to    = "mobile_number"
+  momo_phone_number = %q
+  reference      = "inv-88"
+  depends_on     = [malipo_payout.test]
+}`, tv.mobileOK.MomoPhoneNumber)
+	const txn = "data.malipo_transaction.by_reference"
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             sb.checkPayouts(1), // the refused second payout made none,
+		Steps: []resource.TestStep{
+			{
+				Config:      config(2500, "not a reference"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)reference.*must start with a letter or digit`),
+			},
+			{
+				Config: config(2500, "inv-88"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(payoutAddr, tfjsonpath.New("reference"), knownvalue.StringExact("inv-88")),
+					statecheck.CompareValuePairs(txn, tfjsonpath.New("id"), payoutAddr, tfjsonpath.New("payout_id"), compare.ValuesSame()),
+					statecheck.ExpectKnownValue(txn, tfjsonpath.New("merchant_reference"), knownvalue.StringExact("inv-88")),
+					statecheck.ExpectKnownValue(txn, tfjsonpath.New("type"), knownvalue.StringExact("payout")),
+				},
+			},
+			{
+				ResourceName:            payoutAddr,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"idempotency_key"},
+			},
+			{
+				Config:      config(2600, "inv-88"),
+				ExpectError: regexp.MustCompile(`(?s)Replacing a Payout Needs a New Reference.*reference is still "inv-88".*Nothing has\s+been\s+sent.*"inv-88-2"`),
+			},
+			{
+				Config:      second,
+				ExpectError: regexp.MustCompile(`(?s)Payout Reference Already Used.*no money moved.*po_[0-9a-f]+, another of this\s+merchant's`),
+			},
+			{Config: config(2500, "inv-88"), PlanOnly: true},
+		},
+	})
+}

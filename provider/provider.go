@@ -12,7 +12,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -41,8 +43,12 @@ const (
 	defaultRequestTimeoutMS = 30000
 )
 
-// Ensure MalipoProvider satisfies the framework's provider interface.
-var _ provider.Provider = &MalipoProvider{}
+// Ensure MalipoProvider satisfies the framework's provider interfaces.
+var (
+	_ provider.Provider                  = &MalipoProvider{}
+	_ provider.ProviderWithListResources = &MalipoProvider{}
+	_ provider.ProviderWithActions       = &MalipoProvider{}
+)
 
 // MalipoProvider is the `malipo` provider. It builds one API client in Configure and hands it to every
 // resource and data source, so that they share connections and the retry policy.
@@ -94,7 +100,8 @@ func (p *MalipoProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 		Attributes: map[string]schema.Attribute{
 			"base_url": schema.StringAttribute{
 				MarkdownDescription: "Base URL of the Malipo API, e.g. `http://127.0.0.1:8080` for a local `malipo sandbox`. " +
-					"May also be set with the `" + EnvBaseURL + "` environment variable.",
+					"**Needed, with no default**: set it here or with the `" + EnvBaseURL + "` environment variable (it is " +
+					"optional in the schema only so that the environment can give it); the provider fails without it.",
 				Optional:   true,
 				Validators: []validator.String{stringvalidator.RegexMatches(httpURLPattern, "must be an absolute http or https URL")},
 			},
@@ -232,6 +239,8 @@ func (p *MalipoProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	tflog.Info(ctx, "Configured Malipo API client", map[string]any{"success": true})
 	resp.DataSourceData = c
 	resp.ResourceData = c
+	resp.ListResourceData = c
+	resp.ActionData = c
 }
 
 // retryPolicy turns the `retry` block and `request_timeout_ms` into the client's settings, filling in
@@ -268,6 +277,22 @@ func (p *MalipoProvider) Resources(_ context.Context) []func() resource.Resource
 	return []func() resource.Resource{
 		NewWebhookEndpointResource,
 		NewPayoutResource,
+	}
+}
+
+// ListResources lists the provider's list resource types (terraform query, Terraform 1.14 or later).
+func (p *MalipoProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		NewWebhookEndpointListResource,
+		NewPayoutListResource,
+	}
+}
+
+// Actions lists the provider's action types (Terraform 1.14 or later).
+func (p *MalipoProvider) Actions(_ context.Context) []func() action.Action {
+	return []func() action.Action{
+		NewRotateSecretAction,
+		NewResendEventAction,
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -57,7 +58,10 @@ type WebhookEndpointResourceModel struct {
 	// SecretWO is write-only: null in every plan and state; its value is only in the configuration.
 	SecretWO        types.String `tfsdk:"secret_wo"`
 	SecretWOVersion types.Int64  `tfsdk:"secret_wo_version"`
-	CreatedAt       types.String `tfsdk:"created_at"`
+	// GracePeriod is how long a rotation keeps the previous secret valid; null sends none (the
+	// service's default).
+	GracePeriod types.Int64  `tfsdk:"secret_grace_period_seconds"`
+	CreatedAt   types.String `tfsdk:"created_at"`
 }
 
 // writeOnly reports whether the endpoint's secret is one of the configuration's (secret_wo), which the
@@ -81,10 +85,11 @@ func (r *WebhookEndpointResource) Schema(_ context.Context, _ resource.SchemaReq
 			"signed (Standard Webhooks) with the endpoint's own `whsec_` secret.\n\n" +
 			"Every setting changes in place; the endpoint is never replaced by a change of `url`, `events`, " +
 			"`description` or `enabled`, nor by a rotation of its secret. After a rotation the previous " +
-			"secret stays valid for the service's grace period (24 hours), so receivers can roll keys without " +
-			"dropping events.\n\n" +
+			"secret stays valid for `secret_grace_period_seconds` (the service's default, 24 hours, when unset), so " +
+			"receivers can roll keys without dropping events; after a leak, set it to `0` to end the old secret at " +
+			"once (or run the `malipo_webhook_endpoint_rotate_secret` action, on engines that have actions).\n\n" +
 			"The secret comes one of two ways. **Your own, write-only** (`secret_wo` with `secret_wo_version`, " +
-			"Terraform 1.11 or later): you make " +
+			"Terraform 1.11 or later, OpenTofu 1.11 or later): you make " +
 			"the secret (for example in a secret manager, read through an ephemeral resource or an ephemeral " +
 			"input variable) and the provider sends it to the API without storing it anywhere: `secret_wo` is " +
 			"never in the plan or the state, and `secret` stays null. Change `secret_wo_version` to send a new " +
@@ -148,28 +153,38 @@ func (r *WebhookEndpointResource) Schema(_ context.Context, _ resource.SchemaReq
 			"secret_wo": schema.StringAttribute{
 				MarkdownDescription: fmt.Sprintf("A signing secret of your own, **write-only**: sent to the API when the "+
 					"endpoint is created and whenever `secret_wo_version` changes, and never stored by Terraform, in "+
-					"the plan or the state (`secret` stays null). Requires Terraform 1.11 or later: earlier versions "+
+					"the plan or the state (`secret` stays null). Requires Terraform 1.11 or later, or OpenTofu 1.11 or later: earlier versions "+
 					"cannot send write-only attributes and refuse a configuration that sets it. It must be `whsec_` "+
 					"followed by the standard base64, `=` padding included, of %d to %d random bytes (the Standard "+
 					"Webhooks strength), for example `\"whsec_\"` and the output of `openssl rand -base64 32`. Pass it "+
 					"from a secret manager through an ephemeral resource, or through an ephemeral input variable, so "+
-					"that it is in no file either. Requires `secret_wo_version`; cannot be used with `secret_rotation`.",
+					"that it is in no file either. Requires `secret_wo_version`; cannot be used with `secret_rotation`. "+
+					"It is checked, and needed, only when it is sent (create, or a change of `secret_wo_version`): a "+
+					"plan that sends nothing, `terraform destroy` included, needs no secret.",
 					webhook.MinSecretBytes, webhook.MaxSecretBytes),
-				Optional:   true,
-				Sensitive:  true,
-				WriteOnly:  true,
-				Validators: []validator.String{endpointSecretValidator{}},
+				Optional:  true,
+				Sensitive: true,
+				WriteOnly: true,
 			},
 			"secret_wo_version": schema.Int64Attribute{
-				MarkdownDescription: "The version of `secret_wo` (so, like it, for Terraform 1.11 or later): set it with " +
+				MarkdownDescription: "The version of `secret_wo` (so, like it, for Terraform 1.11 or later, or OpenTofu 1.11 or later): set it with " +
 					"`secret_wo` (for example to 1) and change " +
 					"it (for example increase it) whenever `secret_wo` changes. Terraform never stores `secret_wo`, " +
 					"so this number is how it sees a new secret: a change rotates the endpoint's secret to the " +
-					"current `secret_wo`, in place, and the previous one stays valid for the grace period (24 hours). " +
+					"current `secret_wo`, in place, and the previous one stays valid for `secret_grace_period_seconds`. " +
 					"An imported endpoint has no version in state, so a configured one sends `secret_wo` on the " +
 					"first apply after the import. Removing it (with `secret_wo`) keeps the endpoint's current " +
 					"secret, which Terraform then does not know; set `secret_rotation` to have the API generate one.",
 				Optional: true,
+			},
+			"secret_grace_period_seconds": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("How long, in seconds, the previous secret keeps verifying deliveries "+
+					"after a rotation (`secret_rotation` or `secret_wo_version` changed), from `0` to `%d` (7 days). "+
+					"Unset, the service's default applies (`%d`, 24 hours). Set `0` after a leak: the old secret stops "+
+					"signing at once, as do secrets retired by earlier rotations. Changing it alone rotates nothing.",
+					gracePeriodMaxSeconds, gracePeriodDefault),
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(0, gracePeriodMaxSeconds)},
 			},
 			"created_at": schema.StringAttribute{
 				MarkdownDescription: "When the endpoint was created (RFC 3339).",
@@ -187,8 +202,10 @@ func (r *WebhookEndpointResource) Configure(_ context.Context, req resource.Conf
 	}
 }
 
-// ValidateConfig checks how the secret attributes combine: secret_wo and secret_wo_version go together,
-// and neither goes with secret_rotation. Each error names the attribute to change and says how.
+// ValidateConfig checks how the secret attributes combine: secret_wo needs secret_wo_version, and
+// neither goes with secret_rotation. Each error names the attribute to change and says how. Whether
+// secret_wo is there and well formed is checked by ModifyPlan, and only when it will be sent: Terraform
+// validates the configuration for a destroy too, which must not need the secret.
 func (r *WebhookEndpointResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var secretWO, rotation types.String
 	var version types.Int64
@@ -198,16 +215,11 @@ func (r *WebhookEndpointResource) ValidateConfig(ctx context.Context, req resour
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	switch {
-	case !secretWO.IsNull() && version.IsNull():
+	if !secretWO.IsNull() && version.IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("secret_wo_version"), "Missing secret_wo_version",
 			"secret_wo is set without secret_wo_version. Terraform never stores secret_wo, so it cannot see when the "+
 				"value changes: set secret_wo_version (for example to 1) next to secret_wo, and change it whenever you "+
 				"change secret_wo; that change is what sends the new secret.")
-	case secretWO.IsNull() && !version.IsNull():
-		resp.Diagnostics.AddAttributeError(path.Root("secret_wo"), "Missing secret_wo",
-			"secret_wo_version is set without secret_wo, so there is no secret to send. Set secret_wo to the whsec_ "+
-				"secret of your own, or remove secret_wo_version to have the API generate the secret.")
 	}
 	if !rotation.IsNull() && (!secretWO.IsNull() || !version.IsNull()) {
 		resp.Diagnostics.AddAttributeError(path.Root("secret_rotation"), "Conflicting Secret Settings",
@@ -217,7 +229,8 @@ func (r *WebhookEndpointResource) ValidateConfig(ctx context.Context, req resour
 	}
 }
 
-// ModifyPlan plans the secret: null while the secret is write-only (secret_wo, which is never stored);
+// ModifyPlan plans the secret: null while the secret is write-only (secret_wo, which is never stored,
+// and is checked here when this plan sends it);
 // otherwise unknown on create and when secret_rotation changes (a rotation will return a new one), and
 // else exactly what the state holds, null after an import included, so that a plan never shows a
 // secret change that will not happen.
@@ -230,22 +243,53 @@ func (r *WebhookEndpointResource) ModifyPlan(ctx context.Context, req resource.M
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if !req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	if plan.writeOnly() {
+		if req.State.Raw.IsNull() || rotatesWriteOnly(plan.SecretWOVersion, state.SecretWOVersion) {
+			checkSecretToSend(ctx, req.Config, &resp.Diagnostics)
+		}
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("secret"), types.StringNull())...)
 		return
 	}
 	if req.State.Raw.IsNull() {
 		return // create: the API generates the secret, unknown until then
 	}
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
 	if rotates(plan.SecretRotation, state.SecretRotation) {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("secret"), types.StringUnknown())...)
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("secret"), state.Secret)...)
+}
+
+// checkSecretToSend checks secret_wo when the plan will send it: it must be given (unknown is checked
+// at apply) and be a secret the API accepts. The error never shows the value.
+func checkSecretToSend(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) {
+	var secret types.String
+	diags.Append(config.GetAttribute(ctx, path.Root("secret_wo"), &secret)...)
+	switch {
+	case diags.HasError() || secret.IsUnknown():
+	case secret.IsNull():
+		diags.AddAttributeError(path.Root("secret_wo"), "Missing secret_wo",
+			"secret_wo_version is set (or changed) without secret_wo, so there is no secret to send. Set secret_wo to "+
+				"the whsec_ secret of your own, or remove secret_wo_version to have the API generate the secret.")
+	default:
+		var resp validator.StringResponse
+		endpointSecretValidator{}.ValidateString(ctx, validator.StringRequest{Path: path.Root("secret_wo"), ConfigValue: secret}, &resp)
+		diags.Append(resp.Diagnostics...)
+	}
+}
+
+// gracePeriod is the rotation request's grace period: nil, the service's default, when unset.
+func (m *WebhookEndpointResourceModel) gracePeriod() *int64 {
+	if m.GracePeriod.IsNull() || m.GracePeriod.IsUnknown() {
+		return nil
+	}
+	return m.GracePeriod.ValueInt64Pointer()
 }
 
 // rotates reports whether a change of secret_rotation from state to plan asks for a rotation.
@@ -263,8 +307,14 @@ func rotatesWriteOnly(plan, state types.Int64) bool {
 // plans and states), and a context whose logs mask it, so that no tflog line of the call can carry it.
 // ok is false when the configuration has none.
 func secretFromConfig(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) (context.Context, client.SecretString, bool) {
+	return secretAttrFromConfig(ctx, config, path.Root("secret_wo"), diags)
+}
+
+// secretAttrFromConfig is secretFromConfig for the write-only attribute at p, of a resource's or an
+// action's configuration.
+func secretAttrFromConfig(ctx context.Context, config tfsdk.Config, p path.Path, diags *diag.Diagnostics) (context.Context, client.SecretString, bool) {
 	var secret types.String
-	diags.Append(config.GetAttribute(ctx, path.Root("secret_wo"), &secret)...)
+	diags.Append(config.GetAttribute(ctx, p, &secret)...)
 	if diags.HasError() || secret.IsNull() || secret.IsUnknown() || secret.ValueString() == "" {
 		return ctx, "", false
 	}
@@ -316,6 +366,7 @@ func (r *WebhookEndpointResource) Create(ctx context.Context, req resource.Creat
 	}
 	plan.SecretWO = types.StringNull()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	setIdentity(ctx, resp.Identity, endpointIdentity{ID: plan.ID}, &resp.Diagnostics)
 }
 
 // secretSource says, for logs, where an endpoint's new secret came from.
@@ -337,6 +388,8 @@ func (r *WebhookEndpointResource) Read(ctx context.Context, req resource.ReadReq
 	got, err := r.client.GetWebhookEndpoint(ctx, state.ID.ValueString())
 	if client.IsNotFound(err) {
 		tflog.Warn(ctx, "Webhook endpoint not found; removing it from state", map[string]any{"id": state.ID.ValueString()})
+		// The framework wants an identity even for a removed resource (v1.19.0); it is the gone one's.
+		setIdentity(ctx, resp.Identity, endpointIdentity{ID: state.ID}, &resp.Diagnostics)
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -348,6 +401,7 @@ func (r *WebhookEndpointResource) Read(ctx context.Context, req resource.ReadReq
 	}
 	resp.Diagnostics.Append(state.setFrom(ctx, got)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	setIdentity(ctx, resp.Identity, endpointIdentity{ID: state.ID}, &resp.Diagnostics)
 }
 
 // Update changes the settings that differ (PATCH) and rotates the secret when secret_rotation changed.
@@ -359,6 +413,8 @@ func (r *WebhookEndpointResource) Update(ctx context.Context, req resource.Updat
 		return
 	}
 	id := state.ID.ValueString()
+	// The identity never changes; it is set first so that every return below keeps it.
+	setIdentity(ctx, resp.Identity, endpointIdentity{ID: state.ID}, &resp.Diagnostics)
 
 	var patch client.WebhookEndpointUpdateRequest
 	changed := false
@@ -399,7 +455,7 @@ func (r *WebhookEndpointResource) Update(ctx context.Context, req resource.Updat
 		r.rotateWriteOnly(ctx, req, resp, &plan, &state)
 		return
 	case !plan.writeOnly() && rotates(plan.SecretRotation, state.SecretRotation):
-		rotated, err := r.client.RotateWebhookEndpointSecret(ctx, id, client.RotateSecretRequest{})
+		rotated, err := r.client.RotateWebhookEndpointSecret(ctx, id, client.RotateSecretRequest{GracePeriodSeconds: plan.gracePeriod()})
 		if err != nil {
 			// Keep what was updated, with the old secret and the old secret_rotation, so that state
 			// matches the service and the next plan asks for the rotation again.
@@ -426,7 +482,7 @@ func (r *WebhookEndpointResource) rotateWriteOnly(ctx context.Context, req resou
 	var err error
 	var rotated *client.WebhookEndpointWithSecret
 	if ok {
-		rotated, err = r.client.RotateWebhookEndpointSecret(ctx, id, client.RotateSecretRequest{Secret: secret})
+		rotated, err = r.client.RotateWebhookEndpointSecret(ctx, id, client.RotateSecretRequest{Secret: secret, GracePeriodSeconds: plan.gracePeriod()})
 	}
 	if !ok || err != nil {
 		kept := *plan
@@ -492,9 +548,10 @@ func (r *WebhookEndpointResource) Delete(ctx context.Context, req resource.Delet
 	}
 }
 
-// ImportState imports an endpoint by id. Its secret cannot be read back and stays null.
+// ImportState imports an endpoint by id, or by identity (an import block's identity = { id = ... }). Its
+// secret cannot be read back and stays null.
 func (r *WebhookEndpointResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
+	importByIDOrIdentity(ctx, "id", req, resp, "id")
 }
 
 // setFrom copies what the API returned into the model. A description the API reports as empty is

@@ -22,7 +22,7 @@ import (
 
 // adoptExample is the documented bulk-adoption configuration (rendered into the docs of
 // malipo_webhook_endpoint and the adoption guide): the test runs that file, not a copy of it.
-const adoptExample = "../examples/resources/malipo_webhook_endpoint/import-by-string-id.tf"
+const adoptExample = "../examples/guides/adopt-all-webhook-endpoints.tf"
 
 // adoptedAddr is the address the example gives the endpoint with this id.
 func adoptedAddr(id string) string { return fmt.Sprintf("malipo_webhook_endpoint.adopted[%q]", id) }

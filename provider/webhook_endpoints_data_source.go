@@ -81,7 +81,7 @@ func (d *WebhookEndpointsDataSource) Schema(_ context.Context, _ datasource.Sche
 			"error: `endpoints` is then empty.\n\n" +
 			"Secrets are never listed (the API does not return them). To bring existing endpoints under " +
 			"Terraform's management all at once, use this data source with `import` blocks and `for_each` " +
-			"(Terraform 1.7 or later), as the example below and the guide *Adopting existing webhook endpoints* show.",
+			"(Terraform 1.7 or later, OpenTofu 1.7 or later), as the example below and the guide *Adopting existing webhook endpoints* show.",
 		Attributes: map[string]schema.Attribute{
 			"url": schema.StringAttribute{
 				MarkdownDescription: "Only the endpoints whose `url` is exactly this URL (compared character by " +

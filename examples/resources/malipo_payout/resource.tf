@@ -7,6 +7,13 @@ resource "malipo_payout" "supplier_invoice_88" {
   account_number = "0000000001"
   narration      = "Supplier invoice 88"
 
+  # Your own reference, unique among the merchant's payouts: reconcile with it (data.malipo_transaction
+  # finds the payout by it) and import reads it back.
+  reference = "inv-88"
+
+  # This payout's own status changes go here too, signed with the merchant's secret key.
+  webhook_url = "https://merchant.example.org/hooks/payouts"
+
   # Your own key makes even a re-run after an interrupted apply safe: the service replays the first
   # payout instead of paying twice. Leave it out and the provider generates one. A key belongs to one
   # payout: change it together with any other attribute, or the plan fails.

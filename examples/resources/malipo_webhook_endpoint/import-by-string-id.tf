@@ -1,24 +1,8 @@
-# Adopt every webhook endpoint that exists, in one plan and apply (Terraform 1.7 or later: import
-# blocks with for_each). Each endpoint becomes malipo_webhook_endpoint.adopted["<its id>"].
-data "malipo_webhook_endpoints" "all" {}
-
-locals {
-  existing_endpoints = { for e in data.malipo_webhook_endpoints.all.endpoints : e.id => e }
-}
-
+# Import one webhook endpoint by id (Terraform 1.5 or later, OpenTofu 1.5 or later), next to its
+# resource block (resource.tf). The API never returns the secret again: after the import `secret` is
+# null, and the configured secret_wo_version sends secret_wo on this first apply (the plan shows it).
+# To adopt every existing endpoint at once, see the guide "Adopting existing webhook endpoints".
 import {
-  for_each = local.existing_endpoints
-  to       = malipo_webhook_endpoint.adopted[each.key]
-  id       = each.value.id
-}
-
-# The settings are the endpoints' own, so the import changes nothing. An imported endpoint's secret is
-# unknown to Terraform (secret is null): add secret_rotation to rotate it on the next apply.
-resource "malipo_webhook_endpoint" "adopted" {
-  for_each = local.existing_endpoints
-
-  url         = each.value.url
-  events      = each.value.events
-  description = each.value.description
-  enabled     = each.value.enabled
+  to = malipo_webhook_endpoint.payouts
+  id = "we_4c1f9a2b7d3e8f60"
 }
