@@ -15,6 +15,7 @@ package receivertests
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"regexp"
 	"slices"
@@ -70,6 +71,14 @@ type Config struct {
 	// HTTPClient sends the deliveries; nil means a client of its own. Its Timeout should be zero:
 	// each delivery is bounded by Timeout.
 	HTTPClient *http.Client
+	// Seed draws the generated payloads (receiver.accepts.generated/*): the same seed and document
+	// send the same bodies, ids and times aside. Zero means a seed drawn at random; every failure of a
+	// generated check names the seed it used.
+	Seed uint64
+	// Rerun is the command line that grades the same receiver again (without the secret, which the
+	// command reads from the environment), the seed included; the reports print it, with --run, under
+	// each failure. Empty: none is printed.
+	Rerun []string
 }
 
 // grader is one run.
@@ -83,6 +92,10 @@ type grader struct {
 	tolerance time.Duration
 	// observers receive every delivery as it ends (the HAR recording).
 	observers *report.Observers
+	// seed draws the generated payloads (Config.Seed, or one drawn at random).
+	seed uint64
+	// fields are, per selected event type, what the document says of each field of its body.
+	fields map[string][]field
 }
 
 // check is one receiver check: what it proves, the rule it enforces, and how it runs.
@@ -108,6 +121,8 @@ const (
 	ruleIdempotency = swSpec + ", \"Verifying signatures\": use webhook-id as an idempotency key; openapi/malipo.yaml webhooks.*.parameters.webhook-id: delivery is at least once"
 	ruleTimeout     = "openapi/malipo.yaml tags[Events] " + openapi.DeliveryTimeoutExtension + "; " + swSpec + ", \"Delivery success and failure\": only a 2xx acknowledges"
 	ruleAdditive    = "openapi/malipo.yaml tags[Events]: events change only by addition (new fields, new event types)"
+	ruleRawBody     = "openapi/malipo.yaml webhooks.*.parameters.webhook-signature: the HMAC is of \"{webhook-id}.{webhook-timestamp}.{body}\", the body as sent; " + swSpec + ", \"Signature scheme\""
+	ruleSchema      = "openapi/malipo.yaml webhooks.*.requestBody: every body the event's schema allows (each enum value, optional fields absent or present, any text, amounts up to the maximum) and " + ruleAdditive
 )
 
 // checks returns the battery for the selected event types, in a stable order.
@@ -130,55 +145,11 @@ func (g *grader) checks() []*check {
 		&check{id: "receiver.accepts.redelivery", category: CategoryAccepts, covers: []string{first}, rule: ruleIdempotency,
 			doc: "a redelivery of an event already acknowledged (same webhook-id, fresh timestamp and signature, as a retry) is acknowledged again",
 			run: (*checkRun).redelivery},
-		&check{id: "receiver.rejects.no-signature", category: CategoryRejects, covers: []string{first}, rule: ruleAuthentic,
-			doc: "a delivery without webhook-signature is refused",
-			run: func(c *checkRun) {
-				c.expectRejected(newDelivery(c.event(), c.now()), "an unsigned delivery (no webhook-signature header)")
-			}},
-		&check{id: "receiver.rejects.forged-signature", category: CategoryRejects, covers: []string{first}, rule: ruleAuthentic,
-			doc: "a delivery whose v1 signature is well formed but made by no secret is refused",
-			run: func(c *checkRun) {
-				d := c.signed(first)
-				d.header.Set(webhook.HeaderSignature, forgedSignature())
-				c.expectRejected(d, "a delivery with a forged v1 signature")
-			}},
-		&check{id: "receiver.rejects.body-changed", category: CategoryRejects, covers: []string{first}, rule: ruleAuthentic,
-			doc: "a delivery whose body was changed after it was signed (the amount) is refused",
-			run: (*checkRun).bodyChanged},
-		&check{id: "receiver.rejects.other-secret", category: CategoryRejects, covers: []string{first}, rule: ruleAuthentic,
-			doc: "a delivery signed with another secret is refused",
-			run: func(c *checkRun) {
-				other, _ := webhook.NewSecret()
-				c.expectRejected(newDelivery(c.event(), c.now(), other), "a delivery signed with a secret the receiver does not hold")
-			}},
-		&check{id: "receiver.rejects.timestamp-past", category: CategoryRejects, covers: []string{first}, rule: ruleTolerance,
-			doc: "a correctly signed delivery whose webhook-timestamp is twice the tolerance in the past (a replay) is refused",
-			run: func(c *checkRun) {
-				ts := c.now().Add(-2 * c.g.tolerance)
-				c.expectRejected(newDelivery(c.event(), ts, c.g.cfg.Secret), fmt.Sprintf("a correctly signed delivery timestamped %s ago", 2*c.g.tolerance))
-			}},
-		&check{id: "receiver.rejects.timestamp-future", category: CategoryRejects, covers: []string{first}, rule: ruleTolerance,
-			doc: "a correctly signed delivery whose webhook-timestamp is twice the tolerance in the future is refused",
-			run: func(c *checkRun) {
-				ts := c.now().Add(2 * c.g.tolerance)
-				c.expectRejected(newDelivery(c.event(), ts, c.g.cfg.Secret), fmt.Sprintf("a correctly signed delivery timestamped %s ahead", 2*c.g.tolerance))
-			}},
-		&check{id: "receiver.rejects.malformed-signature", category: CategoryRejects, covers: []string{first}, rule: ruleVersions,
-			doc: "a delivery whose webhook-signature is the right HMAC without its v1, prefix is refused",
-			run: func(c *checkRun) {
-				d := c.signed(first)
-				_, mac, _ := strings.Cut(d.header.Get(webhook.HeaderSignature), ",")
-				d.header.Set(webhook.HeaderSignature, mac)
-				c.expectRejected(d, "a delivery whose webhook-signature is a bare base64 HMAC (no \"v1,\")")
-			}},
-		&check{id: "receiver.rejects.unknown-version", category: CategoryRejects, covers: []string{first}, rule: ruleVersions,
-			doc: "a delivery whose only signature has an unknown version (v2,<the right HMAC>) is refused",
-			run: func(c *checkRun) {
-				d := c.signed(first)
-				_, mac, _ := strings.Cut(d.header.Get(webhook.HeaderSignature), ",")
-				d.header.Set(webhook.HeaderSignature, "v2,"+mac)
-				c.expectRejected(d, "a delivery whose only signature is version v2")
-			}},
+	)
+	out = append(out, g.rawBodyChecks()...)
+	out = append(out, g.generatedChecks()...)
+	out = append(out, g.rejectChecks()...)
+	out = append(out,
 		&check{id: "receiver.robustness.burst", category: CategoryRobustness, covers: g.types, rule: ruleTimeout, alone: true,
 			doc: fmt.Sprintf("a burst of %d correctly signed deliveries at once (distinct events) is acknowledged, each within the time-out", g.burst()),
 			run: (*checkRun).burstCheck},
@@ -261,7 +232,18 @@ func newGrader(cfg Config) (*grader, error) {
 		// grade another URL than the one given.
 		client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
-	return &grader{cfg: cfg, spec: cfg.Spec, types: types, payloads: p, client: client, tolerance: webhook.DefaultTolerance}, nil
+	fields := map[string][]field{}
+	for _, t := range types {
+		if fields[t], err = eventFields(cfg.Spec, t); err != nil {
+			return nil, fmt.Errorf("%w: %w", runner.ErrSetup, err)
+		}
+	}
+	seed := cfg.Seed
+	for seed == 0 {
+		seed = rand.Uint64()
+	}
+	return &grader{cfg: cfg, spec: cfg.Spec, types: types, payloads: p, client: client, tolerance: webhook.DefaultTolerance,
+		seed: seed, fields: fields}, nil
 }
 
 // Run grades the receiver at cfg.URL and reports to every reporter, as contracttests.Run does: a
@@ -306,7 +288,7 @@ func Run(ctx context.Context, cfg Config, reporters ...report.Reporter) (*report
 		// A check sends at most a few deliveries one after the other (the burst sends its own at once),
 		// each bounded by the time-out.
 		CheckTimeout: max(30*time.Second, 4*cfg.Timeout),
-		Summary: report.Summary{Tool: Tool, Target: cfg.URL,
+		Summary: report.Summary{Tool: Tool, Target: cfg.URL, Rerun: cfg.Rerun,
 			ReplayNote: "Each curl command sends the delivery again with the headers it had, signature included; " +
 				"a receiver refuses a replay made more than the tolerance (five minutes) later, which is the point of the timestamp."},
 		Done: func(*report.Summary) { g.client.CloseIdleConnections() },

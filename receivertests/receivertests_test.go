@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -26,7 +27,7 @@ import (
 	"github.com/malipo/terraform-provider-malipo/runner"
 )
 
-func testSecret(t *testing.T) webhook.Secret {
+func testSecret(t testing.TB) webhook.Secret {
 	t.Helper()
 	s, err := webhook.NewSecret()
 	require.NoError(t, err)
@@ -52,15 +53,50 @@ func grade(t *testing.T, h http.Handler, secret webhook.Secret, timeout time.Dur
 	return sum, failed
 }
 
-// acceptsEveryType is the ids of the checks that send each declared event type, correctly signed.
-func acceptsEveryType(t *testing.T) []string {
+// eventTypes is every event type the document declares.
+func eventTypes(t testing.TB) []string {
 	spec, err := openapi.Default()
 	require.NoError(t, err)
+	types := spec.EventTypes()
+	require.GreaterOrEqual(t, len(types), 5, "the document declares the payment.* and payout.* events")
+	return types
+}
+
+// acceptsEveryType is the ids of the checks that send each declared event type, correctly signed.
+func acceptsEveryType(t *testing.T) []string {
 	var ids []string
-	for _, et := range spec.EventTypes() {
+	for _, et := range eventTypes(t) {
 		ids = append(ids, "receiver.accepts."+et)
 	}
 	return ids
+}
+
+// perType is the ids of the checks named prefix/<type>, for every declared event type: the attacks
+// (receiver.rejects.forged-signature/payout.success) and the generated payloads.
+func perType(t *testing.T, prefixes ...string) []string {
+	var ids []string
+	for _, p := range prefixes {
+		for _, et := range eventTypes(t) {
+			ids = append(ids, p+"/"+et)
+		}
+	}
+	return ids
+}
+
+// attacks are the receiver.rejects checks, each sent for every event type.
+var attacks = []string{"no-signature", "forged-signature", "body-changed", "other-secret", "timestamp-past", "timestamp-future",
+	"malformed-signature", "unknown-version"}
+
+// rawBodies are the spellings of receiver.accepts.raw-body/*.
+var rawBodies = []string{"whitespace", "key-order", "unicode-escapes", "number-trailing-zero", "number-exponent", "non-ascii",
+	"html-and-line-separators", "large-integer"}
+
+func prefixed(prefix string, names ...string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = prefix + n
+	}
+	return out
 }
 
 // The correct receiver (webhook.Receiver around a lenient handler) passes every check, with a secret
@@ -73,7 +109,10 @@ func TestCorrectReceiverPasses(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			sum, failed := grade(t, receiverfaults.Correct(secret), secret, 5*time.Second)
 			assert.Empty(t, failed, "%+v", sum.Results)
-			assert.Len(t, sum.Results, len(acceptsEveryType(t))+13)
+			// One accepts per type, dual signature, redelivery, the raw bodies, one generated per type,
+			// every attack for every type, and the three robustness checks.
+			types := len(eventTypes(t))
+			assert.Len(t, sum.Results, types+2+len(rawBodies)+types+len(attacks)*types+3)
 			assert.Equal(t, runner.ExitConformant, runner.ExitCode(sum, nil))
 		})
 	}
@@ -88,18 +127,37 @@ func mustParse(t *testing.T, s string) webhook.Secret {
 
 // Each receiver that breaks one rule fails exactly the checks that guard that rule.
 func TestEachFlawedReceiverFailsItsChecks(t *testing.T) {
-	slowFails := append(acceptsEveryType(t), "receiver.accepts.dual-signature", "receiver.accepts.redelivery",
-		"receiver.robustness.burst", "receiver.robustness.unknown-event-type", "receiver.robustness.unknown-field")
+	slowFails := slices.Concat(acceptsEveryType(t), []string{"receiver.accepts.dual-signature", "receiver.accepts.redelivery",
+		"receiver.robustness.burst", "receiver.robustness.unknown-event-type", "receiver.robustness.unknown-field"},
+		prefixed("receiver.accepts.raw-body/", rawBodies...), perType(t, "receiver.accepts.generated"))
 	want := map[string][]string{
-		"accepts-any-signature": {"receiver.rejects.body-changed", "receiver.rejects.forged-signature", "receiver.rejects.malformed-signature",
-			"receiver.rejects.other-secret", "receiver.rejects.unknown-version"},
-		"accepts-no-signature":   {"receiver.rejects.no-signature"},
-		"ignores-timestamp":      {"receiver.rejects.timestamp-future", "receiver.rejects.timestamp-past"},
+		"accepts-any-signature": perType(t, prefixed("receiver.rejects.", "body-changed", "forged-signature", "malformed-signature",
+			"other-secret", "unknown-version")...),
+		"accepts-no-signature":   perType(t, "receiver.rejects.no-signature"),
+		"ignores-timestamp":      perType(t, "receiver.rejects.timestamp-future", "receiver.rejects.timestamp-past"),
 		"rejects-dual-signature": {"receiver.accepts.dual-signature"},
 		"duplicate-500":          {"receiver.accepts.redelivery"},
 		"slow":                   slowFails,
 		"unknown-type-500":       {"receiver.robustness.unknown-event-type"},
-		"unknown-field-500":      {"receiver.robustness.unknown-field"},
+		// A strict decoder fails on every undeclared field: the one the check adds, those each
+		// generated check adds, and the large integer's.
+		"unknown-field-500": slices.Concat([]string{"receiver.robustness.unknown-field", "receiver.accepts.raw-body/large-integer"},
+			perType(t, "receiver.accepts.generated")),
+		// Go's re-encoding keeps only raw non-ASCII text; JavaScript's also keeps the key order and
+		// the characters Go escapes (<, >, &, U+2028).
+		"verifies-go-reencoded-body": prefixed("receiver.accepts.raw-body/", "whitespace", "key-order", "unicode-escapes",
+			"number-trailing-zero", "number-exponent", "html-and-line-separators", "large-integer"),
+		"verifies-js-stringified-body": prefixed("receiver.accepts.raw-body/", "whitespace", "unicode-escapes",
+			"number-trailing-zero", "number-exponent", "large-integer"),
+	}
+	// A receiver that trusts one event type unverified fails every attack for that type and nothing
+	// else: the attacks must be sent for every type, not for one.
+	for _, et := range eventTypes(t) {
+		var ids []string
+		for _, a := range attacks {
+			ids = append(ids, "receiver.rejects."+a+"/"+et)
+		}
+		want["skips-verification/"+et] = ids
 	}
 	faults := receiverfaults.All()
 	require.Len(t, faults, len(want), "every fault has its expected checks here")
@@ -140,8 +198,12 @@ func TestEachFlawedReceiverFailsItsChecks(t *testing.T) {
 
 // What the grader calls a correctly signed delivery verifies with the official Standard Webhooks
 // library, and what it calls forged, tampered or stale does not: the grader cannot share a blind spot
-// with our own verifier.
+// with our own verifier. Every correctly signed body of a declared type, the raw-body spellings and
+// the generated ones included, is valid against the document (the repository's validator): a receiver
+// may refuse nothing the grader calls correct.
 func TestOfficialLibraryAgreesWithTheGrader(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
 	endpoint := testSecret(t)
 	const merchantKey = "sk_test_official_library"
 	for name, c := range map[string]struct {
@@ -158,7 +220,7 @@ func TestOfficialLibraryAgreesWithTheGrader(t *testing.T) {
 				header http.Header
 				body   []byte
 			}
-			got := make(chan seen, 200)
+			got := make(chan seen, 2000)
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Method == http.MethodPost {
 					b, _ := io.ReadAll(r.Body)
@@ -171,20 +233,50 @@ func TestOfficialLibraryAgreesWithTheGrader(t *testing.T) {
 			_, err = receivertests.Run(context.Background(), receivertests.Config{URL: srv.URL, Secret: c.secret, Timeout: 5 * time.Second, Burst: 3})
 			require.NoError(t, err)
 			close(got)
-			verified, refused := 0, 0
+			verified, refused, validated := 0, 0, 0
+			types := eventTypes(t)
 			for d := range got {
-				if official.Verify(d.body, d.header) == nil {
-					verified++
-				} else {
+				if official.Verify(d.body, d.header) != nil {
 					refused++
+					continue
 				}
+				verified++
+				var ev struct{ Type string }
+				require.NoError(t, json.Unmarshal(d.body, &ev), "%s", d.body)
+				if !slices.Contains(types, ev.Type) {
+					continue // the undeclared event type, on purpose
+				}
+				validated++
+				assert.Empty(t, spec.ValidateWebhook(ev.Type, d.header, d.body), "a correctly signed body the document refuses: %s", d.body)
 			}
+			// Refused: every attack, for every event type, and nothing else.
+			assert.Equal(t, len(attacks)*len(types), refused)
 			// Correctly signed: one per type, the dual signature, the redelivery (twice), the burst, the
-			// unknown field and the unknown type. Refused: the eight rejects.
-			assert.Equal(t, len(acceptsEveryType(t))+1+2+3+1+1, verified)
-			assert.Equal(t, 8, refused)
+			// unknown field and the unknown type; each raw-body spelling of each type; and at least the
+			// drawn bodies of each type, besides its enum values and optional fields.
+			assert.GreaterOrEqual(t, verified, len(types)+1+2+3+1+1+len(rawBodies)*len(types)+8*len(types))
+			assert.Equal(t, verified-1, validated)
 		})
 	}
+}
+
+// A receiver built on the official Standard Webhooks library, verifying the raw body and answering
+// 2xx to whatever verifies, passes every check: the grader asks nothing the standard does not.
+func TestOfficialLibraryReceiverPasses(t *testing.T) {
+	secret := testSecret(t)
+	official, err := standardwebhooks.NewWebhook(secret.Reveal())
+	require.NoError(t, err)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil || official.Verify(body, r.Header) != nil {
+			http.Error(w, "invalid signature", http.StatusUnauthorized)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	sum, failed := grade(t, h, secret, 5*time.Second)
+	assert.Empty(t, failed)
+	assert.Equal(t, runner.ExitConformant, runner.ExitCode(sum, nil))
 }
 
 // A receiver that does not answer is a setup error (exit 2) naming the URL, before any check.

@@ -93,9 +93,9 @@ func Named(name string) (Fault, bool) {
 	return Fault{}, false
 }
 
-// All returns every fault.
+// All returns every fault: those that break one rule, then SkipsVerificationFor each event type.
 func All() []Fault {
-	return []Fault{
+	faults := []Fault{
 		{Name: "accepts-any-signature", Rule: "a webhook-signature is checked for presence, never verified",
 			New: func(secret webhook.Secret) http.Handler {
 				return rewrite(Correct(secret), func(r *http.Request, body []byte) {
@@ -170,5 +170,45 @@ func All() []Fault {
 			New: func(secret webhook.Secret) http.Handler {
 				return webhook.NewReceiver(verifier(secret), app{strict: true})
 			}},
+		{Name: "verifies-go-reencoded-body", Rule: "the signature is checked over json.Marshal of the decoded body, not over the bytes received",
+			New: func(secret webhook.Secret) http.Handler { return verifiesReencoded(secret, goReencode) }},
+		{Name: "verifies-js-stringified-body", Rule: "the signature is checked over JSON.stringify(JSON.parse(body)), as an Express receiver that signs JSON.stringify(req.body) does",
+			New: func(secret webhook.Secret) http.Handler { return verifiesReencoded(secret, jsStringify) }},
 	}
+	for _, t := range api.EventTypeValues() {
+		faults = append(faults, SkipsVerificationFor(string(t)))
+	}
+	return faults
+}
+
+// SkipsVerificationFor is the receiver that trusts deliveries of one event type without verifying
+// them (a switch on the body's type before the signature check, a handler that verifies in some
+// branches only): every attack of that type is accepted, every other type is verified.
+func SkipsVerificationFor(eventType string) Fault {
+	return Fault{Name: "skips-verification/" + eventType, Rule: "deliveries of " + eventType + " are handled without verifying the signature or the timestamp",
+		New: func(secret webhook.Secret) http.Handler {
+			verified := Correct(secret)
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				var ev struct {
+					Type string `json:"type"`
+				}
+				if json.Unmarshal(body, &ev) == nil && ev.Type == eventType {
+					app{}.ServeHTTP(w, r)
+					return
+				}
+				verified.ServeHTTP(w, r)
+			})
+		}}
+}
+
+// verifiesReencoded is the correct receiver fed the body as reencode writes it back after decoding:
+// the mistake of a framework that parses JSON before the verifier runs.
+func verifiesReencoded(secret webhook.Secret, reencode func([]byte) ([]byte, error)) http.Handler {
+	return rewrite(Correct(secret), func(r *http.Request, body []byte) {
+		if again, err := reencode(body); err == nil {
+			r.Body = io.NopCloser(bytes.NewReader(again))
+		}
+	})
 }

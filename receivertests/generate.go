@@ -1,0 +1,365 @@
+package receivertests
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
+)
+
+// variant is one generated event body: the example event of a type with some fields changed, and
+// what was changed, for the failure message.
+type variant struct {
+	what  string
+	event map[string]any
+}
+
+// randomVariants is how many bodies with drawn values the generated check sends per event type.
+const randomVariants = 8
+
+// generatedFieldName is the undeclared field the generated bodies add at each level of an event, as
+// the document allows ("new fields can appear in any event and in its object").
+const generatedFieldName = "x_malipo_generated"
+
+// variants returns, for event type t, the bodies the generated check sends: each enum value of each
+// field the example carries, each optional field absent and present (one at a time, then all at once),
+// undeclared fields at every level, and randomVariants bodies whose values are drawn from the seed.
+// The same seed and document give the same bodies (ids and times aside, which each delivery gets
+// fresh). A probe (an enum value, an optional field) can be one the event type forbids (a
+// payment.success whose status is pending: the union of the allOf branches' enums allows it); it is
+// validated against the document and dropped, and the drawn bodies pick enum values only among those
+// that passed. A drawn body is not filtered: one the document refuses is a defect of the grader, which
+// the check reports.
+func (g *grader) variants(t string) ([]variant, error) {
+	fields, err := eventFields(g.spec, t)
+	if err != nil {
+		return nil, err
+	}
+	base := g.payloads[t]
+	rng := rand.New(rand.NewPCG(g.seed, typeSalt(t)))
+	var out []variant
+	add := func(what string, change func(ev map[string]any)) bool {
+		ev := clone(base)
+		change(ev)
+		if !g.allows(t, ev) {
+			return false
+		}
+		out = append(out, variant{what: what, event: ev})
+		return true
+	}
+	// allowed holds, for each enum field, the values the event type accepts.
+	allowed := map[string][]any{}
+	var optional []field
+	for _, f := range fields {
+		if f.name() == "type" || f.object {
+			continue
+		}
+		cur, present := get(base, f.path)
+		if present && len(f.enum) > 0 {
+			allowed[f.name()] = []any{cur}
+			for _, v := range f.enum {
+				if fmt.Sprint(v) != fmt.Sprint(cur) && add(fmt.Sprintf("%s = %v", f.name(), v), func(ev map[string]any) { set(ev, f.path, v) }) {
+					allowed[f.name()] = append(allowed[f.name()], v)
+				}
+			}
+		}
+		if f.required {
+			continue
+		}
+		optional = append(optional, f)
+		if present {
+			add("without "+f.name(), func(ev map[string]any) { del(ev, f.path) })
+		} else if v, ok := f.sample(); ok {
+			add(fmt.Sprintf("with %s = %v", f.name(), v), func(ev map[string]any) { set(ev, f.path, v) })
+		}
+	}
+	add("every optional field absent", func(ev map[string]any) {
+		for _, f := range optional {
+			del(ev, f.path)
+		}
+	})
+	add("every optional field present", func(ev map[string]any) {
+		for _, f := range optional {
+			if _, ok := get(ev, f.path); !ok {
+				if v, ok := f.sample(); ok {
+					set(ev, f.path, v)
+				}
+			}
+		}
+	})
+	add("undeclared fields in the event, its data and its object", func(ev map[string]any) {
+		ev[generatedFieldName] = map[string]any{"n": rng.IntN(1000), "s": drawText(rng, 12)}
+		for _, f := range fields {
+			if f.object {
+				if obj, ok := get(ev, f.path); ok {
+					if m, ok := obj.(map[string]any); ok {
+						m[generatedFieldName] = []any{drawText(rng, 8), rng.IntN(1000)}
+					}
+				}
+			}
+		}
+	})
+	for i := range randomVariants {
+		ev := clone(base)
+		var drawn []string
+		for _, f := range fields {
+			if f.object || f.name() == "type" {
+				continue
+			}
+			if !f.required && rng.IntN(2) == 0 {
+				if _, ok := get(ev, f.path); ok {
+					del(ev, f.path)
+					drawn = append(drawn, "no "+f.name())
+				}
+				continue
+			}
+			v, ok := f.draw(rng, allowed[f.name()])
+			if !ok {
+				if _, present := get(ev, f.path); present || f.required {
+					continue
+				}
+				if v, ok = f.sample(); !ok {
+					continue
+				}
+			}
+			set(ev, f.path, v)
+			drawn = append(drawn, fmt.Sprintf("%s = %s", f.name(), short(v)))
+		}
+		out = append(out, variant{what: fmt.Sprintf("drawn body %d (%s)", i+1, strings.Join(drawn, ", ")), event: ev})
+	}
+	return out, nil
+}
+
+// allows reports whether the document accepts ev as the body of a t delivery.
+func (g *grader) allows(t string, ev map[string]any) bool {
+	body, err := json.Marshal(ev)
+	if err != nil {
+		return false
+	}
+	return len(g.spec.ValidateWebhook(t, validationHeader(), body)) == 0
+}
+
+// validationHeader is a well-formed set of delivery headers, for validating a body on its own.
+func validationHeader() http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set(webhook.HeaderID, newEventID())
+	h.Set(webhook.HeaderTimestamp, "1795263300")
+	h.Set(webhook.HeaderSignature, forgedSignature())
+	return h
+}
+
+// typeSalt makes each event type's draws independent of which other types are selected.
+func typeSalt(t string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(t))
+	return h.Sum64()
+}
+
+// sample is the value an optional field gets when it is added: its first example, else its first
+// enum value.
+func (f field) sample() (any, bool) {
+	if len(f.examples) > 0 {
+		return f.examples[0], true
+	}
+	if len(f.enum) > 0 {
+		return f.enum[0], true
+	}
+	return nil, false
+}
+
+// draw picks a value for f from rng: an enum field one of the values its event type allows
+// (allowed), another by the component schema it refers to, at the boundaries the document sets and in
+// between; false for a field it has no generator for (ids, times, URLs: their example stays). Every
+// drawn value is one the document allows.
+func (f field) draw(rng *rand.Rand, allowed []any) (any, bool) {
+	if len(f.enum) > 0 {
+		if len(allowed) == 0 {
+			return nil, false
+		}
+		return allowed[rng.IntN(len(allowed))], true
+	}
+	switch f.component {
+	case "PaymentAmount": // (0, 10^12], two decimals
+		switch rng.IntN(4) {
+		case 0:
+			return 0.01, true
+		case 1:
+			return 1e12, true
+		case 2:
+			return 999999999999.99, true
+		default:
+			return float64(rng.Int64N(1e14)+1) / 100, true
+		}
+	case "PayoutAmount": // [1, 2^53-1]
+		switch rng.IntN(3) {
+		case 0:
+			return json.Number("1"), true
+		case 1:
+			return json.Number("9007199254740991"), true
+		default:
+			return json.Number(strconv.FormatInt(rng.Int64N(1<<53-1)+1, 10)), true
+		}
+	case "MerchantReference": // ^[A-Za-z0-9][A-Za-z0-9_.:-]*$, 1 to 64
+		const first = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+		const rest = first + "_.:-"
+		n := 1 + rng.IntN(64)
+		b := []byte{first[rng.IntN(len(first))]}
+		for len(b) < n {
+			b = append(b, rest[rng.IntN(len(rest))])
+		}
+		return string(b), true
+	case "PhoneNumber": // ^[1-9][0-9]{7,14}$
+		n := 8 + rng.IntN(8)
+		b := []byte{byte('1' + rng.IntN(9))}
+		for len(b) < n {
+			b = append(b, byte('0'+rng.IntN(10)))
+		}
+		return string(b), true
+	}
+	if f.text {
+		return drawText(rng, 1+rng.IntN(255)), true
+	}
+	return nil, false
+}
+
+// textAlphabet is what drawn text is made of: ASCII, Latin letters precomposed and with a combining
+// mark, right-to-left scripts, CJK, and characters outside the BMP. It leaves out <, > and & and the
+// line separators U+2028 and U+2029, which Go's encoder escapes and JavaScript's does not: those are
+// the raw-body checks' business, and a generated body must verify with a receiver that re-encodes the
+// way the sender does.
+var textAlphabet = []rune("abcXYZ019 -_.,:;'\"\\/()#@!?éèçñøßÆŒ" + "e\u0301a\u0308" + "مرحباשלום" + "日本語中文" + "😀𝄞𐍈🇿🇲")
+
+// drawText is n characters (code points, as maxLength counts them) of textAlphabet.
+func drawText(rng *rand.Rand, n int) string {
+	var b strings.Builder
+	for range n {
+		b.WriteRune(textAlphabet[rng.IntN(len(textAlphabet))])
+	}
+	return b.String()
+}
+
+// short is a drawn value as a failure message shows it.
+func short(v any) string {
+	s := fmt.Sprint(v)
+	if r := []rune(s); len(r) > 24 {
+		return strconv.Quote(string(r[:24])) + fmt.Sprintf("… (%d characters)", len(r))
+	}
+	if _, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// clone deep-copies a decoded JSON value.
+func clone(ev map[string]any) map[string]any {
+	return cloneValue(ev).(map[string]any)
+}
+
+func cloneValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = cloneValue(e)
+		}
+		return m
+	case []any:
+		return slices.Clone(x)
+	default:
+		return v
+	}
+}
+
+// get returns the value at path in ev.
+func get(ev map[string]any, path []string) (any, bool) {
+	var cur any = ev
+	for _, k := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[k]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// set puts v at path in ev, making the objects on the way.
+func set(ev map[string]any, path []string, v any) {
+	m := ev
+	for _, k := range path[:len(path)-1] {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+	m[path[len(path)-1]] = v
+}
+
+// del removes the value at path from ev.
+func del(ev map[string]any, path []string) {
+	if parent, ok := get(ev, path[:len(path)-1]); ok {
+		if m, ok := parent.(map[string]any); ok {
+			delete(m, path[len(path)-1])
+		}
+	}
+}
+
+// maxReportedVariants is how many refused generated bodies a check describes one by one.
+const maxReportedVariants = 5
+
+// generatedChecks is one check per selected event type, sending its generated bodies.
+func (g *grader) generatedChecks() []*check {
+	var out []*check
+	for _, t := range g.types {
+		out = append(out, &check{id: "receiver.accepts.generated/" + t, category: CategoryAccepts, covers: []string{t}, rule: ruleSchema,
+			doc: fmt.Sprintf("correctly signed %s deliveries generated from its schema (each enum value, each optional field absent and present, undeclared fields, %d bodies with values drawn from the seed: amounts at the bounds, text in every script) are each acknowledged", t, randomVariants),
+			run: func(c *checkRun) { c.generated(t) }})
+	}
+	return out
+}
+
+// generated sends every generated body of type t, one after the other, and fails for each refused.
+func (c *checkRun) generated(t string) {
+	seed := fmt.Sprintf("seed %d: --seed %d sends the same bodies", c.g.seed, c.g.seed)
+	vs, err := c.g.variants(t)
+	if err != nil {
+		c.fail(fmt.Sprintf("cannot generate %s bodies from the document (%s): %v", t, seed, err), -1)
+		return
+	}
+	refused := 0
+	for _, v := range vs {
+		ev := clone(v.event)
+		ev["id"], ev["created_at"] = newEventID(), c.now().UTC().Format(time.RFC3339)
+		d := newDelivery(ev, c.now(), c.g.cfg.Secret)
+		if viol := c.g.spec.ValidateWebhook(t, d.header, d.body); len(viol) > 0 {
+			c.fail(fmt.Sprintf("the grader generated a %s body the document does not allow, %s (%s; %v): a defect of the grader, not of the receiver", t, v.what, seed, viol), -1)
+			continue
+		}
+		a, at := c.deliver(d)
+		if a.acknowledged() {
+			continue
+		}
+		refused++
+		if refused <= maxReportedVariants || a.timeout {
+			c.fail(fmt.Sprintf("a correctly signed %s delivery generated from the document, %s, got %s (%s); %s", t, v.what, a, seed, c.acceptFix()), at)
+		}
+		if a.timeout {
+			return // every other body would wait as long
+		}
+	}
+	if refused > maxReportedVariants {
+		c.fail(fmt.Sprintf("%d more of the %d generated %s deliveries were not acknowledged (%s)", refused-maxReportedVariants, len(vs), t, seed), -1)
+	}
+}

@@ -1,0 +1,274 @@
+package receivertests
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// rawVariant is a way of writing an event's JSON that a decode and re-encode does not keep: the
+// signature covers the bytes as sent, so a receiver that verifies a re-serialized body (Express's
+// JSON.stringify(req.body), Go's json.Marshal of the decoded event, a framework that parsed the
+// body before the verifier ran) refuses it, while every byte of it is a valid event.
+type rawVariant struct {
+	name string
+	doc  string
+	// write spells ev (a fresh event, which it may change first, guided by what the document says of
+	// its fields) as a body.
+	write func(ev map[string]any, fields []field) []byte
+}
+
+// exoticText is text that every decoder keeps but that tries every part of UTF-8: Latin letters
+// precomposed and decomposed (e + U+0301), a non-BMP character (a surrogate pair in UTF-16), Arabic
+// and Hebrew (right to left), and the three bytes of U+00E9 next to a slash.
+const exoticText = "Café crème e\u0301 naïve 𝄞😀 مرحبا שלום / 日本"
+
+// jsUnsafeText has the characters Go's encoder escapes and JavaScript's does not: <, >, & (escaped by
+// json.Marshal for HTML) and the line and paragraph separators U+2028 and U+2029.
+const jsUnsafeText = "Tom & Jerry <order 7> \u2028line\u2029para"
+
+// bigInteger is an integer beyond 2^53 (2^64 + 1), which a parser that reads numbers as doubles
+// (JavaScript, Go's decode into any) changes to 18446744073709552000.
+const bigInteger = "18446744073709551617"
+
+func rawVariants() []rawVariant {
+	return []rawVariant{
+		{name: "whitespace", doc: "indented with tabs, CRLF line ends and spaces around the colons",
+			write: func(ev map[string]any, fields []field) []byte {
+				return writeJSON(ev, jsonStyle{indent: "\t", newline: "\r\n", colon: " : "})
+			}},
+		{name: "key-order", doc: "the keys of every object in reverse alphabetical order",
+			write: func(ev map[string]any, fields []field) []byte {
+				return writeJSON(ev, jsonStyle{reverse: true})
+			}},
+		{name: "unicode-escapes", doc: "every non-ASCII character written as a \\u escape (\"\\u00e9\", surrogate pairs) and every / as \\/, in a text field holding " + strconv.Quote(exoticText),
+			write: func(ev map[string]any, fields []field) []byte {
+				setText(ev, fields, exoticText)
+				return writeJSON(ev, jsonStyle{escapeAll: true})
+			}},
+		{name: "number-trailing-zero", doc: "every number with a trailing zero (2500.0, 150.50)",
+			write: func(ev map[string]any, fields []field) []byte {
+				mapNumbers(ev, func(f float64) string {
+					if f == float64(int64(f)) {
+						return strconv.FormatFloat(f, 'f', 1, 64)
+					}
+					return strconv.FormatFloat(f, 'f', -1, 64) + "0"
+				})
+				return writeJSON(ev, jsonStyle{})
+			}},
+		{name: "number-exponent", doc: "every number in exponent form (2.5e+03, 1.505e+02)",
+			write: func(ev map[string]any, fields []field) []byte {
+				mapNumbers(ev, func(f float64) string { return strconv.FormatFloat(f, 'e', -1, 64) })
+				return writeJSON(ev, jsonStyle{})
+			}},
+		{name: "non-ascii", doc: "a text field holding " + strconv.Quote(exoticText) + " as raw UTF-8",
+			write: func(ev map[string]any, fields []field) []byte {
+				setText(ev, fields, exoticText)
+				return writeJSON(ev, jsonStyle{})
+			}},
+		{name: "html-and-line-separators", doc: "a text field holding " + strconv.Quote(jsUnsafeText) + " raw (Go's encoder escapes these, JavaScript's does not)",
+			write: func(ev map[string]any, fields []field) []byte {
+				setText(ev, fields, jsUnsafeText)
+				return writeJSON(ev, jsonStyle{})
+			}},
+		{name: "large-integer", doc: "every integer field at the document's maximum (a payout's amount at 2^53-1) and an undeclared field holding 2^64+1 (the document allows no integer beyond 2^53-1 in a declared field)",
+			write: func(ev map[string]any, fields []field) []byte {
+				for _, f := range fields {
+					if f.integerMax != "" {
+						if _, ok := get(ev, f.path); ok {
+							set(ev, f.path, json.Number(f.integerMax))
+						}
+					}
+				}
+				ev[unknownFieldName] = json.Number(bigInteger)
+				return writeJSON(ev, jsonStyle{})
+			}},
+	}
+}
+
+// setText puts s in every free-text field of ev (a string the document bounds by length only, such
+// as Narration) that the event type declares, present or not; in an undeclared field when it declares
+// none.
+func setText(ev map[string]any, fields []field, s string) {
+	n := 0
+	for _, f := range fields {
+		if f.text {
+			set(ev, f.path, s)
+			n++
+		}
+	}
+	if n == 0 {
+		ev[unknownFieldName] = s
+	}
+}
+
+// mapNumbers replaces every number in v by the literal spell gives it.
+func mapNumbers(v any, spell func(float64) string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if f, ok := e.(float64); ok {
+				x[k] = json.Number(spell(f))
+			} else {
+				mapNumbers(e, spell)
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if f, ok := e.(float64); ok {
+				x[i] = json.Number(spell(f))
+			} else {
+				mapNumbers(e, spell)
+			}
+		}
+	}
+}
+
+// jsonStyle is what writeJSON leaves open in JSON's grammar.
+type jsonStyle struct {
+	indent, newline, colon string
+	// reverse writes an object's keys in reverse order; otherwise sorted, as json.Marshal does.
+	reverse bool
+	// escapeAll writes every non-ASCII character as \u escapes and / as \/.
+	escapeAll bool
+}
+
+// writeJSON writes v (decoded JSON: maps, slices, strings, float64, json.Number, bool, nil) in style.
+// Unlike encoding/json it escapes only what JSON requires (", \ and control characters), so <, >, &
+// and U+2028 stay raw unless escapeAll asks for escapes.
+func writeJSON(v any, style jsonStyle) []byte {
+	if style.colon == "" {
+		style.colon = ":"
+	}
+	var b strings.Builder
+	style.write(&b, v, 0)
+	return []byte(b.String())
+}
+
+func (s jsonStyle) write(b *strings.Builder, v any, depth int) {
+	line := func(d int) {
+		if s.newline != "" || s.indent != "" {
+			b.WriteString(s.newline)
+			b.WriteString(strings.Repeat(s.indent, d))
+		}
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if s.reverse {
+			slices.Reverse(keys)
+		}
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			line(depth + 1)
+			s.writeString(b, k)
+			b.WriteString(s.colon)
+			s.write(b, x[k], depth+1)
+		}
+		if len(keys) > 0 {
+			line(depth)
+		}
+		b.WriteByte('}')
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			line(depth + 1)
+			s.write(b, e, depth+1)
+		}
+		if len(x) > 0 {
+			line(depth)
+		}
+		b.WriteByte(']')
+	case string:
+		s.writeString(b, x)
+	case json.Number:
+		b.WriteString(string(x))
+	case float64:
+		b.WriteString(strconv.FormatFloat(x, 'f', -1, 64))
+	case int:
+		b.WriteString(strconv.Itoa(x))
+	case bool:
+		b.WriteString(strconv.FormatBool(x))
+	case nil:
+		b.WriteString("null")
+	default:
+		data, _ := json.Marshal(x)
+		b.Write(data)
+	}
+}
+
+func (s jsonStyle) writeString(b *strings.Builder, str string) {
+	b.WriteByte('"')
+	for _, r := range str {
+		var u [2]uint16
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20:
+			fmt.Fprintf(b, `\u%04x`, r)
+		case s.escapeAll && r == '/':
+			b.WriteString(`\/`)
+		case s.escapeAll && r > 0x7e:
+			if utf8.RuneLen(r) == 4 {
+				r -= 0x10000
+				u[0], u[1] = uint16(0xd800+(r>>10)), uint16(0xdc00+(r&0x3ff))
+				fmt.Fprintf(b, `\u%04x\u%04x`, u[0], u[1])
+			} else {
+				fmt.Fprintf(b, `\u%04x`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+}
+
+// rawBodyChecks is one check per spelling, each sending it for every selected event type.
+func (g *grader) rawBodyChecks() []*check {
+	var out []*check
+	for _, v := range rawVariants() {
+		out = append(out, &check{id: "receiver.accepts.raw-body/" + v.name, category: CategoryAccepts, covers: g.types, rule: ruleRawBody,
+			doc: "a correctly signed delivery of each event type whose body is written with " + v.doc + " (valid JSON and a valid event, which a decode and re-encode changes) is acknowledged",
+			run: func(c *checkRun) { c.rawBody(v) }})
+	}
+	return out
+}
+
+// rawBody sends v's spelling of a fresh event of every selected type, each correctly signed over
+// the bytes as written.
+func (c *checkRun) rawBody(v rawVariant) {
+	for _, t := range c.g.types {
+		ev := c.g.payloads.event(t, c.now())
+		body := v.write(ev, c.g.fields[t])
+		d := newRawDelivery(t, fmt.Sprint(ev["id"]), body, c.now(), c.g.cfg.Secret)
+		if viol := c.g.spec.ValidateWebhook(t, d.header, d.body); len(viol) > 0 {
+			c.fail(fmt.Sprintf("the grader wrote a %s body (%s) the document does not allow (%v): a defect of the grader, not of the receiver", t, v.name, viol), -1)
+			continue
+		}
+		a, ok := c.expectAccepted(d, fmt.Sprintf("a correctly signed %s delivery written with %s", t, v.doc))
+		if !ok && a.timeout {
+			return // every other type would wait as long
+		}
+	}
+}

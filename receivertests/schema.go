@@ -1,0 +1,167 @@
+package receivertests
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+)
+
+// field is what the document says of one property of an event body, merged over the allOf branches
+// that declare it (the webhook's own schema, PaymentEvent or PayoutEvent, Payment or Payout): the
+// generated payloads are built from these, never from a list of field names in code.
+type field struct {
+	// path is where the property is in the event, e.g. [data object failure_reason].
+	path []string
+	// required: some branch lists it as required.
+	required bool
+	// enum is the union of the branches' enum values; a value one branch forbids (a payment.success
+	// whose status is pending) is dropped later, by validating the body.
+	enum []any
+	// examples are the branches' examples, the value an optional field gets when it is added.
+	examples []any
+	// component is the schema the property refers to (e.g. Narration), which picks a generator.
+	component string
+	// text: a string with a maxLength and no pattern, enum or format, so any character may appear.
+	text bool
+	// object: it has properties of its own (data, data.object).
+	object bool
+	// integerMax is the maximum of an integer field, as a JSON integer; empty for other fields.
+	integerMax string
+}
+
+func (f field) name() string { return strings.Join(f.path, ".") }
+
+// eventFields walks the request body schema of the webhook for event type t.
+func eventFields(spec *openapi.Spec, t string) ([]field, error) {
+	op, ok := spec.Webhook(t)
+	if !ok {
+		return nil, fmt.Errorf("event type %s is not declared under webhooks", t)
+	}
+	rb := openapi.OperationModel(op).RequestBody
+	if rb == nil || rb.Content == nil {
+		return nil, fmt.Errorf("webhook %s documents no request body", t)
+	}
+	mt, ok := rb.Content.Get("application/json")
+	if !ok || mt == nil || mt.Schema == nil {
+		return nil, fmt.Errorf("webhook %s documents no application/json schema", t)
+	}
+	var out []field
+	walkObject([]*base.SchemaProxy{mt.Schema}, nil, &out)
+	return out, nil
+}
+
+// branches returns the schema behind p and every allOf branch under it, with the component name the
+// first reference on the way names.
+func branches(p *base.SchemaProxy) (schemas []*base.Schema, component string) {
+	if p == nil {
+		return nil, ""
+	}
+	if p.IsReference() {
+		ref := p.GetReference()
+		component = ref[strings.LastIndex(ref, "/")+1:]
+	}
+	s := p.Schema()
+	if s == nil {
+		return nil, component
+	}
+	schemas = append(schemas, s)
+	for _, sub := range s.AllOf {
+		more, c := branches(sub)
+		schemas = append(schemas, more...)
+		if component == "" {
+			component = c
+		}
+	}
+	return schemas, component
+}
+
+// walkObject appends the fields of the object the proxies describe together (an allOf's branches),
+// at path, and recurses into the properties that are objects.
+func walkObject(proxies []*base.SchemaProxy, path []string, out *[]field) {
+	var schemas []*base.Schema
+	for _, p := range proxies {
+		s, _ := branches(p)
+		schemas = append(schemas, s...)
+	}
+	var names []string
+	props := map[string][]*base.SchemaProxy{}
+	required := map[string]bool{}
+	for _, s := range schemas {
+		for _, r := range s.Required {
+			required[r] = true
+		}
+		if s.Properties == nil {
+			continue
+		}
+		for name, p := range s.Properties.FromOldest() {
+			if _, seen := props[name]; !seen {
+				names = append(names, name)
+			}
+			props[name] = append(props[name], p)
+		}
+	}
+	for _, name := range names {
+		f := field{path: append(slices.Clone(path), name), required: required[name]}
+		var all []*base.Schema
+		for _, p := range props[name] {
+			s, c := branches(p)
+			all = append(all, s...)
+			if f.component == "" {
+				f.component = c
+			}
+		}
+		text := false
+		for _, s := range all {
+			for _, n := range s.Enum {
+				if v, err := decodeValue(n); err == nil && !containsValue(f.enum, v) {
+					f.enum = append(f.enum, v)
+				}
+			}
+			for _, n := range s.Examples {
+				if v, err := decodeValue(n); err == nil {
+					f.examples = append(f.examples, v)
+				}
+			}
+			if s.Properties != nil && s.Properties.Len() > 0 {
+				f.object = true
+			}
+			if s.MaxLength != nil && slices.Contains(s.Type, "string") {
+				text = true
+			}
+			if slices.Contains(s.Type, "integer") && s.Maximum != nil {
+				f.integerMax = strconv.FormatFloat(*s.Maximum, 'f', 0, 64)
+			}
+		}
+		for _, s := range all {
+			if s.Pattern != "" || s.Format != "" || len(s.Enum) > 0 {
+				text = false
+			}
+		}
+		f.text = text
+		*out = append(*out, f)
+		if f.object {
+			walkObject(props[name], f.path, out)
+		}
+	}
+}
+
+// decodeValue turns a YAML node of the document (an enum value, an example) into its JSON value.
+func decodeValue(n any) (any, error) {
+	type decoder interface{ Decode(any) error }
+	d, ok := n.(decoder)
+	if !ok {
+		return nil, fmt.Errorf("not a YAML node: %T", n)
+	}
+	var v any
+	err := d.Decode(&v)
+	return v, err
+}
+
+func containsValue(vs []any, v any) bool {
+	return slices.ContainsFunc(vs, func(x any) bool { return fmt.Sprint(x) == fmt.Sprint(v) })
+}
