@@ -19,8 +19,8 @@ type field struct {
 	path []string
 	// required: some branch lists it as required.
 	required bool
-	// enum is the union of the branches' enum values; a value one branch forbids (a payment.success
-	// whose status is pending) is dropped later, by validating the body.
+	// enum is the values every branch that has an enum allows: Payment's status allows four, the
+	// payment.success webhook's own schema one, so a payment.success event's status is success.
 	enum []any
 	// examples are the branches' examples, the value an optional field gets when it is added.
 	examples []any
@@ -28,8 +28,11 @@ type field struct {
 	component string
 	// text: a string with a maxLength and no pattern, enum or format, so any character may appear.
 	text bool
-	// object: it has properties of its own (data, data.object).
+	// object: it has properties of its own (the event itself, whose path is empty; data; data.object).
 	object bool
+	// closed: an object some branch gives additionalProperties: false, where no undeclared field may
+	// be sent.
+	closed bool
 	// integerMax is the maximum of an integer field, as a JSON integer; empty for other fields.
 	integerMax string
 }
@@ -50,8 +53,8 @@ func eventFields(spec *openapi.Spec, t string) ([]field, error) {
 	if !ok || mt == nil || mt.Schema == nil {
 		return nil, fmt.Errorf("webhook %s documents no application/json schema", t)
 	}
-	var out []field
-	walkObject([]*base.SchemaProxy{mt.Schema}, nil, &out)
+	out := []field{{object: true}}
+	out[0].closed = walkObject([]*base.SchemaProxy{mt.Schema}, nil, &out)
 	return out, nil
 }
 
@@ -81,12 +84,18 @@ func branches(p *base.SchemaProxy) (schemas []*base.Schema, component string) {
 }
 
 // walkObject appends the fields of the object the proxies describe together (an allOf's branches),
-// at path, and recurses into the properties that are objects.
-func walkObject(proxies []*base.SchemaProxy, path []string, out *[]field) {
+// at path, and recurses into the properties that are objects. It reports whether the object is
+// closed to undeclared fields.
+func walkObject(proxies []*base.SchemaProxy, path []string, out *[]field) (closed bool) {
 	var schemas []*base.Schema
 	for _, p := range proxies {
 		s, _ := branches(p)
 		schemas = append(schemas, s...)
+	}
+	for _, s := range schemas {
+		if ap := s.AdditionalProperties; ap != nil && ap.IsB() && !ap.B {
+			closed = true
+		}
 	}
 	var names []string
 	props := map[string][]*base.SchemaProxy{}
@@ -115,11 +124,19 @@ func walkObject(proxies []*base.SchemaProxy, path []string, out *[]field) {
 				f.component = c
 			}
 		}
-		text := false
+		text, enumerated := false, false
 		for _, s := range all {
-			for _, n := range s.Enum {
-				if v, err := decodeValue(n); err == nil && !containsValue(f.enum, v) {
-					f.enum = append(f.enum, v)
+			if len(s.Enum) > 0 {
+				var values []any
+				for _, n := range s.Enum {
+					if v, err := decodeValue(n); err == nil {
+						values = append(values, v)
+					}
+				}
+				if !enumerated {
+					f.enum, enumerated = values, true
+				} else {
+					f.enum = slices.DeleteFunc(f.enum, func(v any) bool { return !containsValue(values, v) })
 				}
 			}
 			for _, n := range s.Examples {
@@ -145,9 +162,11 @@ func walkObject(proxies []*base.SchemaProxy, path []string, out *[]field) {
 		f.text = text
 		*out = append(*out, f)
 		if f.object {
-			walkObject(props[name], f.path, out)
+			at := len(*out) - 1
+			(*out)[at].closed = walkObject(props[name], f.path, out)
 		}
 	}
+	return closed
 }
 
 // decodeValue turns a YAML node of the document (an enum value, an example) into its JSON value.

@@ -1,0 +1,124 @@
+package receivertests
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
+)
+
+func testGrader(t *testing.T, seed uint64) *grader {
+	t.Helper()
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	g, err := newGrader(Config{Spec: spec, Seed: seed})
+	require.NoError(t, err)
+	return g
+}
+
+// bodies is every generated body of type t, as JSON.
+func bodies(t *testing.T, g *grader, et string) []string {
+	t.Helper()
+	vs, err := g.variants(et)
+	require.NoError(t, err)
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		b, err := json.Marshal(v.event)
+		require.NoError(t, err)
+		out[i] = string(b)
+	}
+	return out
+}
+
+// The same seed sends the same bodies; another seed other drawn bodies. Selecting fewer event types
+// changes no type's bodies.
+func TestGeneratedPayloadsAreReproducible(t *testing.T) {
+	for _, et := range api.EventTypeValues() {
+		a, b, c := bodies(t, testGrader(t, 42), string(et)), bodies(t, testGrader(t, 42), string(et)), bodies(t, testGrader(t, 43), string(et))
+		assert.Equal(t, a, b, "%s: seed 42 twice", et)
+		assert.NotEqual(t, a, c, "%s: seeds 42 and 43", et)
+		assert.Equal(t, a[:len(a)-randomVariants-1], c[:len(c)-randomVariants-1], "%s: only the undeclared fields and the drawn bodies depend on the seed", et)
+	}
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	one, err := newGrader(Config{Spec: spec, Seed: 42, EventTypes: []string{"payout.failed"}})
+	require.NoError(t, err)
+	assert.Equal(t, bodies(t, testGrader(t, 42), "payout.failed"), bodies(t, one, "payout.failed"))
+}
+
+// The generated bodies of each event type reach every enum value the document gives its fields
+// (read here from the generated api package, not from the walk under test), every optional field
+// both absent and present, and undeclared fields, which the document allows; and every one of them,
+// drawn ones included, is valid against the document, for many seeds.
+func TestGeneratedPayloadsCoverTheSchema(t *testing.T) {
+	for _, et := range api.EventTypeValues() {
+		t.Run(string(et), func(t *testing.T) {
+			g := testGrader(t, 7)
+			all := strings.Join(bodies(t, g, string(et)), "\n")
+			if strings.HasSuffix(string(et), ".failed") {
+				for _, r := range api.FailureReasonValues() {
+					assert.Contains(t, all, fmt.Sprintf(`"failure_reason":%q`, r))
+				}
+			}
+			if strings.HasPrefix(string(et), "payout.") {
+				for _, tt := range api.TransferToValues() {
+					assert.Contains(t, all, fmt.Sprintf(`"transfer_to":%q`, tt))
+				}
+			}
+			assert.Contains(t, all, generatedFieldName, "the document allows undeclared fields in events")
+			vs, err := g.variants(string(et))
+			require.NoError(t, err)
+			for _, f := range g.fields[string(et)] {
+				if f.object || f.required {
+					continue
+				}
+				absent, present := false, false
+				for _, v := range vs {
+					_, ok := get(v.event, f.path)
+					absent, present = absent || !ok, present || ok
+				}
+				assert.True(t, absent && present, "%s: optional %s absent in some body and present in another", et, f.name())
+			}
+			secret, err := webhook.NewSecret()
+			require.NoError(t, err)
+			for seed := uint64(1); seed <= 20; seed++ {
+				g := testGrader(t, seed)
+				for _, b := range bodies(t, g, string(et)) {
+					d := newRawDelivery(string(et), newEventID(), []byte(b), time.Now(), secret)
+					assert.Empty(t, g.spec.ValidateWebhook(string(et), d.header, d.body), "seed %d: %s", seed, b)
+				}
+			}
+		})
+	}
+}
+
+// The walk reads the document: the payment.success webhook narrows Payment's four statuses to one,
+// the failed events require failure_reason, Narration is free text, and a payout's amount is an
+// integer whose maximum is 2^53-1.
+func TestEventFieldsFollowTheDocument(t *testing.T) {
+	g := testGrader(t, 1)
+	byName := func(et, name string) field {
+		for _, f := range g.fields[et] {
+			if f.name() == name {
+				return f
+			}
+		}
+		t.Fatalf("%s has no field %s", et, name)
+		return field{}
+	}
+	assert.Equal(t, []any{"success"}, byName("payment.success", "data.object.status").enum)
+	assert.True(t, byName("payment.failed", "data.object.failure_reason").required)
+	assert.False(t, byName("payment.success", "data.object.failure_reason").required)
+	assert.True(t, byName("payment.success", "data.object.narration").text)
+	assert.False(t, byName("payment.success", "data.object.reference").text, "a pattern limits the characters")
+	assert.Equal(t, "9007199254740991", byName("payout.success", "data.object.amount").integerMax)
+	assert.Empty(t, byName("payment.success", "data.object.amount").integerMax, "a payment's amount is a number")
+}
