@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,7 +45,9 @@ type webhooksTestFlags struct {
 	eventTypes             []string
 	burst                  int
 	timeout                time.Duration
-	reports                reportFlags
+	// seed draws the generated payloads; zero draws a seed, which the run prints.
+	seed    uint64
+	reports reportFlags
 }
 
 func (c *cli) webhooksTestCommand() *cobra.Command {
@@ -57,9 +61,13 @@ func (c *cli) webhooksTestCommand() *cobra.Command {
   accepts     every event type correctly signed, a rotation's two signatures (one valid), a
               redelivery of the same webhook-id: 2xx within the time-out (%s by default, the
               document's x-malipo-delivery-timeout-seconds)
-  rejects     no signature, a forged one, a body changed after signing, another secret, a timestamp
-              outside the five-minute tolerance (past and future), a malformed signature header, an
-              unknown signature version only: any non-2xx
+              the same events written in ways a decode and re-encode changes (white space, key
+              order, \u escapes, 2500.0 and 2.5e+03, non-ASCII text, <>& and U+2028, a large
+              integer), and bodies generated from each event's schema (every enum value, optional
+              fields absent and present, undeclared fields, drawn values from --seed)
+  rejects     for every event type: no signature, a forged one, a body changed after signing,
+              another secret, a timestamp outside the five-minute tolerance (past and future), a
+              malformed signature header, an unknown signature version only: any non-2xx
   robustness  a burst of --burst deliveries at once, an undeclared field, an undeclared event type
 
 The secret is the one the receiver verifies with: an endpoint's whsec_ secret (--secret), or the
@@ -89,6 +97,7 @@ answer), 130 interrupted.`, api.WebhookDeliveryTimeout, webhookSecretEnv),
 	fs.StringVar(&f.secretKey, "secret-key", "", "the merchant secret `key` that signs deliveries to a payment's or payout's webhook_url")
 	fs.StringSliceVar(&f.eventTypes, "event-types", nil, "comma-separated event `types` to send (default every type the contract declares)")
 	fs.IntVar(&f.burst, "burst", f.burst, "deliveries the burst check sends at once")
+	fs.Uint64Var(&f.seed, "seed", 0, "draws the generated payloads: the same `SEED` sends the same bodies (default a new one, printed)")
 	fs.Var(durationValue{&f.timeout}, "timeout", "how long the receiver has to answer each delivery (the default is the contract's "+openapi.DeliveryTimeoutExtension+")")
 	f.reports.declare(cmd, receiverChecks)
 	_ = cmd.RegisterFlagCompletionFunc("event-types", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -168,11 +177,39 @@ func runWebhooksTest(ctx context.Context, cmd *cobra.Command, f *webhooksTestFla
 		return exitUsage, err
 	}
 	cfg.Secret = secret
+	cfg.Seed = f.seed
+	for cfg.Seed == 0 {
+		cfg.Seed = rand.Uint64()
+	}
+	// The seed goes to stderr, so that a --json - on stdout stays JSON, and into every failure's rerun
+	// line and the JSON report (Config.Rerun).
+	fmt.Fprintf(stderr, "malipo webhooks test: generated payloads from --seed %d\n", cfg.Seed)
+	cfg.Rerun = webhooksRerun(cmd, cfg.Seed)
 	sum, err := receivertests.Run(ctx, cfg, f.reports.reporters(stdout, receivertests.Tool)...)
 	if err != nil {
 		fmt.Fprintf(stderr, "malipo webhooks test: %v\n", err)
 	}
 	return runner.ExitCode(sum, err), nil
+}
+
+// webhooksRerunFlags are the flags that change what one check sends, in the rerun line; the secret is
+// left out (the rerun reads $MALIPO_WEBHOOK_SECRET, which takes either form), and so are the reports
+// and the selection.
+var webhooksRerunFlags = []string{"url", "event-types", "burst", "timeout"}
+
+// webhooksRerun is the command line that grades the same receiver the same way, seed included.
+func webhooksRerun(cmd *cobra.Command, seed uint64) []string {
+	args := []string{"malipo", "webhooks", "test"}
+	for _, name := range webhooksRerunFlags {
+		if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed {
+			v := fl.Value.String()
+			if sv, ok := fl.Value.(interface{ GetSlice() []string }); ok {
+				v = strings.Join(sv.GetSlice(), ",")
+			}
+			args = append(args, "--"+name, v)
+		}
+	}
+	return append(args, "--seed", strconv.FormatUint(seed, 10))
 }
 
 // receiverChecks lists the checks of `malipo webhooks test` with every declared event type (for
