@@ -137,7 +137,7 @@ func (c *checkRun) rejectFix() string {
 	case ruleVersions:
 		return "parse webhook-signature as space-separated <version>,<base64> entries and compare only v1 entries, in constant time"
 	default:
-		return "verify webhook-signature (v1, HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body} with your secret) before trusting the body, and refuse with 401 when it does not match"
+		return "verify webhook-signature (v1, HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body} with your secret) before trusting the body, for every event type (verify before you switch on the type), and refuse with 401 when it does not match"
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -105,6 +106,23 @@ func (g *grader) variants(t string) ([]variant, error) {
 			}
 		})
 	}
+	// Every field the generators know at its smallest, then at its largest: the bounds are where a
+	// receiver's types break (an amount in an int32, a narration in a VARCHAR(100)).
+	for _, b := range []bound{lowest, highest} {
+		ev := clone(base)
+		var names []string
+		for _, f := range fields {
+			if f.object || f.name() == "type" || len(f.enum) > 0 {
+				continue
+			}
+			if v, ok := f.draw(rng, b); ok {
+				set(ev, f.path, v)
+				names = append(names, f.name())
+			}
+		}
+		what := map[bound]string{lowest: "smallest", highest: "largest"}[b]
+		out = append(out, variant{what: fmt.Sprintf("every field the document bounds at its %s (%s)", what, strings.Join(names, ", ")), event: ev})
+	}
 	for i := range randomVariants {
 		ev := clone(base)
 		var drawn []string
@@ -119,7 +137,7 @@ func (g *grader) variants(t string) ([]variant, error) {
 				}
 				continue
 			}
-			v, ok := f.draw(rng)
+			v, ok := f.draw(rng, anyValue)
 			if !ok {
 				if _, present := get(ev, f.path); present || f.required {
 					continue
@@ -155,54 +173,71 @@ func (f field) sample() (any, bool) {
 	return nil, false
 }
 
-// draw picks a value for f from rng: an enum field one of its values, another by the component
-// schema it refers to, at the boundaries the document sets and in between; false for a field it has
-// no generator for (ids, times, URLs: their example stays). Every drawn value is one the document
-// allows.
-func (f field) draw(rng *rand.Rand) (any, bool) {
+// bound says which values draw picks: any (drawn), or the document's smallest or largest.
+type bound int
+
+const (
+	anyValue bound = iota
+	lowest
+	highest
+)
+
+// draw picks a value for f: an enum field one of its values; a number or integer in the range its
+// schema gives, on its multipleOf step; a string by the component it refers to (MerchantReference,
+// PhoneNumber: their patterns' alphabets) or, for free text, any characters; at its length bounds.
+// False for a field it has no generator for (ids, times, URLs: their example stays). Every value is
+// one the document allows.
+func (f field) draw(rng *rand.Rand, b bound) (any, bool) {
+	pick := func(lo, hi int) int {
+		switch b {
+		case lowest:
+			return lo
+		case highest:
+			return hi
+		}
+		return lo + rng.IntN(hi-lo+1)
+	}
 	if len(f.enum) > 0 {
-		return f.enum[rng.IntN(len(f.enum))], true
+		return f.enum[pick(0, len(f.enum)-1)], true
+	}
+	switch {
+	case f.integer && f.ranged:
+		lo, hi := int64(f.lo), int64(f.hi)
+		n := map[bound]int64{lowest: lo, highest: hi}[b]
+		if b == anyValue {
+			n = lo + rng.Int64N(hi-lo+1)
+		}
+		return json.Number(strconv.FormatInt(n, 10)), true
+	case f.number && f.ranged && f.step > 0:
+		// Whole steps, divided rather than multiplied so that 150.55 is written 150.55.
+		per := math.Round(1 / f.step)
+		lo, hi := int64(math.Ceil(f.lo*per)), int64(math.Floor(f.hi*per))
+		n := map[bound]int64{lowest: lo, highest: hi}[b]
+		if b == anyValue {
+			n = lo + rng.Int64N(hi-lo+1)
+		}
+		return float64(n) / per, true
 	}
 	switch f.component {
-	case "PaymentAmount": // (0, 10^12], two decimals
-		switch rng.IntN(4) {
-		case 0:
-			return 0.01, true
-		case 1:
-			return 1e12, true
-		case 2:
-			return 999999999999.99, true
-		default:
-			return float64(rng.Int64N(1e14)+1) / 100, true
-		}
-	case "PayoutAmount": // [1, 2^53-1]
-		switch rng.IntN(3) {
-		case 0:
-			return json.Number("1"), true
-		case 1:
-			return json.Number("9007199254740991"), true
-		default:
-			return json.Number(strconv.FormatInt(rng.Int64N(1<<53-1)+1, 10)), true
-		}
-	case "MerchantReference": // ^[A-Za-z0-9][A-Za-z0-9_.:-]*$, 1 to 64
+	case "MerchantReference": // ^[A-Za-z0-9][A-Za-z0-9_.:-]*$
 		const first = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 		const rest = first + "_.:-"
-		n := 1 + rng.IntN(64)
-		b := []byte{first[rng.IntN(len(first))]}
-		for len(b) < n {
-			b = append(b, rest[rng.IntN(len(rest))])
+		n := pick(max(f.minLen, 1), max(f.maxLen, 1))
+		out := []byte{first[rng.IntN(len(first))]}
+		for len(out) < n {
+			out = append(out, rest[rng.IntN(len(rest))])
 		}
-		return string(b), true
+		return string(out), true
 	case "PhoneNumber": // ^[1-9][0-9]{7,14}$
-		n := 8 + rng.IntN(8)
-		b := []byte{byte('1' + rng.IntN(9))}
-		for len(b) < n {
-			b = append(b, byte('0'+rng.IntN(10)))
+		n := pick(8, 15)
+		out := []byte{byte('1' + rng.IntN(9))}
+		for len(out) < n {
+			out = append(out, byte('0'+rng.IntN(10)))
 		}
-		return string(b), true
+		return string(out), true
 	}
 	if f.text {
-		return drawText(rng, 1+rng.IntN(255)), true
+		return drawText(rng, pick(max(f.minLen, 1), f.maxLen)), true
 	}
 	return nil, false
 }
@@ -315,7 +350,7 @@ func (c *checkRun) generated(t string) {
 		c.fail(fmt.Sprintf("cannot generate %s bodies from the document (%s): %v", t, seed, err), -1)
 		return
 	}
-	refused := 0
+	refused, firstUnreported := 0, -1
 	for _, v := range vs {
 		ev := clone(v.event)
 		ev["id"], ev["created_at"] = newEventID(), c.now().UTC().Format(time.RFC3339)
@@ -331,12 +366,14 @@ func (c *checkRun) generated(t string) {
 		refused++
 		if refused <= maxReportedVariants || a.timeout {
 			c.fail(fmt.Sprintf("a correctly signed %s delivery generated from the document, %s, got %s (%s); %s", t, v.what, a, seed, c.acceptFix()), at)
+		} else if firstUnreported < 0 {
+			firstUnreported = at
 		}
 		if a.timeout {
 			return // every other body would wait as long
 		}
 	}
 	if refused > maxReportedVariants {
-		c.fail(fmt.Sprintf("%d more of the %d generated %s deliveries were not acknowledged (%s)", refused-maxReportedVariants, len(vs), t, seed), -1)
+		c.fail(fmt.Sprintf("%d more of the %d generated %s deliveries were not acknowledged, the first of them here (%s)", refused-maxReportedVariants, len(vs), t, seed), firstUnreported)
 	}
 }

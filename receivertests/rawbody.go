@@ -31,12 +31,13 @@ const exoticText = "Café crème e\u0301 naïve 𝄞😀 مرحبا שלום / �
 const jsUnsafeText = "Tom & Jerry <order 7> \u2028line\u2029para"
 
 // bigInteger is an integer beyond 2^53 (2^64 + 1), which a parser that reads numbers as doubles
-// (JavaScript, Go's decode into any) changes to 18446744073709552000.
+// (JavaScript, Go's decode into any) changes to 18446744073709552000. It goes in an undeclared field:
+// the document allows no declared integer beyond 2^53-1 (PayoutAmount's maximum).
 const bigInteger = "18446744073709551617"
 
 func rawVariants() []rawVariant {
 	return []rawVariant{
-		{name: "whitespace", doc: "indented with tabs, CRLF line ends and spaces around the colons",
+		{name: "whitespace", doc: "tabs for indents, CRLF line ends and spaces around the colons",
 			write: func(ev map[string]any, fields []field) []byte {
 				return writeJSON(ev, jsonStyle{indent: "\t", newline: "\r\n", colon: " : "})
 			}},
@@ -44,12 +45,12 @@ func rawVariants() []rawVariant {
 			write: func(ev map[string]any, fields []field) []byte {
 				return writeJSON(ev, jsonStyle{reverse: true})
 			}},
-		{name: "unicode-escapes", doc: "every non-ASCII character written as a \\u escape (\"\\u00e9\", surrogate pairs) and every / as \\/, in a text field holding " + strconv.Quote(exoticText),
+		{name: "unicode-escapes", doc: "every non-ASCII character as a \\u escape (\"\\u00e9\", surrogate pairs) and every / as \\/, in a text field holding " + strconv.Quote(exoticText),
 			write: func(ev map[string]any, fields []field) []byte {
 				setText(ev, fields, exoticText)
 				return writeJSON(ev, jsonStyle{escapeAll: true})
 			}},
-		{name: "number-trailing-zero", doc: "every number with a trailing zero (2500.0, 150.50)",
+		{name: "number-trailing-zero", doc: "every number given a trailing zero (2500.0, 150.50)",
 			write: func(ev map[string]any, fields []field) []byte {
 				mapNumbers(ev, func(f float64) string {
 					if f == float64(int64(f)) {
@@ -74,7 +75,7 @@ func rawVariants() []rawVariant {
 				setText(ev, fields, jsUnsafeText)
 				return writeJSON(ev, jsonStyle{})
 			}},
-		{name: "large-integer", doc: "every integer field at the document's maximum (a payout's amount at 2^53-1) and an undeclared field holding 2^64+1 (the document allows no integer beyond 2^53-1 in a declared field)",
+		{name: "large-integer", doc: "every integer field at its maximum (a payout's amount at 2^53-1) and an undeclared field holding 2^64+1",
 			write: func(ev map[string]any, fields []field) []byte {
 				for _, f := range fields {
 					if f.integerMax != "" {

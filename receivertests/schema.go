@@ -35,6 +35,14 @@ type field struct {
 	closed bool
 	// integerMax is the maximum of an integer field, as a JSON integer; empty for other fields.
 	integerMax string
+	// integer and number: the field's JSON type, when it is one of these; lo and hi its bounds
+	// (an exclusive minimum moved up by one step), step its multipleOf (zero: none), ranged whether
+	// it has both bounds.
+	integer, number bool
+	lo, hi, step    float64
+	ranged          bool
+	// minLen and maxLen bound a string's length in characters; maxLen is zero when unbounded.
+	minLen, maxLen int
 }
 
 func (f field) name() string { return strings.Join(f.path, ".") }
@@ -153,6 +161,7 @@ func walkObject(proxies []*base.SchemaProxy, path []string, out *[]field) (close
 			if slices.Contains(s.Type, "integer") && s.Maximum != nil {
 				f.integerMax = strconv.FormatFloat(*s.Maximum, 'f', 0, 64)
 			}
+			f.readBounds(s)
 		}
 		for _, s := range all {
 			if s.Pattern != "" || s.Format != "" || len(s.Enum) > 0 {
@@ -167,6 +176,35 @@ func walkObject(proxies []*base.SchemaProxy, path []string, out *[]field) (close
 		}
 	}
 	return closed
+}
+
+// readBounds takes what s says of the field's type, range, step and length.
+func (f *field) readBounds(s *base.Schema) {
+	f.integer = f.integer || slices.Contains(s.Type, "integer")
+	f.number = f.number || slices.Contains(s.Type, "number")
+	if s.MultipleOf != nil {
+		f.step = *s.MultipleOf
+	}
+	hasLo, hasHi := f.ranged, f.ranged
+	if s.Minimum != nil {
+		f.lo, hasLo = *s.Minimum, true
+	}
+	if ex := s.ExclusiveMinimum; ex != nil && ex.IsB() {
+		f.lo, hasLo = ex.B+max(f.step, 1e-9), true
+		if f.integer {
+			f.lo = ex.B + 1
+		}
+	}
+	if s.Maximum != nil {
+		f.hi, hasHi = *s.Maximum, true
+	}
+	f.ranged = hasLo && hasHi
+	if s.MinLength != nil {
+		f.minLen = int(*s.MinLength)
+	}
+	if s.MaxLength != nil {
+		f.maxLen = int(*s.MaxLength)
+	}
 }
 
 // decodeValue turns a YAML node of the document (an enum value, an example) into its JSON value.

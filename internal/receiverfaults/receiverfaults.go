@@ -8,11 +8,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
@@ -174,11 +176,84 @@ func All() []Fault {
 			New: func(secret webhook.Secret) http.Handler { return verifiesReencoded(secret, goReencode) }},
 		{Name: "verifies-js-stringified-body", Rule: "the signature is checked over JSON.stringify(JSON.parse(body)), as an Express receiver that signs JSON.stringify(req.body) does",
 			New: func(secret webhook.Secret) http.Handler { return verifiesReencoded(secret, jsStringify) }},
+		// Receivers whose handler breaks on values only generated payloads carry: the document's
+		// examples pass them.
+		{Name: "failure-reason-switch-500", Rule: "a failed event's handler switches on failure_reason and answers 500 to the reasons it was not written for",
+			New: func(secret webhook.Secret) http.Handler {
+				reasons := api.FailureReasonValues()
+				handled := reasons[:len(reasons)-2] // written before the last two reasons were documented
+				return refuses(secret, func(ev map[string]any) string {
+					if t, _ := ev["type"].(string); !strings.HasSuffix(t, ".failed") {
+						return ""
+					}
+					reason, _ := object(ev)["failure_reason"].(string)
+					for _, h := range handled {
+						if string(h) == reason {
+							return ""
+						}
+					}
+					return "unhandled failure reason " + reason
+				})
+			}},
+		{Name: "amount-int32-500", Rule: "the amount is stored in a 32-bit integer column: an amount above 2,147,483,647 is a 500",
+			New: func(secret webhook.Secret) http.Handler {
+				return refuses(secret, func(ev map[string]any) string {
+					if amount, _ := object(ev)["amount"].(float64); amount > math.MaxInt32 {
+						return "numeric field overflow"
+					}
+					return ""
+				})
+			}},
+		{Name: "narration-varchar-100-500", Rule: "the narration is stored in a VARCHAR(100): a longer one is a 500",
+			New: func(secret webhook.Secret) http.Handler {
+				return refuses(secret, func(ev map[string]any) string {
+					if n, _ := object(ev)["narration"].(string); utf8.RuneCountInString(n) > 100 {
+						return "value too long for type character varying(100)"
+					}
+					return ""
+				})
+			}},
+		{Name: "non-bmp-500", Rule: "text is stored in a 3-byte UTF-8 column (MySQL utf8mb3): a character outside the BMP (an emoji) is a 500",
+			New: func(secret webhook.Secret) http.Handler {
+				return refuses(secret, func(ev map[string]any) string {
+					if n, _ := object(ev)["narration"].(string); strings.ContainsFunc(n, func(r rune) bool { return r > 0xffff }) {
+						return "Incorrect string value for column 'narration'"
+					}
+					return ""
+				})
+			}},
 	}
 	for _, t := range api.EventTypeValues() {
 		faults = append(faults, SkipsVerificationFor(string(t)))
 	}
 	return faults
+}
+
+// refuses is the correct receiver whose handler answers 500 to an event when refuse gives a reason:
+// a verified delivery that breaks the merchant's code after the signature check.
+func refuses(secret webhook.Secret, refuse func(ev map[string]any) string) http.Handler {
+	return webhook.NewReceiver(verifier(secret), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var ev map[string]any
+		if json.Unmarshal(body, &ev) == nil {
+			if why := refuse(ev); why != "" {
+				http.Error(w, why, http.StatusInternalServerError)
+				return
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		app{}.ServeHTTP(w, r)
+	}))
+}
+
+// object is the event's data.object, or an empty map.
+func object(ev map[string]any) map[string]any {
+	data, _ := ev["data"].(map[string]any)
+	obj, _ := data["object"].(map[string]any)
+	if obj == nil {
+		return map[string]any{}
+	}
+	return obj
 }
 
 // SkipsVerificationFor is the receiver that trusts deliveries of one event type without verifying
