@@ -264,11 +264,17 @@ func propertyMutations(name string, prop *base.Schema, loc string) []mutation {
 }
 
 // numberMutations step over each numeric bound: below the minimum, at the exclusive minimum, above the
-// maximum, off a fractional multipleOf.
+// maximum, off a fractional multipleOf. Below the minimum is one step below it, the step being a
+// fractional multipleOf where there is one (an amount of minimum 0.01 is sent as 0, the value a client
+// most likely gets wrong), otherwise 1.
 func numberMutations(name string, prop *base.Schema, loc string) []mutation {
 	var out []mutation
 	if prop.Minimum != nil {
-		out = append(out, setMutation(name, ".below-minimum", *prop.Minimum-1, loc+"/minimum"))
+		step := 1.0
+		if prop.MultipleOf != nil && *prop.MultipleOf < 1 {
+			step = *prop.MultipleOf
+		}
+		out = append(out, setMutation(name, ".below-minimum", *prop.Minimum-step, loc+"/minimum"))
 	}
 	if prop.ExclusiveMinimum != nil && prop.ExclusiveMinimum.IsB() {
 		out = append(out, setMutation(name, ".at-exclusive-minimum", prop.ExclusiveMinimum.B, loc+"/exclusiveMinimum"))

@@ -43,6 +43,10 @@ type seedSource struct {
 	// status, when set, replaces the example's status: the state the operation examples that take
 	// this object as input need it in (updated_at is then created_at).
 	status string
+	// id, when set, names a components.examples entry whose value is an id: the object is seeded
+	// (again) under that id. A destructive example (a DELETE) names such a copy, so that it never
+	// removes an object the other examples use, whatever order a tool runs them in.
+	id string
 }
 
 var seedSources = []seedSource{
@@ -57,6 +61,8 @@ var seedSources = []seedSource{
 	{example: "PayoutFailed", path: "data", kind: "payout"},
 	// we_2b7c9d1e4f6a8b30, with the secret the create example shows.
 	{example: "WebhookEndpointWithSecret", path: "data", kind: "endpoint"},
+	// we_7d3f5a1c9e2b4d60: the same endpoint under the id delete-endpoint's example deletes.
+	{example: "WebhookEndpointWithSecret", path: "data", kind: "endpoint", id: "RetiredWebhookEndpointId"},
 	// Sandbox controls: pay_6c1e9a7b3d5f2e80 (order-2077) and po_3ddaf89f9f963ecc (inv-93) start
 	// processing, for the settle examples to settle; df_4c2e8a6b1d3f5e70 is in force for as long as its
 	// example says (two minutes from the start) against the documentation's URL, for the delete example.
@@ -85,7 +91,7 @@ func (s *Server) seed(m *merchant) error {
 	tx := s.store.Begin() // with a data directory, the seed data is the file's first state
 	defer tx.Commit()
 	for _, src := range seedSources {
-		raw, ok, err := exampleObject(s.spec, src.example, src.path)
+		raw, ok, err := seedObject(s.spec, src)
 		if err != nil {
 			return err
 		}
@@ -149,6 +155,29 @@ func (s *Server) seedOne(tx *store.Tx, m *merchant, src seedSource, raw json.Raw
 		return fmt.Errorf("unknown seed kind %q", src.kind)
 	}
 	return nil
+}
+
+// seedObject is src's object as seeded: its example's, under the id src.id names when it is set.
+func seedObject(spec *openapi.Spec, src seedSource) (json.RawMessage, bool, error) {
+	raw, ok, err := exampleObject(spec, src.example, src.path)
+	if !ok || err != nil || src.id == "" {
+		return raw, ok, err
+	}
+	v, ok, err := spec.ComponentExample(src.id)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	id, isString := v.(string)
+	if !isString || id == "" {
+		return nil, false, fmt.Errorf("#/components/examples/%s: the value is not an id", src.id)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, false, err
+	}
+	obj["id"] = id
+	raw, err = json.Marshal(obj)
+	return raw, err == nil, err
 }
 
 // exampleObject returns the JSON at path in the value of components.examples[name].

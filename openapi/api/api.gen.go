@@ -695,7 +695,10 @@ type Event struct {
 	ObjectID  string    `json:"object_id"`
 	CreatedAt time.Time `json:"created_at"`
 	// The webhook body exactly as delivered: a `PaymentEvent` for `payment.*` types, a
-	// `PayoutEvent` for `payout.*` types.
+	// `PayoutEvent` for `payout.*` types, and for a type added later the body its webhook
+	// declares. Read `type` first and decode the body as that type's schema; skip a type you do
+	// not know. It is an open object rather than a `oneOf` of the declared events so that a
+	// client generated from this version still decodes an event of a type added later.
 	Payload RawJSON `json:"payload"`
 }
 

@@ -234,8 +234,10 @@ func (c *classifier) otherVerdicts(p place, ch *model.Change) []sided {
 		switch prop {
 		case "webhooks":
 			if added(kind) {
-				return one(Receivers, true, "deliveries to a payment's or payout's own webhook_url are not filtered by subscription, so every such receiver "+
-					"gets the new event type; one that validates against the document's types or refuses types it does not know makes the service retry it")
+				// The Events tag promises new event types without a new API version: receivers acknowledge a
+				// type they do not handle, and responses report types as AnyEventType, an open string.
+				return one(Receivers, false, "the Events tag promises new event types without a new API version: receivers acknowledge (2xx) a type they do not handle, "+
+					"and clients read event types as AnyEventType, an open string, so a client of the old document decodes and skips it")
 			}
 			if removed(kind) {
 				return one(Receivers, true, "receivers that wait for this event (to settle an order, to reconcile a payout) never get it")

@@ -126,8 +126,32 @@ func corpus(t *testing.T) []entry {
 				return err
 			}
 			return d.Set("/webhooks/payout.reversed/post/operationId", "onPayoutReversed")
-		}, breaks: []specdiff.Audience{receivers}, changes: 1,
-			lines: []line{{"webhook payout.reversed", "event type added", []specdiff.Audience{receivers}}}},
+		}, changes: 1,
+			lines: []line{{"webhook payout.reversed", "event type added", nil}}},
+		// Adding an event type as the Events tag says it is added: its webhook, its value in EventType
+		// (what clients send: subscriptions and the log's filter) and in AnyEventType's known values
+		// (what responses report). The tag promises it without a new API version, so nothing breaks.
+		{name: "add an event type everywhere the document lists event types", edit: func(d *docedit.Doc) error {
+			if err := d.Copy(webhook(api.EventTypePayoutFailed), "/webhooks/payout.reversed"); err != nil {
+				return err
+			}
+			if err := d.Set("/webhooks/payout.reversed/post/operationId", "onPayoutReversed"); err != nil {
+				return err
+			}
+			for _, add := range [][2]string{
+				{"/components/schemas/EventType/enum", "payout.reversed"},
+				{"/components/schemas/EventType/x-enum-varnames", "PayoutReversed"},
+				{"/components/schemas/EventType/x-enum-descriptions", "A payout was reversed."},
+				{"/components/schemas/AnyEventType/x-extensible-enum", "payout.reversed"},
+			} {
+				if err := d.Append(add[0], add[1]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, lines: []line{
+			{"webhook payout.reversed", "event type added", nil},
+			{"schema EventType", `enum value "payout.reversed" added`, nil}}},
 		{name: "change the signature header", edit: func(d *docedit.Doc) error {
 			for _, e := range api.EventTypeValues() {
 				if err := d.Set(webhook(e)+"/post/parameters/2/name", api.HeaderWebhookSignature+"-v2"); err != nil {

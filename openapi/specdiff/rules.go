@@ -26,10 +26,13 @@ import (
 //     waits for a final status (this repository's own client and Terraform provider poll until
 //     `success` or `failed`) never sees one it does not know as final, a generated enum type refuses
 //     it, and an exhaustive switch has no branch for it.
-//   - A new webhook event type breaks receivers. Deliveries to a payment's or payout's own
-//     `webhook_url` are not filtered by subscription, so every such receiver gets the new type,
-//     and one that validates against the document's event types, or dispatches on the type and
-//     answers an unknown one with an error, makes the service retry it until it gives up.
+//   - A new webhook event type breaks no one, because the document says so: its Events tag promises
+//     new event types without a new API version, tells receivers to acknowledge a type they do not
+//     handle, and makes every event type a response reports an AnyEventType (an open string whose
+//     known values are listed in x-extensible-enum), so a client of the old document decodes it. What
+//     a client sends stays an EventType, the declared types: one more value there is one more the
+//     service accepts. A receiver or client that refuses an unknown type breaks the document's rule,
+//     which `malipo webhooks test` checks, not this change.
 
 // effect is what a schema change does to the set of valid values.
 type effect int
@@ -116,7 +119,10 @@ var (
 	lowerBounds = []string{"minLength", "minimum", "minItems", "minProperties", "exclusiveMinimum", "minContains"}
 	// documentation is what people read and generators print, not what is valid.
 	documentation = []string{"description", "title", "summary", "example", "examples", "deprecated", "$comment",
-		"externalDocs", "xml", "$id", "$anchor", "$schema", "x-enum-descriptions", "x-enum-varnames"}
+		"externalDocs", "xml", "$id", "$anchor", "$schema", "x-enum-descriptions", "x-enum-varnames",
+		// The known values of an open string (AnyEventType): any string of its pattern is valid whatever
+		// the list says; it tells people and generators which values exist today.
+		"x-extensible-enum"}
 )
 
 // schemaEffect says what a schema keyword change does to the valid values, with the change in words.

@@ -484,12 +484,20 @@ func (g *generator) baseType(parent, prop string, proxy *base.SchemaProxy) (stri
 		case len(s.Enum) > 0 && (isStringEnum(s) || name == "ErrorCode"):
 			return name, false, nil
 		}
+		if open, err := g.openEnum(s); open != "" || err != nil {
+			return open, false, err
+		}
 		return primitive(s)
 	}
 	switch {
 	case len(s.OneOf) > 0:
-		// An inline oneOf (an event's payload: a PaymentEvent or a PayoutEvent) is kept as the JSON it
-		// is, which the caller decodes by its discriminating field: a Go interface cannot be decoded.
+		// An inline oneOf is kept as the JSON it is, which the caller decodes by its discriminating
+		// field: a Go interface cannot be decoded.
+		return "RawJSON", false, nil
+	case slices.Contains(s.Type, "object") && s.AdditionalProperties != nil && s.AdditionalProperties.IsB() && s.AdditionalProperties.B:
+		// An object open to members the document does not declare (an event's payload, whose shape
+		// depends on its type, a type added later included) is kept as the JSON it is: a struct would
+		// drop what it does not declare.
 		return "RawJSON", false, nil
 	case isStringEnum(s):
 		if named := g.enclosingEnum(s); named != "" {
@@ -510,6 +518,37 @@ func (g *generator) baseType(parent, prop string, proxy *base.SchemaProxy) (stri
 		return name, true, nil
 	}
 	return primitive(s)
+}
+
+// openEnum returns, for a string schema whose known values are listed in x-extensible-enum (an event
+// type a response reports: AnyEventType), the component enum that has those values: its Go type is a
+// string type, which holds a value added later as well, so the code compares with the same constants
+// whichever schema a value came from. "" when the schema lists no known values.
+func (g *generator) openEnum(s *base.Schema) (string, error) {
+	if !slices.Contains(s.Type, "string") || s.Extensions == nil {
+		return "", nil
+	}
+	node, ok := s.Extensions.Get("x-extensible-enum")
+	if !ok {
+		return "", nil
+	}
+	var known []string
+	if err := node.Decode(&known); err != nil {
+		return "", fmt.Errorf("x-extensible-enum must be a list of strings: %w", err)
+	}
+	if len(known) == 0 {
+		return "", fmt.Errorf("x-extensible-enum is empty: list the values known today")
+	}
+	for _, name := range g.names {
+		c := g.schemas[name]
+		if !isStringEnum(c) {
+			continue
+		}
+		if all, err := enumValues(c); err == nil && slices.Equal(all, known) {
+			return name, nil
+		}
+	}
+	return "", fmt.Errorf("x-extensible-enum %v: no component string enum has exactly these values, so code could not compare them with its constants", known)
 }
 
 // enclosingEnum returns the component string enum that has every value of s, so that an inline subset

@@ -107,3 +107,24 @@ func TestPasswordFormatIsASecretString(t *testing.T) {
 	assert.Regexp(t, `(?m)^\s+Secret\s+SecretString\s+`+"`"+`json:"secret,omitempty"`+"`", string(src))
 	assert.Equal(t, 2, strings.Count(string(src), "SecretString `"), "create and rotate-secret take a secret")
 }
+
+// An event type a response reports (AnyEventType: an open string whose known values are listed in
+// x-extensible-enum) is the EventType Go type, a string type that holds a type added later too, and
+// an event's payload, an object open to members the document does not declare, is the JSON as received.
+func TestOpenEventTypesAndPayloads(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	src, err := apigen.Generate(spec)
+	require.NoError(t, err)
+	assert.Regexp(t, `(?m)^\s+Type\s+EventType\s+`+"`"+`json:"type"`+"`", string(src), "Event.type")
+	assert.Regexp(t, `(?m)^\s+Events\s+\[\]EventType\s+`+"`"+`json:"events"`+"`", string(src), "WebhookEndpoint.events")
+	assert.Regexp(t, `(?m)^\s+Payload\s+RawJSON\s+`+"`"+`json:"payload"`+"`", string(src), "Event.payload")
+
+	// Known values that no closed enum lists cannot be compared with a constant: an error, not a string.
+	spec = load(t, func(doc string) string {
+		return strings.Replace(doc, "x-extensible-enum: [payment.processing,", "x-extensible-enum: [refund.succeeded, payment.processing,", 1)
+	})
+	_, err = apigen.Generate(spec)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no component string enum has exactly these values")
+}
