@@ -5,7 +5,9 @@
 // Build and run (tools/interop/run-fetch-client.sh BIN_DIR does all of it against a fresh sandbox):
 //   tools/node_modules/.bin/openapi-typescript openapi/malipo.yaml -o tools/interop/gen/malipo.d.ts
 //   tools/node_modules/.bin/tsc -p tools/interop/tsconfig.json
-//   node tools/interop/build/fetch-client.js --base-url URL [--public-key PK] [--secret-key SK]
+//   node tools/interop/build/fetch-client.js --base-url URL [--events-url URL] [--public-key PK] [--secret-key SK]
+// --events-url: a server whose GET /v1/events answers a page holding event types this version of the
+// document does not declare (fake-events.mjs); the page must decode whole.
 // Defaults: $MALIPO_BASE_URL, $MALIPO_PUBLIC_KEY (pk_test_malipo_sandbox), $MALIPO_SECRET_KEY
 // (sk_test_malipo_sandbox). Exit status 0 only when every check passed.
 
@@ -24,6 +26,7 @@ type Schemas = components["schemas"];
 
 interface Config {
   baseUrl: string;
+  eventsUrl: string;
   publicKey: string;
   secretKey: string;
 }
@@ -31,6 +34,7 @@ interface Config {
 function parseArgs(argv: string[]): Config {
   const cfg: Config = {
     baseUrl: process.env["MALIPO_BASE_URL"] ?? "",
+    eventsUrl: "",
     publicKey: process.env["MALIPO_PUBLIC_KEY"] || "pk_test_malipo_sandbox",
     secretKey: process.env["MALIPO_SECRET_KEY"] || "sk_test_malipo_sandbox",
   };
@@ -40,11 +44,12 @@ function parseArgs(argv: string[]): Config {
     const flag = eq >= 0 ? arg.slice(0, eq) : arg;
     const value = (): string => (eq >= 0 ? arg.slice(eq + 1) : (argv[++i] ?? ""));
     if (flag === "--base-url") cfg.baseUrl = value();
+    else if (flag === "--events-url") cfg.eventsUrl = value();
     else if (flag === "--public-key") cfg.publicKey = value();
     else if (flag === "--secret-key") cfg.secretKey = value();
     else if (!flag.startsWith("-") && !cfg.baseUrl) cfg.baseUrl = arg;
     else {
-      console.error(`fetch-client: unknown argument ${arg}\nusage: fetch-client.js --base-url URL [--public-key PK] [--secret-key SK]`);
+      console.error(`fetch-client: unknown argument ${arg}\nusage: fetch-client.js --base-url URL [--events-url URL] [--public-key PK] [--secret-key SK]`);
       process.exit(2);
     }
   }
@@ -272,9 +277,33 @@ async function invalidPaymentAmount(country: Schemas["Country"], amount: number)
   }
 }
 
+// ------------------------------------------------------------------ event types added later
+
+// What a client of this version does with an event: handles the types it knows and skips the others.
+// The comparison with a type the document does not declare compiles only because `type` is an open
+// string (AnyEventType); with a closed union tsc would reject it as a comparison that cannot be true.
+function handles(e: Schemas["Event"]): boolean {
+  if (e.type === "refund.succeeded") return false;
+  return e.type === "payout.failed" || e.type === "payout.success" || e.type.startsWith("payment.");
+}
+
+// A page holding two types the document does not declare and a declared one must decode whole.
+async function unknownEvents(eventsUrl: string): Promise<void> {
+  const events = createClient<paths>({ baseUrl: eventsUrl.replace(/\/+$/, ""), headers: { "public-key": cfg.publicKey, "secret-key": cfg.secretKey } });
+  const { data, response } = await events.GET("/v1/events");
+  const items = data?.data.items ?? fail(`list events from ${eventsUrl}: HTTP ${response.status}`);
+  const types = items.map((e) => e.type);
+  check(JSON.stringify(types) === JSON.stringify(["refund.succeeded", "payout.reversed", "payout.failed"]),
+    `list events with unknown types: decoded ${JSON.stringify(types)}`);
+  for (const e of items) {
+    check(e.payload.type === e.type && e.payload.data["object"] !== undefined, `event ${e.id} (${e.type}): the payload lost its type or data.object`);
+  }
+  console.log(`event page with 2 unknown types decoded whole; handled: ${items.filter(handles).map((e) => e.type).join(" ")}`);
+}
+
 // ------------------------------------------------------------------ main
 
-// PaymentAmount: exclusiveMinimum 0, maximum 1000000000000, multipleOf 0.01.
+// PaymentAmount: minimum 0.01, maximum 1000000000000, multipleOf 0.01.
 const PAYMENT_AMOUNTS = [987654321.12, 999999999999.99, 1000000000000, 0.01, 0.07, 0.29, 1.1, 19.99, 150.5, 1234567.89, 4.35, 64.68, 0.3, 123456789.07];
 // PayoutAmount: integer 1 .. 2^53-1.
 const PAYOUT_AMOUNTS = [2500, 1, 9007199254740991];
@@ -287,6 +316,7 @@ try {
   for (const a of PAYMENT_AMOUNTS) await payment(country, a);
   for (const a of INVALID_PAYMENT_AMOUNTS) await invalidPaymentAmount(country, a);
   console.log(`invalid payment amounts rejected with 400 naming /amount: ${INVALID_PAYMENT_AMOUNTS.map((a) => JSON.stringify(a)).join(" ")}`);
+  if (cfg.eventsUrl) await unknownEvents(cfg.eventsUrl);
 } catch (e) {
   check(false, `aborted: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Generates TypeScript types from openapi/malipo.yaml with openapi-typescript, type-checks
-# fetch-client.ts with tsc (strict), starts `malipo sandbox` from BIN_DIR, runs the compiled client
-# against it, stops the sandbox. Usage: tools/interop/run-fetch-client.sh BIN_DIR
+# fetch-client.ts with tsc (strict), starts `malipo sandbox` from BIN_DIR and fake-events.mjs, runs the
+# compiled client against them (the event page holds event types the document does not declare), stops
+# both. Usage: tools/interop/run-fetch-client.sh BIN_DIR
 set -euo pipefail
 bin=${1:?usage: run-fetch-client.sh BIN_DIR}
 bin=$(cd "$bin" && pwd)
@@ -20,8 +21,10 @@ echo "run-fetch-client: tsc (strict) $(ms "$t") ms"
 
 # shellcheck source=lib-sandbox.sh
 . "$here/lib-sandbox.sh"
+# shellcheck source=lib-fake-events.sh
+. "$here/lib-fake-events.sh"
 t=$(date +%s%N)
 rc=0
-node "$here/build/fetch-client.js" --base-url "$url" --public-key "$pk" --secret-key "$sk" || rc=$?
+node "$here/build/fetch-client.js" --base-url "$url" --events-url "$events_url" --public-key "$pk" --secret-key "$sk" || rc=$?
 echo "run-fetch-client: exit $rc, client run $(ms "$t") ms"
 exit $rc

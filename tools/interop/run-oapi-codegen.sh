@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Generates a Go client from openapi/malipo.yaml with oapi-codegen's DEFAULT configuration
 # (tools/clientcheck/oapi-codegen.yaml: no output options, pruning on), builds the round-trip program
-# that uses it (tools/clientcheck/go/roundtrip), starts `malipo sandbox` from BIN_DIR and runs it:
-# countries, banks, a bank payout and payments with large two-decimal amounts, every amount unchanged.
+# that uses it (tools/clientcheck/go/roundtrip), starts `malipo sandbox` from BIN_DIR and
+# fake-events.mjs and runs it: countries, banks, a bank payout and payments with large two-decimal
+# amounts, every amount unchanged; then an event page holding event types the document does not declare.
 # Usage: tools/interop/run-oapi-codegen.sh BIN_DIR
 set -euo pipefail
 bin=${1:?usage: run-oapi-codegen.sh BIN_DIR}
@@ -24,4 +25,6 @@ fi
 
 # shellcheck source=lib-sandbox.sh
 . "$here/lib-sandbox.sh"
-"$bin/oapi-codegen-roundtrip" "$url" "$pk" "$sk"
+# shellcheck source=lib-fake-events.sh
+. "$here/lib-fake-events.sh"
+"$bin/oapi-codegen-roundtrip" "$url" "$pk" "$sk" "$events_url"

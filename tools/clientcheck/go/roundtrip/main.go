@@ -1,10 +1,12 @@
 // Command roundtrip drives a running implementation of the API with the client oapi-codegen generates
 // from openapi/malipo.yaml with its default configuration, as a merchant would: list countries and
 // banks, create a bank payout and payments with large two-decimal amounts, read each back through the
-// status APIs, and require every amount unchanged, decoded and on the wire. `make interop` runs it
-// against `malipo sandbox`.
+// status APIs, and require every amount unchanged, decoded and on the wire. Then it lists events from
+// EVENTS_URL (tools/interop/fake-events.mjs), a page holding event types this version of the document
+// does not declare, and requires the whole page decoded, as the Events tag promises. `make interop`
+// runs it against `malipo sandbox` (tools/interop/run-oapi-codegen.sh).
 //
-//	go run ./clientcheck/go/roundtrip BASE_URL PUBLIC_KEY SECRET_KEY
+//	go run ./clientcheck/go/roundtrip BASE_URL PUBLIC_KEY SECRET_KEY EVENTS_URL
 package main
 
 import (
@@ -27,14 +29,47 @@ import (
 var amounts = []string{"987654321.12", "999999999999.99", "1000000000000", "2188118558.01", "0.01", "150.5", "1234567.89"}
 
 func main() {
-	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: roundtrip BASE_URL PUBLIC_KEY SECRET_KEY")
+	if len(os.Args) != 5 {
+		fmt.Fprintln(os.Stderr, "usage: roundtrip BASE_URL PUBLIC_KEY SECRET_KEY EVENTS_URL")
 		os.Exit(2)
 	}
 	if err := run(os.Args[1], os.Args[2], os.Args[3]); err != nil {
 		fmt.Fprintln(os.Stderr, "oapi-codegen client:", err)
 		os.Exit(1)
 	}
+	if err := unknownEvents(os.Args[4], os.Args[2], os.Args[3]); err != nil {
+		fmt.Fprintln(os.Stderr, "oapi-codegen client: unknown event types:", err)
+		os.Exit(1)
+	}
+}
+
+// unknownEvents lists a page holding types the document does not declare: all three events must
+// decode, the unknown types as they were sent, their payloads' data whole, and the declared one as
+// before.
+func unknownEvents(eventsURL, publicKey, secretKey string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := gen.NewClientWithResponses(eventsURL, gen.WithRequestEditorFn(clientcheck.Keys(publicKey, secretKey)))
+	if err != nil {
+		return err
+	}
+	res, err := c.ListEventsWithResponse(ctx, &gen.ListEventsParams{})
+	if err != nil || res.JSON200 == nil {
+		return fmt.Errorf("list events: %v %s", err, body(res))
+	}
+	var types []string
+	for _, e := range res.JSON200.Data.Items {
+		types = append(types, e.Type)
+		if e.Payload.Type != e.Type || e.Payload.Data["object"] == nil {
+			return fmt.Errorf("event %s (%s): the payload lost its type or data.object: %+v", e.Id, e.Type, e.Payload)
+		}
+	}
+	want := []string{"refund.succeeded", "payout.reversed", "payout.failed"}
+	if fmt.Sprint(types) != fmt.Sprint(want) {
+		return fmt.Errorf("decoded the types %v, want %v", types, want)
+	}
+	fmt.Printf("oapi-codegen client: an event page holding 2 unknown types (%s, %s) and %s decoded whole\n", want[0], want[1], want[2])
+	return nil
 }
 
 func run(baseURL, publicKey, secretKey string) error {
