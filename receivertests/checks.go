@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/malipo/terraform-provider-malipo/report"
@@ -85,6 +86,12 @@ func (c *checkRun) timeoutFix() string {
 // expectAccepted sends d, which is correctly signed, and fails unless it is acknowledged in time.
 func (c *checkRun) expectAccepted(d delivery, what string) (answer, bool) {
 	a, at := c.deliver(d)
+	return a, c.judgeAccepted(a, at, what)
+}
+
+// judgeAccepted fails unless a, the answer to the correctly signed delivery at evidence index at,
+// acknowledged it in time.
+func (c *checkRun) judgeAccepted(a answer, at int, what string) bool {
 	switch {
 	case a.timeout:
 		c.fail(fmt.Sprintf("%s got %s; %s", what, a, c.timeoutFix()), at)
@@ -93,9 +100,44 @@ func (c *checkRun) expectAccepted(d delivery, what string) (answer, bool) {
 	case !a.acknowledged():
 		c.fail(fmt.Sprintf("%s was answered %s, not 2xx, so the sender counts it as failed and retries it; %s", what, a, c.acceptFix()), at)
 	default:
-		return a, true
+		return true
 	}
-	return a, false
+	return false
+}
+
+// sent is what became of one delivery of sendAll.
+type sent struct {
+	a  answer
+	at int // its evidence index
+	// ok: it was sent; sendAll sends no more after a delivery got no answer in time.
+	ok bool
+}
+
+// sendAll sends ds, up to the run's concurrency at once (a check that sends many bodies would
+// otherwise take as many round trips one after the other), and returns what became of each, in the
+// order of ds. After a delivery got no answer in time it sends no more: every other would wait as
+// long, and the check would outlive its deadline.
+func (c *checkRun) sendAll(ds []delivery) []sent {
+	out := make([]sent, len(ds))
+	var late atomic.Bool
+	slots := make(chan struct{}, max(c.g.cfg.Concurrency, 1))
+	var wg sync.WaitGroup
+	for i, d := range ds {
+		slots <- struct{}{}
+		if late.Load() || c.ctx.Err() != nil {
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			a, at := c.deliver(d)
+			out[i] = sent{a: a, at: at, ok: true}
+			if a.timeout {
+				late.Store(true)
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // acceptFix is what to do about a correctly signed delivery that was refused, by the check's rule.

@@ -172,6 +172,10 @@ const maxAnswerBody = 4 << 10
 
 // send posts the delivery to the receiver and waits for its answer at most timeout.
 func (g *grader) send(ctx context.Context, d delivery) (answer, report.Evidence) {
+	if g.inflight != nil {
+		g.inflight <- struct{}{}
+		defer func() { <-g.inflight }()
+	}
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.Timeout)
 	defer cancel()
 	start := time.Now()

@@ -342,7 +342,8 @@ func (g *grader) generatedChecks() []*check {
 	return out
 }
 
-// generated sends every generated body of type t, one after the other, and fails for each refused.
+// generated sends every generated body of type t, as many at once as the run's concurrency allows,
+// and fails for each refused, describing the first maxReportedVariants.
 func (c *checkRun) generated(t string) {
 	seed := fmt.Sprintf("seed %d: --seed %d sends the same bodies", c.g.seed, c.g.seed)
 	vs, err := c.g.variants(t)
@@ -350,7 +351,8 @@ func (c *checkRun) generated(t string) {
 		c.fail(fmt.Sprintf("cannot generate %s bodies from the document (%s): %v", t, seed, err), -1)
 		return
 	}
-	refused, firstUnreported := 0, -1
+	var ds []delivery
+	var whats []string
 	for _, v := range vs {
 		ev := clone(v.event)
 		ev["id"], ev["created_at"] = newEventID(), c.now().UTC().Format(time.RFC3339)
@@ -359,21 +361,32 @@ func (c *checkRun) generated(t string) {
 			c.fail(fmt.Sprintf("the grader generated a %s body the document does not allow, %s (%s; %v): a defect of the grader, not of the receiver", t, v.what, seed, viol), -1)
 			continue
 		}
-		a, at := c.deliver(d)
-		if a.acknowledged() {
+		ds, whats = append(ds, d), append(whats, v.what)
+	}
+	refused, firstUnreported := 0, -1
+	for i, s := range c.sendAll(ds) {
+		if !s.ok || s.a.acknowledged() {
 			continue
 		}
 		refused++
-		if refused <= maxReportedVariants || a.timeout {
-			c.fail(fmt.Sprintf("a correctly signed %s delivery generated from the document, %s, got %s (%s); %s", t, v.what, a, seed, c.acceptFix()), at)
+		if refused <= maxReportedVariants || s.a.timeout {
+			c.fail(fmt.Sprintf("a correctly signed %s delivery generated from the document, %s, got %s (%s); %s", t, whats[i], s.a, seed, c.fixFor(s.a)), s.at)
 		} else if firstUnreported < 0 {
-			firstUnreported = at
-		}
-		if a.timeout {
-			return // every other body would wait as long
+			firstUnreported = s.at
 		}
 	}
 	if refused > maxReportedVariants {
-		c.fail(fmt.Sprintf("%d more of the %d generated %s deliveries were not acknowledged, the first of them here (%s)", refused-maxReportedVariants, len(vs), t, seed), firstUnreported)
+		c.fail(fmt.Sprintf("%d more of the %d generated %s deliveries were not acknowledged, the first of them here (%s)", refused-maxReportedVariants, len(ds), t, seed), firstUnreported)
 	}
+}
+
+// fixFor is what to do about a correctly signed delivery answered a: too late, not at all, or not 2xx.
+func (c *checkRun) fixFor(a answer) string {
+	switch {
+	case a.timeout:
+		return c.timeoutFix()
+	case a.err != nil:
+		return "the receiver must answer every delivery"
+	}
+	return c.acceptFix()
 }

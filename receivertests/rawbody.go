@@ -257,8 +257,9 @@ func (g *grader) rawBodyChecks() []*check {
 }
 
 // rawBody sends v's spelling of a fresh event of every selected type, each correctly signed over
-// the bytes as written.
+// the bytes as written, all at once as far as the run's concurrency goes.
 func (c *checkRun) rawBody(v rawVariant) {
+	var ds []delivery
 	for _, t := range c.g.types {
 		ev := c.g.payloads.event(t, c.now())
 		body := v.write(ev, c.g.fields[t])
@@ -267,9 +268,11 @@ func (c *checkRun) rawBody(v rawVariant) {
 			c.fail(fmt.Sprintf("the grader wrote a %s body (%s) the document does not allow (%v): a defect of the grader, not of the receiver", t, v.name, viol), -1)
 			continue
 		}
-		a, ok := c.expectAccepted(d, fmt.Sprintf("a correctly signed %s delivery written with %s", t, v.doc))
-		if !ok && a.timeout {
-			return // every other type would wait as long
+		ds = append(ds, d)
+	}
+	for i, s := range c.sendAll(ds) {
+		if s.ok {
+			c.judgeAccepted(s.a, s.at, fmt.Sprintf("a correctly signed %s delivery written with %s", ds[i].eventType, v.doc))
 		}
 	}
 }

@@ -64,7 +64,10 @@ type Config struct {
 	Run *regexp.Regexp
 	// Skip leaves out, of the checks Run selects, those whose id it matches; nil leaves out none.
 	Skip *regexp.Regexp
-	// Concurrency is how many checks run at once (default 4); the burst check runs alone, last.
+	// Concurrency is how many checks run at once (default 4), and how many deliveries a check that
+	// sends many (the raw bodies, the generated payloads) sends at once; the burst check runs alone,
+	// last. In all, no more deliveries are in flight than the larger of Concurrency and Burst: what
+	// the burst check asks the receiver to take at once.
 	Concurrency int
 	// Now is the grader's clock, for the timestamps it signs; nil means time.Now.
 	Now func() time.Time
@@ -92,6 +95,8 @@ type grader struct {
 	tolerance time.Duration
 	// observers receive every delivery as it ends (the HAR recording).
 	observers *report.Observers
+	// inflight bounds the deliveries in flight across checks (Config.Concurrency).
+	inflight chan struct{}
 	// seed draws the generated payloads (Config.Seed, or one drawn at random).
 	seed uint64
 	// fields are, per selected event type, what the document says of each field of its body.
@@ -242,8 +247,10 @@ func newGrader(cfg Config) (*grader, error) {
 	for seed == 0 {
 		seed = rand.Uint64()
 	}
-	return &grader{cfg: cfg, spec: cfg.Spec, types: types, payloads: p, client: client, tolerance: webhook.DefaultTolerance,
-		seed: seed, fields: fields}, nil
+	g := &grader{cfg: cfg, spec: cfg.Spec, types: types, payloads: p, client: client, tolerance: webhook.DefaultTolerance,
+		seed: seed, fields: fields}
+	g.inflight = make(chan struct{}, max(cfg.Concurrency, g.burst()))
+	return g, nil
 }
 
 // Run grades the receiver at cfg.URL and reports to every reporter, as contracttests.Run does: a
