@@ -36,7 +36,7 @@ const visit = (node) => {
   if (Array.isArray(node)) return node.forEach(visit);
   if (node === null || typeof node !== "object") return;
   if ("in" in node && "name" in node && node.examples && typeof node.examples === "object") {
-    // A named example may be a $ref to components.examples (delete-endpoint's `id`).
+    // A named example may be a $ref to components.examples (the id of deleteWebhookEndpoint).
     let first = Object.values(node.examples)[0];
     if (first && typeof first.$ref === "string") first = doc.components.examples[first.$ref.split("/").pop()];
     node.example = first.value;
