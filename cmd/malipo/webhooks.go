@@ -60,11 +60,11 @@ func (c *cli) webhooksTestCommand() *cobra.Command {
 
   accepts     every event type correctly signed, a rotation's two signatures (one valid), a
               redelivery of the same webhook-id: 2xx within the time-out (%s by default, the
-              document's x-malipo-delivery-timeout-seconds)
-              the same events written in ways a decode and re-encode changes (white space, key
-              order, \u escapes, 2500.0 and 2.5e+03, non-ASCII text, <>& and U+2028, a large
-              integer), and bodies generated from each event's schema (every enum value, optional
-              fields absent and present, undeclared fields, drawn values from --seed)
+              document's x-malipo-delivery-timeout-seconds); the same events written in ways a
+              decode and re-encode changes (white space, key order, \u escapes, 2500.0 and
+              2.5e+03, non-ASCII text, <>& and U+2028, a large integer), and bodies generated from
+              each event's schema (every enum value, optional fields absent and present, undeclared
+              fields, the bounds, values drawn from --seed): 2xx
   rejects     for every event type: no signature, a forged one, a body changed after signing,
               another secret, a timestamp outside the five-minute tolerance (past and future), a
               malformed signature header, an unknown signature version only: any non-2xx
