@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -76,6 +77,22 @@ func TestGeneratedPayloadsCoverTheSchema(t *testing.T) {
 				}
 			}
 			assert.Contains(t, all, generatedFieldName, "the document allows undeclared fields in events")
+			// The generators reach every field they know, at its bounds and in between.
+			refs, texts, amounts := map[any]bool{}, map[int]bool{}, map[any]bool{}
+			for _, b := range bodies(t, g, string(et)) {
+				var ev map[string]any
+				require.NoError(t, json.Unmarshal([]byte(b), &ev))
+				obj, _ := get(ev, []string{"data", "object"})
+				m, _ := obj.(map[string]any)
+				refs[m["reference"]] = true
+				amounts[m["amount"]] = true
+				if n, ok := m["narration"].(string); ok {
+					texts[utf8.RuneCountInString(n)] = true
+				}
+			}
+			assert.GreaterOrEqual(t, len(refs), 4, "references drawn from the pattern's alphabet: %v", refs)
+			assert.GreaterOrEqual(t, len(amounts), 4, "amounts at the bounds and drawn: %v", amounts)
+			assert.True(t, texts[1] && texts[255], "a narration of 1 and one of 255 characters: %v", texts)
 			vs, err := g.variants(string(et))
 			require.NoError(t, err)
 			for _, f := range g.fields[string(et)] {
@@ -122,5 +139,9 @@ func TestEventFieldsFollowTheDocument(t *testing.T) {
 	assert.True(t, byName("payment.success", "data.object.narration").text)
 	assert.False(t, byName("payment.success", "data.object.reference").text, "a pattern limits the characters")
 	assert.Equal(t, "9007199254740991", byName("payout.success", "data.object.amount").integerMax)
+	amount := byName("payment.success", "data.object.amount")
+	assert.Equal(t, []float64{0.01, 1e12, 0.01}, []float64{amount.lo, amount.hi, amount.step}, "exclusiveMinimum 0 on a 0.01 step, maximum 10^12")
+	assert.Equal(t, []int{1, 255}, []int{byName("payment.success", "data.object.narration").minLen, byName("payment.success", "data.object.narration").maxLen})
+	assert.Equal(t, 64, byName("payout.failed", "data.object.reference").maxLen)
 	assert.Empty(t, byName("payment.success", "data.object.amount").integerMax, "a payment's amount is a number")
 }
