@@ -4,9 +4,12 @@
 // It sends the receiver a battery of deliveries built from the document's `webhooks` (each event
 // type's example event, with a fresh id, validated against its schema), some signed correctly and
 // some deliberately broken, and grades each answer: a correctly signed delivery must be acknowledged
-// (2xx) within the document's delivery time-out, also during a secret rotation and on a redelivery; an
-// unsigned, forged, tampered, stale or badly formed one must be refused (any non-2xx); and a burst of
-// deliveries, an unknown field and an unknown event type must not break it. Its checks run on package
+// (2xx) within the document's delivery time-out, also during a secret rotation, on a redelivery,
+// when its bytes are spelled in a way a decode and re-encode changes (rawbody.go), and for every body
+// the event's schema allows (generate.go, from a seed); an unsigned, forged, tampered, stale or badly
+// formed one must be refused (any non-2xx), for every event type (attacks.go), since a receiver can
+// verify in some handlers only; and a burst of deliveries, an unknown field and an unknown event type
+// must not break it. Its checks run on package
 // runner and report through package report, as the contract suite's do, so that both graders share
 // their reporters (text, JSON, JUnit, HTML, HAR), their handling of panics, deadlines and interruptions,
 // and their exit codes; each failure names the rule it breaks and what to fix.
