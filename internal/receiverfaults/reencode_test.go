@@ -1,6 +1,8 @@
 package receiverfaults
 
 import (
+	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -45,4 +47,29 @@ func TestGoReencode(t *testing.T) {
 	got, err := goReencode([]byte("{\"b\":\"<\u2028>\",\"a\":2500.0}"))
 	require.NoError(t, err)
 	assert.Equal(t, `{"a":2500,"b":"\u003c\u2028\u003e"}`, string(got)) //nolint:testifylint // the bytes are the point; JSONEq would pass any spelling
+}
+
+// Where Node.js is on PATH, the model agrees with the real JSON.stringify(JSON.parse(body)) on every
+// input above and on bodies like the grader's raw-body spellings.
+func TestJSStringifyAgreesWithNode(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not on PATH: the model is checked against the ECMA-262 examples only")
+	}
+	inputs := []string{
+		`{"b":1,"a":2,"10":3,"2":4,"01":5,"b":6}`,
+		"{\"s\":\"<a&b> \u2028 \\u00e9 \\/ \\ud834\\udd1e e\u0301 مرحبا\"}",
+		`["\u0001\u001F\b\f\n\r\t\"\\"]`,
+		" { \"n\" : [ 2500.0 , 2.5e3 , 150.50 , 18446744073709551617, 9007199254740993, 1e21, 1e-7, 123e-20, 0.000001, -0.0 ] }\r\n",
+		"{\r\n\t\"type\" : \"payout.success\",\r\n\t\"data\" : {\"object\": {\"amount\": 9007199254740991, \"narration\": \"Tom & Jerry <7>\"}}\r\n}",
+	}
+	for _, in := range inputs {
+		cmd := exec.Command(node, "-e", `let s="";process.stdin.on("data",d=>s+=d).on("end",()=>process.stdout.write(JSON.stringify(JSON.parse(s))))`)
+		cmd.Stdin = strings.NewReader(in)
+		want, err := cmd.Output()
+		require.NoError(t, err, in)
+		got, err := jsStringify([]byte(in))
+		require.NoError(t, err, in)
+		assert.Equal(t, string(want), string(got), in)
+	}
 }
