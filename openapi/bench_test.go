@@ -80,7 +80,7 @@ func BenchmarkValidateGetPayoutRequest(b *testing.B) {
 // inBothModes runs f as two sub-benchmarks: with the fast path (the default) and with
 // libopenapi-validator alone.
 func inBothModes(b *testing.B, f func(b *testing.B, s *openapi.Spec)) {
-	for _, m := range modes(b) {
+	for _, m := range modes(b)[:2] { // fast and validator; reworded messages cost the same as validator
 		b.Run(m.name, func(b *testing.B) {
 			b.ReportAllocs()
 			f(b, m.spec)

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"strings"
 
+	yaml "github.com/pb33f/go-yaml"
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/pb33f/libopenapi/orderedmap"
-	"go.yaml.in/yaml/v4"
 )
 
 // Example is one example value of the document, with the schema it illustrates.

@@ -29,6 +29,7 @@ import (
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi-validator/config"
+	liberrors "github.com/pb33f/libopenapi-validator/errors"
 	"github.com/pb33f/libopenapi/datamodel"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 )
@@ -54,6 +55,7 @@ type Spec struct {
 	schemes        map[string]string // security scheme name -> header name (apiKey in header)
 	fastGaps       []string          // parts of the document the fast path leaves to the validator, and why
 	fastPath       bool              // accept what the fast checks accept (see fastpath.go)
+	reword         func(*liberrors.ValidationError)
 }
 
 // Operation describes one operation or webhook of the document, as the validators and the code that
@@ -91,6 +93,7 @@ type Option func(*options)
 type options struct {
 	logger     *slog.Logger
 	noFastPath bool
+	reword     func(*liberrors.ValidationError) // tests only: proves no pointer is read out of a message
 }
 
 // WithLogger sends libopenapi's own diagnostics to logger instead of discarding them.
@@ -150,6 +153,7 @@ func Load(spec []byte, opts ...Option) (*Spec, error) {
 		return nil, fmt.Errorf("compile schema checks: %w", err)
 	}
 	s.fastPath = !o.noFastPath
+	s.reword = o.reword
 	s.warmWebhooks()
 	return s, nil
 }

@@ -3,8 +3,8 @@ package openapi
 import (
 	"fmt"
 
+	yaml "github.com/pb33f/go-yaml"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
-	"go.yaml.in/yaml/v4"
 )
 
 // TestValuesExtension is the document's top-level extension that lists the test values: the inputs

@@ -7,7 +7,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -57,11 +56,11 @@ func (s *Spec) ValidateParsed(op *Operation, r *http.Request, body []byte, value
 	return convert(s, op, requestSchema(OperationModel(op)), requestSchemaLocation(op), body, errs)
 }
 
-// runValidator runs libopenapi-validator on a request, around two of its panics in v0.14.0:
-//   - A URL fragment is never sent, so it is dropped: the validator would read it into the last path
-//     segment, and it panics when that segment is a literal one.
-//   - A Content-Type without a subtype ("application") makes it panic while it matches media ranges, so
-//     such a request is validated as if it had no Content-Type, and the malformed value is reported.
+// runValidator runs libopenapi-validator on a request, around two inputs that made v0.14.0 panic (v0.16.2
+// no longer does, checked on upgrading; the handling stays because it reports them better):
+//   - A URL fragment is never sent, so it is dropped before the validator reads the path.
+//   - A Content-Type without a subtype ("application") is validated as if the request had none, and
+//     the malformed value is reported by name.
 func runValidator(s *Spec, op *Operation, r *http.Request) []*liberrors.ValidationError {
 	if r.URL.Fragment != "" || r.URL.RawFragment != "" {
 		r = r.Clone(r.Context())
@@ -231,6 +230,9 @@ func (s *Spec) checkSecurity(op *Operation, h http.Header) Violations {
 func convert(s *Spec, op *Operation, schema *base.SchemaProxy, schemaLoc string, body []byte, errs []*liberrors.ValidationError) Violations {
 	var out Violations
 	for _, e := range errs {
+		if s.reword != nil {
+			s.reword(e)
+		}
 		switch {
 		case e.ValidationType == helpers.PathValidation:
 			out = append(out, Violation{Operation: op.ID, In: InRoute, Message: e.Message})
@@ -259,14 +261,16 @@ func paramViolations(op *Operation, e *liberrors.ValidationError) Violations {
 	default:
 		in = InHeader
 	}
+	// The validator names the parameter in ParameterName; without it the pointer names only where the
+	// parameter was (never a name read out of the message, whose wording is not an interface).
 	name := e.ParameterName
-	if name == "" {
-		name = strings.ToLower(firstQuoted(e.Message))
-	}
 	if in == InHeader {
 		name = strings.ToLower(name)
 	}
-	v := Violation{Operation: op.ID, In: in, Pointer: in + "." + name, SpecLocation: op.location + "/parameters/" + escapePointer(name)}
+	v := Violation{Operation: op.ID, In: in, Pointer: in, SpecLocation: op.location + "/parameters"}
+	if name != "" {
+		v.Pointer, v.SpecLocation = in+"."+name, op.location+"/parameters/"+escapePointer(name)
+	}
 	if len(e.SchemaValidationErrors) == 0 {
 		v.Message = firstNonEmpty(e.Reason, e.Message)
 		return Violations{v}
@@ -300,6 +304,7 @@ func bodyViolations(op *Operation, schema *base.SchemaProxy, schemaLoc string, b
 		branchPrefix = "" // the selected branch passed: the failures elsewhere are the whole story
 	}
 	var out Violations
+	instance := lazyInstance{body: body}
 	for _, f := range failures {
 		if branchPrefix != "" && !strings.HasPrefix(f.KeywordLocation, branchPrefix) {
 			continue
@@ -315,15 +320,20 @@ func bodyViolations(op *Operation, schema *base.SchemaProxy, schemaLoc string, b
 			continue
 		}
 		switch keyword {
-		case "required":
-			for _, name := range allQuoted(f.Reason) {
-				out = append(out, Violation{Operation: op.ID, In: InBody, Pointer: parent + "/" + escapePointer(name),
-					Message: "required property is missing", SpecLocation: loc})
+		case "required", "additionalProperties", "unevaluatedProperties":
+			// The names are found from the schema and the instance, never in the validator's message:
+			// its wording changes from release to release, and a pointer must not change with it.
+			names, message := missingMembers(at, instance.at(f.InstancePath)), "required property is missing"
+			if keyword != "required" {
+				names, message = unexpectedMembers(at, instance.at(f.InstancePath)), "property is not allowed here"
 			}
-		case "additionalProperties", "unevaluatedProperties":
-			for _, name := range allQuoted(f.Reason) {
+			if len(names) == 0 {
+				// The walk lost the schema or the instance: point at the object, in the validator's words.
+				out = append(out, Violation{Operation: op.ID, In: InBody, Pointer: parent, Message: f.Reason, SpecLocation: loc})
+			}
+			for _, name := range names {
 				out = append(out, Violation{Operation: op.ID, In: InBody, Pointer: parent + "/" + escapePointer(name),
-					Message: "property is not allowed here", SpecLocation: loc})
+					Message: message, SpecLocation: loc})
 			}
 		case "oneOf", "anyOf", "allOf":
 			// Summaries of nested failures, which are reported on their own.
@@ -483,21 +493,88 @@ func unescapePointer(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
 }
 
-var quoted = regexp.MustCompile(`'([^']*)'`)
+// lazyInstance is a message body decoded on first need: only a `required` or `additionalProperties`
+// failure asks for it.
+type lazyInstance struct {
+	body    []byte
+	decoded bool
+	value   any
+}
 
-func allQuoted(s string) []string {
+// at returns the value at the instance path the validator reports, or nil.
+func (l *lazyInstance) at(path []string) any {
+	if !l.decoded {
+		l.decoded = true
+		if json.Unmarshal(l.body, &l.value) != nil {
+			l.value = nil
+		}
+	}
+	v := l.value
+	for _, seg := range path {
+		switch node := v.(type) {
+		case map[string]any:
+			v = node[seg]
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(node) {
+				return nil
+			}
+			v = node[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+// missingMembers returns the members the schema requires that the object lacks, in the schema's order.
+func missingMembers(sch *base.Schema, instance any) []string {
+	obj, ok := instance.(map[string]any)
+	if sch == nil || !ok {
+		return nil
+	}
 	var out []string
-	for _, m := range quoted.FindAllStringSubmatch(s, -1) {
-		out = append(out, m[1])
+	for _, name := range sch.Required {
+		if _, present := obj[name]; !present {
+			out = append(out, name)
+		}
 	}
 	return out
 }
 
-func firstQuoted(s string) string {
-	if m := quoted.FindStringSubmatch(s); m != nil {
-		return m[1]
+// unexpectedMembers returns the object's members that the schema does not declare (in its properties,
+// or those of its allOf, anyOf and oneOf branches, which unevaluatedProperties counts), sorted.
+func unexpectedMembers(sch *base.Schema, instance any) []string {
+	obj, ok := instance.(map[string]any)
+	if sch == nil || !ok {
+		return nil
 	}
-	return ""
+	declared := map[string]bool{}
+	declaredBy(sch, declared, 0)
+	var out []string
+	for name := range obj {
+		if !declared[name] {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func declaredBy(sch *base.Schema, declared map[string]bool, depth int) {
+	if sch == nil || depth > 8 {
+		return
+	}
+	for name := range sch.Properties.KeysFromOldest() { // nil-safe
+		declared[name] = true
+	}
+	for _, list := range [][]*base.SchemaProxy{sch.AllOf, sch.AnyOf, sch.OneOf} {
+		for _, p := range list {
+			if p != nil {
+				declaredBy(p.Schema(), declared, depth+1)
+			}
+		}
+	}
 }
 
 func firstNonEmpty(values ...string) string {

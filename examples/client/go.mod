@@ -1,6 +1,6 @@
 module example.com/malipo-client-example
 
-go 1.26
+go 1.26.0
 
 require github.com/malipo/terraform-provider-malipo v0.0.0
 

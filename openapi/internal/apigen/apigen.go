@@ -20,8 +20,8 @@ import (
 	"strings"
 	"time"
 
+	yaml "github.com/pb33f/go-yaml"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
-	"go.yaml.in/yaml/v4"
 
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
