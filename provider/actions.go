@@ -3,16 +3,29 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
+	"regexp"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/client"
+	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
+
+// EnvNewWebhookSecret is where the rotate action reads the new secret unless secret_env names another
+// variable.
+const EnvNewWebhookSecret = "MALIPO_NEW_WEBHOOK_SECRET"
+
+// envNamePattern is what an environment variable's name may be.
+var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Actions (Terraform 1.14 or later) do what is an act, not a state: they run when invoked (terraform
 // apply -invoke=action.<type>.<name>) or when a resource's lifecycle action_trigger fires, and leave
@@ -30,8 +43,8 @@ func NewRotateSecretAction() action.Action { return &RotateSecretAction{} }
 // NewResendEventAction builds the `malipo_event_resend` action.
 func NewResendEventAction() action.Action { return &ResendEventAction{} }
 
-// RotateSecretAction rotates a webhook endpoint's signing secret now, to a secret of the caller's own,
-// with a chosen grace period: 0 after a leak ends the old secret (and any earlier one) at once. It takes
+// RotateSecretAction rotates a webhook endpoint's signing secret now, to a secret of the caller's own
+// (read from the environment, see secret_env), with a chosen grace period: 0 after a leak ends the old secret (and any earlier one) at once. It takes
 // the new secret rather than letting the API generate one because an action keeps nothing: a generated
 // secret would sign deliveries that no receiver could verify.
 type RotateSecretAction struct {
@@ -46,7 +59,7 @@ type ResendEventAction struct {
 // rotateSecretModel is the rotate action's config.
 type rotateSecretModel struct {
 	EndpointID  types.String `tfsdk:"endpoint_id"`
-	Secret      types.String `tfsdk:"secret_wo"`
+	SecretEnv   types.String `tfsdk:"secret_env"`
 	GracePeriod types.Int64  `tfsdk:"grace_period_seconds"`
 }
 
@@ -83,7 +96,8 @@ func (a *ResendEventAction) Configure(_ context.Context, req action.ConfigureReq
 // Schema describes the rotate action.
 func (a *RotateSecretAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Rotates a webhook endpoint's signing secret **now**, to a secret of your own, keeping the " +
+		MarkdownDescription: "Rotates a webhook endpoint's signing secret **now**, to a secret of your own, read from an environment " +
+			"variable (`secret_env`), keeping the " +
 			"previous one valid for `grace_period_seconds` (Terraform 1.14 or later; OpenTofu has no actions). After a " +
 			"leak, run it with `grace_period_seconds = 0`: the leaked secret, and any secret retired by an earlier " +
 			"rotation, stops signing at once. An action keeps nothing in state: use it for an endpoint whose secret is " +
@@ -96,13 +110,19 @@ func (a *RotateSecretAction) Schema(_ context.Context, _ action.SchemaRequest, r
 				Required:            true,
 				Validators:          objectIDValidators(),
 			},
-			"secret_wo": schema.StringAttribute{
-				MarkdownDescription: "The new signing secret, **write-only** (never in a plan or state): `whsec_` and the " +
-					"standard base64 of 24 to 64 random bytes, e.g. `\"whsec_\"` and `openssl rand -base64 32`. Pass it " +
-					"through an ephemeral variable or resource.",
-				Required:   true,
-				WriteOnly:  true,
-				Validators: []validator.String{endpointSecretValidator{}},
+			// Not the secret itself: terraform-plugin-framework v1.19.0 refuses every write-only value in an
+			// action's configuration ("only supported in Terraform 1.11 and later", whatever the engine),
+			// Terraform refuses an ephemeral value in an attribute that is not write-only, and an action
+			// attribute cannot be Sensitive. The name of an environment variable keeps the secret out of
+			// every configuration, plan and state, as the provider's own secret_key can be.
+			"secret_env": schema.StringAttribute{
+				MarkdownDescription: "The name of the environment variable that holds the new signing secret, in the " +
+					"environment of the `terraform` command that invokes the action (the provider's environment). " +
+					"Defaults to `" + EnvNewWebhookSecret + "`. The secret must be `whsec_` and the standard base64 of " +
+					"24 to 64 random bytes, e.g. `\"whsec_$(openssl rand -base64 32)\"`; it is in no configuration, plan " +
+					"or state, and no log.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.RegexMatches(envNamePattern, "must be an environment variable name: letters, digits and _, not starting with a digit")},
 			},
 			"grace_period_seconds": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("How long the previous secret keeps verifying deliveries, from `0` (after a "+
@@ -144,13 +164,27 @@ func (a *RotateSecretAction) Invoke(ctx context.Context, req action.InvokeReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, secret, ok := secretAttrFromConfig(ctx, req.Config, path.Root("secret_wo"), &resp.Diagnostics)
-	if !ok {
-		resp.Diagnostics.AddAttributeError(path.Root("secret_wo"), "Missing secret_wo",
-			"The action needs the new secret in secret_wo (an action keeps nothing, so a secret the API generated "+
-				"could not be handed to anyone). Set secret_wo, then invoke the action again.")
+	env := EnvNewWebhookSecret
+	if !cfg.SecretEnv.IsNull() {
+		env = cfg.SecretEnv.ValueString()
+	}
+	value := os.Getenv(env)
+	if value == "" {
+		resp.Diagnostics.AddAttributeError(path.Root("secret_env"), "Missing New Webhook Secret",
+			fmt.Sprintf("The action rotates to a secret of yours, read from the environment variable %s, which is unset "+
+				"or empty. Set it in the environment of terraform (e.g. %s=\"whsec_$(openssl rand -base64 32)\"), give "+
+				"the same secret to your receiver, then invoke the action again. Nothing was rotated.", env, env))
 		return
 	}
+	if _, err := webhook.ParseEndpointSecret(value); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("secret_env"), "Invalid Webhook Signing Secret",
+			fmt.Sprintf("The environment variable %s does not hold a signing secret the API accepts: %s. The value is not "+
+				"shown here because it is a secret. Nothing was rotated.", env, strings.TrimPrefix(errText(err), "webhook: ")))
+		return
+	}
+	secret := client.SecretString(value)
+	ctx = tflog.MaskAllFieldValuesStrings(ctx, value)
+	ctx = tflog.MaskMessageStrings(ctx, value)
 	id := cfg.EndpointID.ValueString()
 	in := client.RotateSecretRequest{Secret: secret}
 	if !cfg.GracePeriod.IsNull() {
@@ -160,7 +194,7 @@ func (a *RotateSecretAction) Invoke(ctx context.Context, req action.InvokeReques
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to Rotate Webhook Endpoint Secret",
 			fmt.Sprintf("Rotating the secret of webhook endpoint %s failed: %s. The current secrets are unchanged; check "+
-				"endpoint_id and secret_wo against the message above, then invoke the action again.", id, errText(err)))
+				"endpoint_id and the secret in "+env+" against the message above, then invoke the action again.", id, errText(err)))
 		return
 	}
 	until := "no longer signs"

@@ -28,7 +28,8 @@ type engineRunner struct {
 }
 
 // newEngineRunner serves the provider for the test's lifetime and returns a runner for the engine of
-// TF_ACC_TERRAFORM_PATH. The provider's address is OpenTofu's registry's under OpenTofu.
+// TF_ACC_TERRAFORM_PATH. The provider's address is malipo/malipo, in OpenTofu's registry under OpenTofu;
+// configurations name it in required_providers (requiredProviders).
 func newEngineRunner(t *testing.T) *engineRunner {
 	t.Helper()
 	e, err := currentEngine()
@@ -40,12 +41,12 @@ func newEngineRunner(t *testing.T) *engineRunner {
 	if e.name == "OpenTofu" {
 		host = "registry.opentofu.org"
 	}
-	addr := host + "/hashicorp/malipo"
+	addr := host + "/malipo/malipo" // the source address users write: malipo/malipo
 	go func() {
 		_ = tf6server.Serve(addr, providerserver.NewProtocol6(New("test")()),
 			tf6server.WithDebug(ctx, reattach, closed),
 			tf6server.WithGoPluginLogger(hclog.NewNullLogger()),
-			tf6server.WithoutLogStderrOverride())
+			tf6server.WithLoggingSink(t)) // the provider's logs follow TF_ACC_LOG, as the harness's do
 	}()
 	var cfg *plugin.ReattachConfig
 	select {
@@ -67,7 +68,7 @@ func newEngineRunner(t *testing.T) *engineRunner {
 	}})
 	require.NoError(t, err)
 	env := append(os.Environ(), "TF_REATTACH_PROVIDERS="+string(info), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
-		"TF_CLI_CONFIG_FILE="+filepath.Join(t.TempDir(), "none.tfrc"))
+		"TF_CLI_CONFIG_FILE="+os.DevNull) // no developer overrides, no warning
 	return &engineRunner{path: os.Getenv("TF_ACC_TERRAFORM_PATH"), env: env, provider: addr}
 }
 
@@ -87,3 +88,13 @@ func (r *engineRunner) try(dir string, args ...string) (string, error) {
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
+
+// requiredProviders is the terraform block every configuration the runner runs needs: the provider's
+// address as users write it.
+const requiredProviders = `
+terraform {
+  required_providers {
+    malipo = { source = "malipo/malipo" }
+  }
+}
+`

@@ -58,7 +58,7 @@ type feature struct {
 }
 
 var (
-	featureIdentity = feature{what: "resource identity (import blocks with identity)", terraform: "1.12.0"}
+	featureIdentity = feature{what: "resource identity (import blocks with identity)", terraform: "1.12.0", openTofu: "1.12.0"}
 	featureQuery    = feature{what: "list resources (terraform query)", terraform: "1.14.0"}
 	featureActions  = feature{what: "actions", terraform: "1.14.0"}
 )
@@ -89,7 +89,7 @@ func (e engine) lacks(f feature) string {
 		minimum = f.openTofu
 	}
 	if e.version.LessThan(version.Must(version.NewVersion(minimum))) {
-		return fmt.Sprintf("%s needs %s %s or later", f.what, e.name, minimum)
+		return fmt.Sprintf("%s %s or later is needed for %s", e.name, minimum, f.what)
 	}
 	return ""
 }
@@ -102,7 +102,7 @@ func TestEngineLacks(t *testing.T) {
 	if got := tofu.lacks(featureQuery); got != "OpenTofu has no list resources (terraform query) (Terraform has them from 1.14.0)" {
 		t.Errorf("OpenTofu: %q", got)
 	}
-	if got := old.lacks(featureIdentity); got != "resource identity (import blocks with identity) needs Terraform 1.12.0 or later" {
+	if got := old.lacks(featureIdentity); got != "Terraform 1.12.0 or later is needed for resource identity (import blocks with identity)" {
 		t.Errorf("old Terraform: %q", got)
 	}
 	for _, f := range []feature{featureIdentity, featureQuery, featureActions} {

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/client"
 )
@@ -94,4 +95,27 @@ func TestAccExamples_webhookEndpointImportByStringID(t *testing.T) {
 			},
 		}},
 	})
+}
+
+// The example module's own terraform test (examples/modules/payout-batch), run as a user runs it, with
+// the engine under test, against a sandbox: the module pays a batch, its outputs say so, and a
+// fraction fails the plan through the module's validation.
+func TestAccExampleModule_terraformTest(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1 (make testacc) to run it")
+	}
+	sb := startSandbox(t)
+	r := newEngineRunner(t)
+	// The provider runs in this process, so it reads the keys from this process's environment: the
+	// test is not parallel.
+	t.Setenv(EnvBaseURL, sb.url)
+	t.Setenv(EnvPublicKey, sandbox.DefaultPublicKey)
+	t.Setenv(EnvSecretKey, sandbox.DefaultSecretKey)
+	dir := t.TempDir() // a copy, so that the test leaves no .terraform in the repository
+	require.NoError(t, os.CopyFS(dir, os.DirFS("../examples/modules/payout-batch")))
+	r.run(t, dir, "init")
+	out := r.run(t, dir, "test")
+	t.Logf("%s", out)
+	require.Regexp(t, `Success! 3 passed, 0 failed`, out)
+	require.Len(t, sb.srv.Payouts(sandbox.DefaultPublicKey), 2, "the batch paid each payout once")
 }

@@ -16,7 +16,7 @@ import (
 // and a list resource (terraform query) can return it. Each resource's identity is its API id alone:
 // the merchant is the provider configuration's, and a configuration that works with several merchants
 // says which one with a provider alias, as it does for everything else. Engines without identity
-// (Terraform before 1.12, OpenTofu) ignore it; the import by string id stays.
+// (Terraform or OpenTofu before 1.12) ignore it; the import by string id stays.
 
 // Ensure both resources have an identity.
 var (

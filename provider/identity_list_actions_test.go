@@ -242,7 +242,7 @@ func TestAccListResource_generateConfigOut(t *testing.T) {
 
 	r := newEngineRunner(t)
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.tf"), []byte(sb.providerConfig()), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.tf"), []byte(requiredProviders+sb.providerConfig()), 0o600))
 	query, err := os.ReadFile("../examples/list-resources/malipo_webhook_endpoint/list-resource.tfquery.hcl")
 	require.NoError(t, err)
 	payouts := "\nlist \"malipo_payout\" \"all\" {\n  provider         = malipo\n  include_resource = true\n}\n"
@@ -288,25 +288,27 @@ func TestAccActions_rotateSecretAndResend(t *testing.T) {
 	page, err := sb.client(t).ListEvents(t.Context(), client.ListEventsParams{})
 	require.NoError(t, err)
 	newSecret := newWhsec(t, 32)
-	config := func(trigger string) string {
+	// The new secret comes from the environment (the provider runs in this process), as the docs say.
+	t.Setenv("MALIPO_LEAK_RESPONSE_SECRET", newSecret)
+	cfg := func(trigger string) string {
 		return sb.providerConfig() + fmt.Sprintf(`
 action "malipo_webhook_endpoint_rotate_secret" "leak" {
   config {
     endpoint_id          = %[1]q
-    secret_wo            = %[2]q
+    secret_env           = "MALIPO_LEAK_RESPONSE_SECRET"
     grace_period_seconds = 0
   }
 }
 
 action "malipo_event_resend" "missed" {
   config {
-    event_id    = %[3]q
+    event_id    = %[2]q
     endpoint_id = %[1]q
   }
 }
 
 resource "terraform_data" "incident" {
-  input = %[4]q
+  input = %[3]q
   lifecycle {
     action_trigger {
       events  = [after_create, after_update]
@@ -314,14 +316,14 @@ resource "terraform_data" "incident" {
     }
   }
 }
-`, endpoint.ID, newSecret, page.Items[0].ID, trigger)
+`, endpoint.ID, page.Items[0].ID, trigger)
 	}
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{ // not parallel: t.Setenv
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			{Config: config("leak-1"), Check: resource.ComposeTestCheckFunc(rb.expectRotation(1, float64(0)), resends.expect(1))},
-			{Config: config("leak-1"), PlanOnly: true}, // nothing triggers: no rotation
-			{Config: config("leak-2"), Check: resource.ComposeTestCheckFunc(rb.expectRotation(2, float64(0)), resends.expect(2))},
+			{Config: cfg("leak-1"), Check: resource.ComposeTestCheckFunc(rb.expectRotation(1, float64(0)), resends.expect(1))},
+			{Config: cfg("leak-1"), PlanOnly: true}, // nothing triggers: no rotation
+			{Config: cfg("leak-2"), Check: resource.ComposeTestCheckFunc(rb.expectRotation(2, float64(0)), resends.expect(2))},
 		},
 	})
 	body, _ := rb.last()

@@ -58,6 +58,10 @@ func TestMain(m *testing.M) {
 			_ = os.Setenv("TF_ACC_TERRAFORM_PATH", p)
 		}
 		_ = os.Setenv("CHECKPOINT_DISABLE", "1")
+		// No CLI configuration, whatever TF_CLI_CONFIG_FILE says: a developer's dev_overrides must not
+		// replace the provider under test, and when the file it names is missing OpenTofu prints its
+		// warning on stdout, where terraform-plugin-testing then fails to read the version.
+		_ = os.Setenv("TF_CLI_CONFIG_FILE", os.DevNull)
 	}
 	os.Exit(m.Run())
 }

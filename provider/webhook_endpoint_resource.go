@@ -307,14 +307,8 @@ func rotatesWriteOnly(plan, state types.Int64) bool {
 // plans and states), and a context whose logs mask it, so that no tflog line of the call can carry it.
 // ok is false when the configuration has none.
 func secretFromConfig(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) (context.Context, client.SecretString, bool) {
-	return secretAttrFromConfig(ctx, config, path.Root("secret_wo"), diags)
-}
-
-// secretAttrFromConfig is secretFromConfig for the write-only attribute at p, of a resource's or an
-// action's configuration.
-func secretAttrFromConfig(ctx context.Context, config tfsdk.Config, p path.Path, diags *diag.Diagnostics) (context.Context, client.SecretString, bool) {
 	var secret types.String
-	diags.Append(config.GetAttribute(ctx, p, &secret)...)
+	diags.Append(config.GetAttribute(ctx, path.Root("secret_wo"), &secret)...)
 	if diags.HasError() || secret.IsNull() || secret.IsUnknown() || secret.ValueString() == "" {
 		return ctx, "", false
 	}
@@ -529,7 +523,7 @@ func (endpointSecretValidator) ValidateString(_ context.Context, req validator.S
 	}
 	if _, err := webhook.ParseEndpointSecret(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Webhook Signing Secret",
-			"secret_wo is not a signing secret the API accepts: "+strings.TrimPrefix(errText(err), "webhook: ")+
+			req.Path.String()+" is not a signing secret the API accepts: "+strings.TrimPrefix(errText(err), "webhook: ")+
 				". The value is not shown here because it is a secret.")
 	}
 }

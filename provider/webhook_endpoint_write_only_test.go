@@ -519,7 +519,10 @@ resource "malipo_webhook_endpoint" "control" {
 	require.NoError(t, err)
 	// So that its search means something, it must hold Terraform's lines, the provider's own lines
 	// about sending each secret, and a value of the configuration (the canary description).
-	for _, want := range []string{"Terraform version: 1.11", "Created webhook endpoint", "Rotated webhook endpoint secret", "secret=secret_wo", canary} {
+	e, err := currentEngine()
+	require.NoError(t, err)
+	engineLine := fmt.Sprintf("%s version: %s", e.name, e.version) // the engine's own first lines
+	for _, want := range []string{engineLine, "Created webhook endpoint", "Rotated webhook endpoint secret", "secret=secret_wo", canary} {
 		assert.Contains(t, string(logs), want, "the log lacks an expected line")
 	}
 	for name, secret := range map[string]string{"the first secret_wo": first, "the second secret_wo": second,

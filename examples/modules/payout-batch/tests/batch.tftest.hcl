@@ -57,11 +57,13 @@ run "pays_the_batch" {
   }
 }
 
+# A second plan of the same batch keeps the payouts: a replacement (a new payout) would leave their
+# status unknown in the plan, and an unknown condition fails the run.
 run "re_apply_sends_nothing" {
   command = plan
 
   assert {
-    condition     = output.ids == run.pays_the_batch.ids
+    condition     = alltrue([for p in malipo_payout.this : p.status == "success"])
     error_message = "A second plan of the same batch keeps the same payouts."
   }
 }
