@@ -33,7 +33,7 @@ type payoutIdentity struct {
 	PayoutID types.String `tfsdk:"payout_id"`
 }
 
-// IdentitySchema: an endpoint is named by its id, which lasts as long as the endpoint (every setting,
+// IdentitySchema names an endpoint by its id, which lasts as long as the endpoint (every setting,
 // the secret included, changes in place).
 func (r *WebhookEndpointResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
 	resp.IdentitySchema = identityschema.Schema{
@@ -46,7 +46,7 @@ func (r *WebhookEndpointResource) IdentitySchema(_ context.Context, _ resource.I
 	}
 }
 
-// IdentitySchema: a payout is named by its payout_id. Its idempotency_key is no identity (the API finds
+// IdentitySchema names a payout by its payout_id. Its idempotency_key is no identity (the API finds
 // no payout by it), nor is its reference (optional, and a payment may hold one too).
 func (r *PayoutResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
 	resp.IdentitySchema = identityschema.Schema{

@@ -257,7 +257,7 @@ func TestAccListResource_generateConfigOut(t *testing.T) {
 	require.NoError(t, err)
 	t.Logf("generated configuration:\n%s", generated)
 	for _, id := range []string{made[0].ID, made[1].ID, po.PayoutID} {
-		assert.Regexp(t, regexp.MustCompile(`(?s)import \{.*identity = \{.*"`+regexp.QuoteMeta(id)+`"`), string(generated))
+		assert.Regexp(t, `(?s)import \{.*identity = \{.*"`+regexp.QuoteMeta(id)+`"`, string(generated))
 	}
 	assert.NotContains(t, string(generated), "whsec_", "no secret is generated")
 

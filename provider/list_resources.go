@@ -52,12 +52,12 @@ type PayoutListResource struct {
 	client *client.Client
 }
 
-// Metadata: a list resource has the name of the resource it lists.
+// Metadata names the list resource after the resource it lists.
 func (r *WebhookEndpointListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_webhook_endpoint"
 }
 
-// Metadata: a list resource has the name of the resource it lists.
+// Metadata names the list resource after the resource it lists.
 func (r *PayoutListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_payout"
 }
@@ -76,7 +76,7 @@ func (r *PayoutListResource) Configure(_ context.Context, req resource.Configure
 	}
 }
 
-// ListResourceConfigSchema: the data source's filters.
+// ListResourceConfigSchema describes the list block's config: the data source's filters.
 func (r *WebhookEndpointListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Finds the merchant's webhook endpoints, those made outside Terraform included, for " +
@@ -162,7 +162,7 @@ func (r *WebhookEndpointListResource) List(ctx context.Context, req list.ListReq
 	}
 }
 
-// ListResourceConfigSchema: which finished payouts.
+// ListResourceConfigSchema describes the list block's config: which finished payouts.
 func (r *PayoutListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Finds the merchant's finished payouts (`success` or `failed`), those sent outside " +

@@ -583,15 +583,24 @@ func TestReferenceDataForgetsACancelledRead(t *testing.T) {
 func TestCheckPayoutDestinationReportsEachMistakeOnce(t *testing.T) {
 	sb := startSandbox(t)
 	c := testClient(t, sb.url)
-	var d diag.Diagnostics
-	for range 4 {
-		checkPayoutDestination(t.Context(), c, destination("ctry_xx", "bank", "bank_zm_zanaco"), &d)
-		checkPayoutDestination(t.Context(), c, destination("ctry_zm", "bank", "bank_zm_nowhere"), &d)
+	// Each payout has diagnostics of its own, as each resource has in Terraform (diag.Diagnostics would
+	// fold identical diagnostics of one list into one).
+	var perPayout []diag.Diagnostics
+	check := func(m PayoutResourceModel) {
+		var d diag.Diagnostics
+		checkPayoutDestination(t.Context(), c, m, &d)
+		perPayout = append(perPayout, d)
 	}
-	checkPayoutDestination(t.Context(), c, destination("ctry_yy", "mobile_number", ""), &d)
+	for range 4 {
+		check(destination("ctry_xx", "bank", "bank_zm_zanaco"))
+		check(destination("ctry_zm", "bank", "bank_zm_nowhere"))
+	}
+	check(destination("ctry_yy", "mobile_number", ""))
 	var summaries []string
-	for _, e := range d.Errors() {
-		summaries = append(summaries, e.Summary()+": "+e.Detail()[:20])
+	for _, d := range perPayout {
+		for _, e := range d.Errors() {
+			summaries = append(summaries, e.Summary()+": "+e.Detail()[:20])
+		}
 	}
 	assert.Equal(t, []string{`Unknown Country: country_id "ctry_xx"`, `Unknown Bank: bank_id "bank_zm_now`,
 		`Unknown Country: country_id "ctry_yy"`}, summaries)
