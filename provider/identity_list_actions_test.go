@@ -182,6 +182,9 @@ func TestAccListResource_payouts(t *testing.T) {
 		AccountNumber: tv.bankFailed.AccountNumber})
 	require.NoError(t, err)
 	waitForEvents(t, c, 2)
+	// The documented example: the payouts that failed since November 2026 (the sandbox's clock is now).
+	payoutQuery, err := os.ReadFile("../examples/list-resources/malipo_payout/list-resource.tfquery.hcl")
+	require.NoError(t, err)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
@@ -194,13 +197,7 @@ list "malipo_payout" "all" {
   include_resource = true
 }
 
-list "malipo_payout" "failed" {
-  provider = malipo
-  config {
-    status = "failed"
-  }
-}
-`,
+` + string(payoutQuery),
 				QueryResultChecks: []querycheck.QueryResultCheck{
 					querycheck.ExpectLength("malipo_payout.all", 2),
 					querycheck.ExpectIdentity("malipo_payout.all", map[string]knownvalue.Check{"payout_id": knownvalue.StringExact(ok.PayoutID)}),
@@ -362,4 +359,48 @@ func chain(mws ...func(*sandbox.Server, http.Handler) http.Handler) func(*sandbo
 		}
 		return next
 	}
+}
+
+// The documented action examples, invoked as the docs say (terraform apply -invoke=...) next to the
+// resource example: the rotation sends the secret from MALIPO_NEW_WEBHOOK_SECRET with a grace period of
+// 0, and the resend queues the event for the endpoint. Only the example event id is replaced.
+func TestAccExamples_actionsInvoked(t *testing.T) {
+	needs(t, featureActions)
+	rb := &rotationBodies{}
+	resends := &requestCounter{suffix: "/resend"}
+	sb := startSandbox(t, sandbox.WithHooks(sandbox.Hooks{Middleware: chain(rb.middleware, resends.middleware)}))
+	tv := testValues(t)
+	_, err := sb.client(t).ProcessPayout(t.Context(), client.MobilePayout{Amount: 10, CountryID: "ctry_zm",
+		MomoPhoneNumber: tv.mobileOK.MomoPhoneNumber})
+	require.NoError(t, err)
+	waitForEvents(t, sb.client(t), 1)
+	page, err := sb.client(t).ListEvents(t.Context(), client.ListEventsParams{})
+	require.NoError(t, err)
+
+	newSecret := newWhsec(t, 32)
+	t.Setenv(EnvNewWebhookSecret, newSecret) // the provider runs in this process: not parallel
+	r := newEngineRunner(t)
+	r.env = append(r.env, "TF_VAR_payouts_webhook_secret="+newWhsec(t, 32))
+	dir := t.TempDir()
+	actions := func(name string, replace ...string) string {
+		b, err := os.ReadFile("../examples/actions/" + name + "/action.tf")
+		require.NoError(t, err)
+		return strings.NewReplacer(replace...).Replace(string(b))
+	}
+	config := requiredProviders + sb.providerConfig() + example(t, "malipo_webhook_endpoint", "resource.tf") +
+		actions("malipo_webhook_endpoint_rotate_secret") + actions("malipo_event_resend", "evt_8e2f4a6c1b3d5f70", page.Items[0].ID)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o600))
+	r.run(t, dir, "init")
+	r.run(t, dir, "apply", "-auto-approve")
+	require.NoError(t, rb.expectRotation(0, nil)(nil), "applying the configuration invokes no action")
+
+	out := r.run(t, dir, "apply", "-auto-approve", "-invoke=action.malipo_webhook_endpoint_rotate_secret.leak")
+	require.NoError(t, rb.expectRotation(1, float64(0))(nil))
+	body, _ := rb.last()
+	assert.Equal(t, newSecret, body["secret"], "the action sent the secret of MALIPO_NEW_WEBHOOK_SECRET")
+	assert.NotContains(t, out, newSecret, "the secret is in no output")
+
+	r.run(t, dir, "apply", "-auto-approve", "-invoke=action.malipo_event_resend.missed")
+	require.NoError(t, resends.expect(1)(nil))
+	r.run(t, dir, "destroy", "-auto-approve")
 }
