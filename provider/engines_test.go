@@ -7,7 +7,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -69,4 +72,33 @@ func TestProviderSchemaSaysBaseURLIsNeeded(t *testing.T) {
 	desc := resp.Schema.Attributes["base_url"].GetMarkdownDescription()
 	assert.Contains(t, desc, "no default")
 	assert.Contains(t, desc, EnvBaseURL)
+}
+
+// An engine that cannot send write-only attributes (Terraform before 1.11, OpenTofu before 1.11) is
+// told which versions can, OpenTofu's included: the framework's own error names only Terraform's.
+func TestWriteOnlySecretNamesBothEnginesVersions(t *testing.T) {
+	ctx := context.Background()
+	r := NewWebhookEndpointResource().(*WebhookEndpointResource)
+	var sresp fwresource.SchemaResponse
+	r.Schema(ctx, fwresource.SchemaRequest{}, &sresp)
+	typ := sresp.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	vals := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		vals[name] = tftypes.NewValue(at, nil)
+	}
+	vals["url"] = tftypes.NewValue(tftypes.String, "https://merchant.example.org/h")
+	vals["secret_wo"] = tftypes.NewValue(tftypes.String, "whsec_x")
+	vals["secret_wo_version"] = tftypes.NewValue(tftypes.Number, 1)
+	config := tfsdk.Config{Raw: tftypes.NewValue(typ, vals), Schema: sresp.Schema}
+	for _, allowed := range []bool{false, true} {
+		var resp fwresource.ValidateConfigResponse
+		r.ValidateConfig(ctx, fwresource.ValidateConfigRequest{Config: config,
+			ClientCapabilities: fwresource.ValidateConfigClientCapabilities{WriteOnlyAttributesAllowed: allowed}}, &resp)
+		if allowed {
+			assert.False(t, resp.Diagnostics.HasError(), "%v", resp.Diagnostics)
+			continue
+		}
+		require.Len(t, resp.Diagnostics.Errors(), 1)
+		assert.Contains(t, resp.Diagnostics.Errors()[0].Detail(), "Terraform 1.11 or later, or OpenTofu 1.11 or later")
+	}
 }

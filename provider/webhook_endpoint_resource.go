@@ -202,8 +202,8 @@ func (r *WebhookEndpointResource) Configure(_ context.Context, req resource.Conf
 	}
 }
 
-// ValidateConfig checks how the secret attributes combine: secret_wo needs secret_wo_version, and
-// neither goes with secret_rotation. Each error names the attribute to change and says how. Whether
+// ValidateConfig checks that the engine can send secret_wo at all, and how the secret attributes
+// combine: secret_wo needs secret_wo_version, and neither goes with secret_rotation. Each error names the attribute to change and says how. Whether
 // secret_wo is there and well formed is checked by ModifyPlan, and only when it will be sent: Terraform
 // validates the configuration for a destroy too, which must not need the secret.
 func (r *WebhookEndpointResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -214,6 +214,13 @@ func (r *WebhookEndpointResource) ValidateConfig(ctx context.Context, req resour
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("secret_rotation"), &rotation)...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if !secretWO.IsNull() && !req.ClientCapabilities.WriteOnlyAttributesAllowed {
+		// terraform-plugin-framework adds its own error, which names only Terraform's version.
+		resp.Diagnostics.AddAttributeError(path.Root("secret_wo"), "Engine Cannot Send secret_wo",
+			"secret_wo is write-only, and this engine cannot send write-only attributes: they need Terraform 1.11 "+
+				"or later, or OpenTofu 1.11 or later. Upgrade the engine, or remove secret_wo and secret_wo_version to "+
+				"have the API generate the secret (kept in state as the sensitive secret, rotated by secret_rotation).")
 	}
 	if !secretWO.IsNull() && version.IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("secret_wo_version"), "Missing secret_wo_version",
