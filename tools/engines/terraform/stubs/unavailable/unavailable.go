@@ -1,7 +1,9 @@
 // Package unavailable is the backend that stands in for the remote-state backends the Go module proxy
 // does not serve (Terraform's go.mod replaces their modules with directories of its own repository).
-// The provider's tests keep their state locally, so a build without them proves the provider; a
-// configuration that names one of them is refused with a message that says why and what to use.
+// The provider's tests keep their state locally, so a build without them proves the provider. A
+// configuration that names one of these backends is refused: with the message below when its block is
+// empty, and as "Unsupported argument" when it has arguments, since the stub's schema has none (the
+// backend's real schema lives in the module the proxy does not serve).
 package unavailable
 
 import (
