@@ -231,7 +231,7 @@ func TestOfficialLibraryAgreesWithTheGrader(t *testing.T) {
 				header http.Header
 				body   []byte
 			}
-			got := make(chan seen, 2000)
+			got := make(chan seen, 2048)
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Method == http.MethodPost {
 					b, _ := io.ReadAll(r.Body)

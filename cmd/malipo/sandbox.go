@@ -36,6 +36,7 @@ type sandboxFlags struct {
 	retrySchedule   []time.Duration
 	webhookTimeout  time.Duration
 	concurrency     int
+	rateLimit       int
 	logFormat       string
 	shutdownTimeout time.Duration
 	faults          []faults.Fault
@@ -54,6 +55,7 @@ func (c *cli) sandboxCommand() *cobra.Command {
 		retrySchedule:   append([]time.Duration(nil), sandbox.DefaultRetrySchedule...),
 		webhookTimeout:  sandbox.DefaultWebhookTimeout,
 		concurrency:     sandbox.DefaultDeliveryConcurrency,
+		rateLimit:       sandbox.DefaultRateLimit,
 		logFormat:       "text",
 		shutdownTimeout: 10 * time.Second,
 		dashboard:       true,
@@ -135,6 +137,7 @@ func (f *sandboxFlags) declare(cmd *cobra.Command) {
 	fs.Var(retryScheduleValue{&f.retrySchedule}, "webhook-retry-schedule", "comma-separated `waits` between webhook attempts, e.g. 1s,5s,30s (\"none\": one attempt only)")
 	fs.Var(durationValue{&f.webhookTimeout}, "webhook-timeout", "how long one webhook attempt may take before it is retried")
 	fs.IntVar(&f.concurrency, "delivery-concurrency", f.concurrency, "how many webhook attempts may be in flight at once")
+	fs.IntVar(&f.rateLimit, "rate-limit", f.rateLimit, "how many `requests` each merchant's keys may make per minute before a 429 (sent in the RateLimit-* response headers; 0: no limit and no headers)")
 	fs.StringVar(&f.logFormat, "log-format", f.logFormat, "log line `format` on stderr: text or json")
 	fs.Var(durationValue{&f.shutdownTimeout}, "shutdown-timeout", "on SIGINT/SIGTERM, how long to wait for requests and queued webhooks")
 	fs.BoolVar(&f.dashboard, "dashboard", f.dashboard, "serve the web dashboard at "+dashboard.Prefix+" (payments, payouts, events, delivery attempts, live; --dashboard=false turns it off)")
@@ -432,6 +435,7 @@ func newSandbox(spec *openapi.Spec, f *sandboxFlags, logger *slog.Logger) (*sand
 		sandbox.WithRetrySchedule(f.retrySchedule),
 		sandbox.WithWebhookTimeout(f.webhookTimeout),
 		sandbox.WithDeliveryConcurrency(f.concurrency),
+		sandbox.WithRateLimit(f.rateLimit),
 		sandbox.WithLogger(logger),
 	}
 	for _, m := range f.merchants {

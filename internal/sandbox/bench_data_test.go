@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -23,7 +24,7 @@ import (
 func BenchmarkPayoutCreateData(b *testing.B) {
 	for _, where := range []string{"memory", "disk"} {
 		b.Run("store="+where, func(b *testing.B) {
-			opts := []Option{WithTimings(Timings{PayoutDelay: time.Millisecond}), WithSeedData(false)}
+			opts := []Option{WithTimings(Timings{PayoutDelay: time.Millisecond}), WithSeedData(false), WithRateLimit(math.MaxInt32)}
 			if where == "disk" {
 				opts = append(opts, WithDataDir(b.TempDir()))
 			}
@@ -64,7 +65,7 @@ func BenchmarkStoredPayoutsRSS(b *testing.B) {
 	const n = 1_000_000
 	for _, where := range []string{"memory", "disk"} {
 		b.Run("store="+where, func(b *testing.B) {
-			opts := []Option{WithTimings(Timings{PayoutDelay: time.Millisecond}), WithSeedData(false)}
+			opts := []Option{WithTimings(Timings{PayoutDelay: time.Millisecond}), WithSeedData(false), WithRateLimit(math.MaxInt32)}
 			dir := b.TempDir()
 			if where == "disk" {
 				opts = append(opts, WithDataDir(dir))

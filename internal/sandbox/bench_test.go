@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -39,7 +40,8 @@ func BenchmarkPayoutCreateAndRead(b *testing.B) {
 		{"off", []Option{WithValidation(false)}},
 	} {
 		b.Run("validation="+mode.name, func(b *testing.B) {
-			srv, err := New(append(mode.opts, WithTimings(Timings{PromptDelay: time.Millisecond, PayoutDelay: time.Millisecond}))...)
+			// The limiter counts every request (its cost is measured) but never refuses one here.
+			srv, err := New(append(mode.opts, WithRateLimit(math.MaxInt32), WithTimings(Timings{PromptDelay: time.Millisecond, PayoutDelay: time.Millisecond}))...)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -112,7 +114,7 @@ func benchWebhookLatency(b *testing.B, opts ...Option) {
 		got <- struct{}{}
 	}))
 	defer rc.Close()
-	srv, err := New(append([]Option{WithTimings(Timings{PayoutDelay: 0})}, opts...)...)
+	srv, err := New(append([]Option{WithTimings(Timings{PayoutDelay: 0}), WithRateLimit(math.MaxInt32)}, opts...)...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -240,7 +242,7 @@ func historySandbox(b *testing.B, history int) *Server {
 	if srv := historySandboxes[history]; srv != nil {
 		return srv
 	}
-	srv, err := New(WithTimings(Timings{PayoutDelay: time.Millisecond}), WithSeedData(false)) // Seq counts the preload's events only
+	srv, err := New(WithTimings(Timings{PayoutDelay: time.Millisecond}), WithSeedData(false), WithRateLimit(math.MaxInt32)) // Seq counts the preload's events only
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -54,6 +54,7 @@ type config struct {
 	logger         *slog.Logger
 	clock          func() time.Time
 	validation     bool
+	rateLimit      int // requests per RateLimitWindow per merchant; 0: no limit, no RateLimit fields
 	hooks          []Hooks
 	httpClient     *http.Client
 	spec           *openapi.Spec
@@ -72,6 +73,7 @@ func defaultConfig() config {
 		logger:         slog.New(slog.DiscardHandler),
 		clock:          time.Now,
 		validation:     true,
+		rateLimit:      DefaultRateLimit,
 	}
 }
 
@@ -183,6 +185,19 @@ func WithClock(now func() time.Time) Option {
 // WithValidation turns validation of requests against the contract on (the default) or off. Off
 // exists only to measure what validation costs; an unvalidated sandbox is not a reference for anything.
 func WithValidation(on bool) Option { return func(c *config) { c.validation = on } }
+
+// WithRateLimit sets how many requests each merchant's keys may make per RateLimitWindow (default
+// DefaultRateLimit); past it the sandbox answers 429 until the window ends. 0 turns limiting off, and
+// with it the RateLimit response fields, which the document lets an implementation leave out.
+func WithRateLimit(requests int) Option {
+	return func(c *config) {
+		if requests < 0 {
+			c.errs = append(c.errs, fmt.Errorf("rate limit %d: give 0 (no limit) or a positive number of requests per %s", requests, RateLimitWindow))
+			return
+		}
+		c.rateLimit = requests
+	}
+}
 
 // WithHTTPClient sets the client webhook deliveries are sent with, e.g. one whose transport reaches
 // an in-process receiver. Its own Timeout, if any, applies on top of WithWebhookTimeout.

@@ -98,6 +98,9 @@ func (s *Server) handle(r *http.Request, w http.ResponseWriter, opID *string) *r
 	if fail != nil {
 		return fail
 	}
+	if limited := s.limitRate(m, w); limited != nil {
+		return limited
+	}
 	sc, bad := parseScenario(r.Header)
 	if bad != nil {
 		return s.refuseScenario(op, r.Header, *bad)

@@ -31,6 +31,8 @@ type merchant struct {
 
 	mu sync.Mutex
 	st *store.Merchant
+
+	limiter rateLimiter // its own lock: counting a request never waits for the merchant's
 }
 
 func newMerchant(publicKey, secretKey string, st *store.Store) (*merchant, error) {

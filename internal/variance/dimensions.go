@@ -27,6 +27,7 @@ const (
 	DimRateLimits        = "rate-limits"
 	DimEndpointSecrets   = "endpoint-secrets"
 	DimNewEventTypes     = "new-event-types"
+	DimRateLimitFields   = "rate-limit-fields"
 )
 
 // Citation is words of openapi/malipo.yaml: where they are, as a JSON pointer into the document, and
@@ -221,6 +222,11 @@ func Dimensions() []Dimension {
 			Allowed: []Citation{
 				{"#/tags/6/description", "new event types can be added, without a new API version."},
 				{"#/tags/6/description", "acknowledge (`2xx`) an event type you do not handle"},
+			}},
+		{Name: DimRateLimitFields,
+			Varies: "whether responses carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (the sandbox's per-minute limit) or none of them",
+			Allowed: []Citation{
+				{"#/components/headers/RateLimitLimit/description", "must not rely on their presence"},
 			}},
 	}
 }

@@ -50,6 +50,9 @@ type Variant struct {
 	// deliveries are independent of each other (sandbox.WithIndependentDeliveries).
 	FinalEventFirst bool
 	HoldPastPrompt  time.Duration
+	// NoRateLimitFields sends no RateLimit-* response fields (and limits nothing), as an implementation
+	// that does not limit request rates may.
+	NoRateLimitFields bool
 	// LostAcks loses the acknowledgement of the first attempt of about half the events, which are then
 	// delivered again with the same webhook-id.
 	LostAcks bool
@@ -251,6 +254,7 @@ func Draw(seed int64) Variant {
 	v.RateLimitEvery = []int{0, 0, 25, 40}[r.IntN(4)]
 	v.SecretBytes = []int{0, 24, 48, 64}[r.IntN(4)]
 	v.NewEventTypes = !v.EventLog && r.IntN(2) == 0
+	v.NoRateLimitFields = r.IntN(2) == 0
 	return v
 }
 
@@ -354,6 +358,7 @@ func (v Variant) Lines() []string {
 		DimRateLimits:        rateLimit(v.RateLimitEvery),
 		DimEndpointSecrets:   secretSize(v.SecretBytes),
 		DimNewEventTypes:     onOff(v.NewEventTypes, "payment.created and payout.created sent to the object's webhook_url", "none"),
+		DimRateLimitFields:   onOff(!v.NoRateLimitFields, "sent, as the sandbox", "none, and no limit"),
 		DimReferenceSet:      onOff(v.ReferenceSubset, "some countries and banks left out (each country with odds 2 in 5, each bank 1 in 3; every other seed none in the country listed first)", "as the sandbox"),
 	}
 	dims := Dimensions()
@@ -420,6 +425,9 @@ func (v Variant) Options() []sandbox.Option {
 	}
 	if !v.ExampleObjects {
 		opts = append(opts, sandbox.WithSeedData(false))
+	}
+	if v.NoRateLimitFields {
+		opts = append(opts, sandbox.WithRateLimit(0))
 	}
 	return opts
 }
