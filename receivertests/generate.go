@@ -100,7 +100,7 @@ func (g *grader) variants(t string) ([]variant, error) {
 			for _, f := range open {
 				if obj, ok := get(ev, f.path); ok {
 					if m, ok := obj.(map[string]any); ok {
-						m[generatedFieldName] = map[string]any{"n": rng.IntN(1<<10), "s": drawText(rng, 12), "a": []any{drawText(rng, 4)}}
+						m[generatedFieldName] = map[string]any{"n": rng.IntN(1 << 10), "s": drawText(rng, 12), "a": []any{drawText(rng, 4)}}
 					}
 				}
 			}
