@@ -36,7 +36,7 @@ func example(t *testing.T, resourceType, file string, replace ...string) string 
 func TestAccExamples_payoutImportByStringID(t *testing.T) {
 	sb := startSandbox(t)
 	existing, err := sb.client(t).ProcessPayout(t.Context(), client.BankPayout{Amount: 2500, CountryID: "ctry_zm",
-		BankID: "bank_zm_zanaco", AccountNumber: "0000000001", Narration: "Supplier invoice 88", Reference: "inv-88",
+		BankID: "bank_zm_zanaco", AccountNumber: testValues(t).bankOK.AccountNumber, Narration: "Supplier invoice 88", Reference: "inv-88",
 		WebhookURL: "https://merchant.example.org/hooks/payouts"})
 	require.NoError(t, err)
 	const addr = "malipo_payout.supplier_invoice_88"

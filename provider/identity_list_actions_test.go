@@ -88,7 +88,7 @@ func TestAccExamples_importByIdentity(t *testing.T) {
 	needs(t, featureIdentity)
 	sb := startSandbox(t)
 	existing, err := sb.client(t).ProcessPayout(t.Context(), client.BankPayout{Amount: 2500, CountryID: "ctry_zm",
-		BankID: "bank_zm_zanaco", AccountNumber: "0000000001", Narration: "Supplier invoice 88", Reference: "inv-88",
+		BankID: "bank_zm_zanaco", AccountNumber: testValues(t).bankOK.AccountNumber, Narration: "Supplier invoice 88", Reference: "inv-88",
 		WebhookURL: "https://merchant.example.org/hooks/payouts"})
 	require.NoError(t, err)
 	endpoint := createEndpoints(t, sb, client.WebhookEndpointCreateRequest{URL: "https://merchant.example.org/hooks/ledger",
