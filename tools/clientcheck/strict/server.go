@@ -15,10 +15,15 @@ import (
 // while an implementation grows.
 type server struct{ gen.StrictServerInterface }
 
-// ListCountries answers the document's envelope through the generated response type.
+// ListCountries answers the document's envelope, and the optional RateLimit fields, through the
+// generated response type (a body and the response's headers, since the document declares headers).
 func (server) ListCountries(context.Context, gen.ListCountriesRequestObject) (gen.ListCountriesResponseObject, error) {
-	return gen.ListCountries200JSONResponse{Status: gen.SuccessStatusSuccess, Code: gen.N0, Message: "ok",
-		Data: []gen.Country{{Id: "ctry_zm", Name: "Zambia", CountryCode: "ZM", CurrencyCode: "ZMW"}}}, nil
+	limit, remaining, reset := int32(100), int32(99), int32(60)
+	return gen.ListCountries200JSONResponse{
+		Body: gen.CountryListResponse{Status: gen.SuccessStatusSuccess, Code: gen.N0, Message: "ok",
+			Data: []gen.Country{{Id: "ctry_zm", Name: "Zambia", CountryCode: "ZM", CurrencyCode: "ZMW"}}},
+		Headers: gen.ListCountries200ResponseHeaders{RateLimitLimit: &limit, RateLimitRemaining: &remaining, RateLimitReset: &reset},
+	}, nil
 }
 
 // Handler mounts the strict server on a ServeMux.
