@@ -27,6 +27,14 @@ func attacks() []attack {
 			send: func(c *checkRun, t string) {
 				c.expectRejected(newDelivery(c.g.payloads.event(t, c.now()), c.now()), "an unsigned "+t+" delivery (no webhook-signature header)")
 			}},
+		{name: "empty-signature", rule: ruleAuthentic, doc: "a %s delivery whose webhook-signature is present but holds no signature (an empty value, then a bare \"v1,\") is refused",
+			send: func(c *checkRun, t string) {
+				for _, value := range []string{"", "v1,"} {
+					d := c.signed(t)
+					d.header.Set(webhook.HeaderSignature, value)
+					c.expectRejected(d, fmt.Sprintf("a %s delivery whose webhook-signature is %q", t, value))
+				}
+			}},
 		{name: "forged-signature", rule: ruleAuthentic, doc: "a %s delivery whose v1 signature is well formed but made by no secret is refused",
 			send: func(c *checkRun, t string) {
 				d := c.signed(t)

@@ -307,7 +307,7 @@ func (c *checkRun) unknownType() {
 		c.fail(fmt.Sprintf("a delivery of the undeclared event type %s got %s; %s", t, a, c.timeoutFix()), at)
 	case a.err != nil:
 		c.fail(fmt.Sprintf("a delivery of the undeclared event type %s got %s; acknowledge (2xx) types you do not handle", t, a), at)
-	case a.status >= 500:
-		c.fail(fmt.Sprintf("a delivery of the undeclared event type %s was answered %s: new event types can be added without a new API version; acknowledge (2xx) a type you do not handle, or ignore it, never fail on it", t, a), at)
+	case !a.acknowledged():
+		c.fail(fmt.Sprintf("a delivery of the undeclared event type %s was answered %s, not 2xx: new event types can be added without a new API version, and the document says to acknowledge (2xx) a type you do not handle; any other answer is a failed attempt, retried", t, a), at)
 	}
 }

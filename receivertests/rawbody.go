@@ -35,6 +35,10 @@ const jsUnsafeText = "Tom & Jerry <order 7> \u2028line\u2029para"
 // the document allows no declared integer beyond 2^53-1 (PayoutAmount's maximum).
 const bigInteger = "18446744073709551617"
 
+// undeclaredNumber is the value of the undeclared field the number spellings add, so that every event
+// type has a number to respell: a payout event's only declared number, its amount, is an integer.
+const undeclaredNumber = 2.5
+
 func rawVariants() []rawVariant {
 	return []rawVariant{
 		{name: "whitespace", doc: "tabs for indents, CRLF line ends and spaces around the colons",
@@ -50,9 +54,10 @@ func rawVariants() []rawVariant {
 				setText(ev, fields, exoticText)
 				return writeJSON(ev, jsonStyle{escapeAll: true})
 			}},
-		{name: "number-trailing-zero", doc: "every number given a trailing zero (2500.0, 150.50)",
+		{name: "number-trailing-zero", doc: "every number that is not an integer field given a trailing zero (150.50), and an undeclared field holding 2.50 (a payout event has no other)",
 			write: func(ev map[string]any, fields []field) []byte {
-				mapNumbers(ev, func(f float64) string {
+				ev[unknownFieldName] = undeclaredNumber
+				mapNumbers(ev, nil, integerFields(fields), func(f float64) string {
 					if f == float64(int64(f)) {
 						return strconv.FormatFloat(f, 'f', 1, 64)
 					}
@@ -60,9 +65,10 @@ func rawVariants() []rawVariant {
 				})
 				return writeJSON(ev, jsonStyle{})
 			}},
-		{name: "number-exponent", doc: "every number in exponent form (2.5e+03, 1.505e+02)",
+		{name: "number-exponent", doc: "every number that is not an integer field in exponent form (1.505e+02), and an undeclared field holding 2.5e+00",
 			write: func(ev map[string]any, fields []field) []byte {
-				mapNumbers(ev, func(f float64) string { return strconv.FormatFloat(f, 'e', -1, 64) })
+				ev[unknownFieldName] = undeclaredNumber
+				mapNumbers(ev, nil, integerFields(fields), func(f float64) string { return strconv.FormatFloat(f, 'e', -1, 64) })
 				return writeJSON(ev, jsonStyle{})
 			}},
 		{name: "non-ascii", doc: "a text field holding " + strconv.Quote(exoticText) + " as raw UTF-8",
@@ -107,14 +113,22 @@ func setText(ev map[string]any, fields []field, s string) {
 }
 
 // mapNumbers replaces every number in v by the literal spell gives it.
-func mapNumbers(v any, spell func(float64) string) {
+// mapNumbers respells the numbers in v, except those of the declared integer fields: 2500.0 is an
+// integer to JSON Schema, but a receiver that decodes an integer field into an integer type (Go's
+// int64, as package api and every Go generator declare it) refuses it, and rightly so, since no
+// implementation sends it that way; the spelling is a test of the signature, not of the decoder.
+// path is v's place in the event ("data.object"); integers holds the integer fields' names.
+func mapNumbers(v any, path []string, integers map[string]bool, spell func(float64) string) {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
+			at := append(append([]string(nil), path...), k)
 			if f, ok := e.(float64); ok {
-				x[k] = json.Number(spell(f))
+				if !integers[strings.Join(at, ".")] {
+					x[k] = json.Number(spell(f))
+				}
 			} else {
-				mapNumbers(e, spell)
+				mapNumbers(e, at, integers, spell)
 			}
 		}
 	case []any:
@@ -122,10 +136,21 @@ func mapNumbers(v any, spell func(float64) string) {
 			if f, ok := e.(float64); ok {
 				x[i] = json.Number(spell(f))
 			} else {
-				mapNumbers(e, spell)
+				mapNumbers(e, append(path, "[]"), integers, spell)
 			}
 		}
 	}
+}
+
+// integerFields returns the names of the event's declared integer fields.
+func integerFields(fields []field) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range fields {
+		if f.integer {
+			out[f.name()] = true
+		}
+	}
+	return out
 }
 
 // jsonStyle is what writeJSON leaves open in JSON's grammar.

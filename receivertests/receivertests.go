@@ -144,11 +144,21 @@ func (g *grader) checks() []*check {
 	first := g.types[0]
 	out = append(out,
 		&check{id: "receiver.accepts.dual-signature", category: CategoryAccepts, covers: []string{first}, rule: ruleRotation,
-			doc: "a delivery signed during a rotation (a signature by a secret the receiver does not hold, then a valid one) is acknowledged",
+			doc: "a delivery signed during a rotation is acknowledged wherever the valid signature is in the list: after one by a secret the receiver does not hold, before it (the order a service that signs with the new secret first sends), and between two",
 			run: func(c *checkRun) {
-				old, _ := webhook.NewSecret()
-				d := newDelivery(c.g.payloads.event(first, c.now()), c.now(), old, c.g.cfg.Secret)
-				c.expectAccepted(d, "a delivery with two signatures, the second valid,")
+				other, _ := webhook.NewSecret()
+				another, _ := webhook.NewSecret()
+				held := c.g.cfg.Secret
+				for _, order := range []struct {
+					what    string
+					secrets []webhook.Secret
+				}{
+					{"a delivery with two signatures, the second valid,", []webhook.Secret{other, held}},
+					{"a delivery with two signatures, the first valid,", []webhook.Secret{held, other}},
+					{"a delivery with three signatures, the second valid,", []webhook.Secret{other, held, another}},
+				} {
+					c.expectAccepted(newDelivery(c.g.payloads.event(first, c.now()), c.now(), order.secrets...), order.what)
+				}
 			}},
 		&check{id: "receiver.accepts.redelivery", category: CategoryAccepts, covers: []string{first}, rule: ruleIdempotency,
 			doc: "a redelivery of an event already acknowledged (same webhook-id, fresh timestamp and signature, as a retry) is acknowledged again",
@@ -165,7 +175,7 @@ func (g *grader) checks() []*check {
 			doc: "a correctly signed " + first + " delivery with fields the document does not declare (in the event, its data and its object) is acknowledged",
 			run: (*checkRun).unknownField},
 		&check{id: "receiver.robustness.unknown-event-type", category: CategoryRobustness, rule: ruleAdditive,
-			doc: "a correctly signed delivery of an event type the document does not declare (yet) gets no 5xx, in time",
+			doc: "a correctly signed delivery of an event type the document does not declare (yet) is acknowledged (2xx) in time",
 			run: (*checkRun).unknownType},
 	)
 	return out

@@ -84,7 +84,7 @@ func perType(t *testing.T, prefixes ...string) []string {
 }
 
 // attacks are the receiver.rejects checks, each sent for every event type.
-var attacks = []string{"no-signature", "forged-signature", "body-changed", "other-secret", "timestamp-past", "timestamp-future",
+var attacks = []string{"no-signature", "empty-signature", "forged-signature", "body-changed", "other-secret", "timestamp-past", "timestamp-future",
 	"malformed-signature", "unknown-version"}
 
 // rawBodies are the spellings of receiver.accepts.raw-body/*.
@@ -114,12 +114,16 @@ func TestCorrectReceiverPasses(t *testing.T) {
 		"endpoint whsec_ secret": testSecret(t),
 		"merchant secret key":    mustParse(t, "sk_test_receiver_grader"),
 	} {
-		t.Run(name, func(t *testing.T) {
-			sum, failed := grade(t, receiverfaults.Correct(secret), secret, 5*time.Second)
-			assert.Empty(t, failed, "%+v", sum.Results)
-			assert.Len(t, sum.Results, checkCount(t))
-			assert.Equal(t, runner.ExitConformant, runner.ExitCode(sum, nil))
-		})
+		for kind, receiver := range map[string]func(webhook.Secret) http.Handler{
+			"lenient": receiverfaults.Correct, "typed": receiverfaults.CorrectTyped,
+		} {
+			t.Run(name+"/"+kind, func(t *testing.T) {
+				sum, failed := grade(t, receiver(secret), secret, 5*time.Second)
+				assert.Empty(t, failed, "%+v", sum.Results)
+				assert.Len(t, sum.Results, checkCount(t))
+				assert.Equal(t, runner.ExitConformant, runner.ExitCode(sum, nil))
+			})
+		}
 	}
 }
 
@@ -136,17 +140,22 @@ func TestEachFlawedReceiverFailsItsChecks(t *testing.T) {
 		"receiver.robustness.burst", "receiver.robustness.unknown-event-type", "receiver.robustness.unknown-field"},
 		prefixed("receiver.accepts.raw-body/", rawBodies...), perType(t, "receiver.accepts.generated"))
 	want := map[string][]string{
-		"accepts-any-signature": perType(t, prefixed("receiver.rejects.", "body-changed", "forged-signature", "malformed-signature",
+		"accepts-any-signature": perType(t, prefixed("receiver.rejects.", "body-changed", "empty-signature", "forged-signature", "malformed-signature",
 			"other-secret", "unknown-version")...),
-		"accepts-no-signature":   perType(t, "receiver.rejects.no-signature"),
-		"ignores-timestamp":      perType(t, "receiver.rejects.timestamp-future", "receiver.rejects.timestamp-past"),
-		"rejects-dual-signature": {"receiver.accepts.dual-signature"},
-		"duplicate-500":          {"receiver.accepts.redelivery"},
-		"slow":                   slowFails,
-		"unknown-type-500":       {"receiver.robustness.unknown-event-type"},
+		"accepts-no-signature": perType(t, "receiver.rejects.no-signature", "receiver.rejects.empty-signature"),
+		// A bare HMAC without "v1," lists no signature either, so it passes too.
+		"accepts-empty-signature-list": perType(t, "receiver.rejects.empty-signature", "receiver.rejects.malformed-signature"),
+		"tries-last-signature-only":    {"receiver.accepts.dual-signature"},
+		"unknown-type-4xx":             {"receiver.robustness.unknown-event-type"},
+		"ignores-timestamp":            perType(t, "receiver.rejects.timestamp-future", "receiver.rejects.timestamp-past"),
+		"rejects-dual-signature":       {"receiver.accepts.dual-signature"},
+		"duplicate-500":                {"receiver.accepts.redelivery"},
+		"slow":                         slowFails,
+		"unknown-type-500":             {"receiver.robustness.unknown-event-type"},
 		// A strict decoder fails on every undeclared field: the one the check adds, those each
 		// generated check adds, and the large integer's.
-		"unknown-field-500": slices.Concat([]string{"receiver.robustness.unknown-field", "receiver.accepts.raw-body/large-integer"},
+		"unknown-field-500": slices.Concat([]string{"receiver.robustness.unknown-field", "receiver.accepts.raw-body/large-integer",
+			"receiver.accepts.raw-body/number-trailing-zero", "receiver.accepts.raw-body/number-exponent"},
 			perType(t, "receiver.accepts.generated")),
 		// Go's re-encoding keeps only raw non-ASCII text; JavaScript's also keeps the key order and
 		// the characters Go escapes (<, >, &, U+2028).
@@ -260,12 +269,13 @@ func TestOfficialLibraryAgreesWithTheGrader(t *testing.T) {
 				validated++
 				assert.Empty(t, spec.ValidateWebhook(ev.Type, d.header, d.body), "a correctly signed body the document refuses: %s", d.body)
 			}
-			// Refused: every attack, for every event type, and nothing else.
-			assert.Equal(t, len(attacks)*len(types), refused)
-			// Correctly signed: one per type, the dual signature, the redelivery (twice), the burst, the
+			// Refused: every attack, for every event type, and nothing else; empty-signature sends two
+			// (an empty value and a bare "v1,").
+			assert.Equal(t, (len(attacks)+1)*len(types), refused)
+			// Correctly signed: one per type, the dual signature (in three orders), the redelivery (twice), the burst, the
 			// unknown field and the unknown type; each raw-body spelling of each type; and at least the
 			// drawn bodies of each type, besides its enum values and optional fields.
-			assert.GreaterOrEqual(t, verified, len(types)+1+2+3+1+1+len(rawBodies)*len(types)+8*len(types))
+			assert.GreaterOrEqual(t, verified, len(types)+3+2+3+1+1+len(rawBodies)*len(types)+8*len(types))
 			assert.Equal(t, verified-1, validated)
 		})
 	}

@@ -19,14 +19,16 @@ go=${GO:-go}
 # move it):
 #  - Header names: the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature)
 #    and the key headers (public-key, secret-key) are written as the standards and the API's users
-#    write them; HTTP header names are case-insensitive, and ogen's canonical form is the same header.
+#    write them, and the rate-limit fields (RateLimit-Limit, -Remaining, -Reset) as the IETF httpapi
+#    draft spells them; HTTP header names are case-insensitive, and ogen's canonical form is the same
+#    header.
 #  - `format: uri` strings (WebhookURL, the payment's redirect and return URLs): ogen decodes them
 #    into url.URL and does not apply `maxLength` or `pattern` to it. The rules stay in the document
 #    because the server enforces them (a 400 naming the field); a client that skips them is told so
 #    by that 400, never sends a wrong URL silently. Dropping `format: uri` would make other
 #    generators treat the URL as any string.
 ALLOWED_WARNINGS=(
-  '^WARN	Header name is not canonical, canonical name will be used	\{"original_name": "(webhook-id|webhook-timestamp|webhook-signature|public-key|secret-key)", "canonical_name": "[A-Za-z-]+"\}$'
+  '^WARN	Header name is not canonical, canonical name will be used	\{"original_name": "(webhook-id|webhook-timestamp|webhook-signature|public-key|secret-key|RateLimit-Limit|RateLimit-Remaining|RateLimit-Reset)", "canonical_name": "[A-Za-z-]+"\}$'
   '^WARN	schemagen	String validator cannot be applied to generated type and will be ignored	\{"type": "string", "format": "uri", "go_type": "url.URL"\}$'
 )
 

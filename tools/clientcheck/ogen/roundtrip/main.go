@@ -116,19 +116,26 @@ func roundTrip(ctx context.Context, baseURL string, k keys) error {
 	if err != nil {
 		return fmt.Errorf("list countries: %w", err)
 	}
-	countries, ok := countriesRes.(*gen.CountryListResponse)
-	if !ok || len(countries.Data) == 0 {
+	countriesWithHeaders, ok := countriesRes.(*gen.CountryListResponseHeaders)
+	if !ok || len(countriesWithHeaders.Response.Data) == 0 {
 		return fmt.Errorf("list countries: got %T", countriesRes)
 	}
+	// The sandbox limits request rates, so it sends the RateLimit fields the document declares, and
+	// ogen hands them to the caller.
+	if limit, ok := countriesWithHeaders.RateLimitLimit.Get(); !ok || limit < 1 {
+		return fmt.Errorf("list countries: no RateLimit-Limit decoded (%+v)", countriesWithHeaders.RateLimitLimit)
+	}
+	countries := countriesWithHeaders.Response
 	country := countries.Data[0]
 	banksRes, err := c.ListBanks(ctx, gen.ListBanksParams{Country: country.CountryCode})
 	if err != nil {
 		return fmt.Errorf("list banks of %s: %w", country.CountryCode, err)
 	}
-	banks, ok := banksRes.(*gen.BankListResponse)
-	if !ok || len(banks.Data) == 0 {
+	banksWithHeaders, ok := banksRes.(*gen.BankListResponseHeaders)
+	if !ok || len(banksWithHeaders.Response.Data) == 0 {
 		return fmt.Errorf("list banks of %s: got %T", country.CountryCode, banksRes)
 	}
+	banks := banksWithHeaders.Response
 
 	payout := gen.NewBankPayoutRequestPayoutRequest(gen.BankPayoutRequest{Amount: 987654321, CountryId: country.ID,
 		TransferTo: gen.BankPayoutRequestTransferToBank, BankID: banks.Data[0].ID, AccountNumber: "0000000001"})
@@ -144,7 +151,7 @@ func roundTrip(ctx context.Context, baseURL string, k keys) error {
 	if err != nil {
 		return fmt.Errorf("read the payout back: %w", err)
 	}
-	if read, ok := readRes.(*gen.PayoutResponse); !ok || read.Data.Amount != 987654321 {
+	if read, ok := readRes.(*gen.GetPayoutOKHeaders); !ok || read.Response.Data.Amount != 987654321 {
 		return fmt.Errorf("read the payout back: got %T %+v", readRes, readRes)
 	}
 
@@ -172,11 +179,11 @@ func roundTrip(ctx context.Context, baseURL string, k keys) error {
 		if err != nil {
 			return fmt.Errorf("read the payment of %s back: %w", text, err)
 		}
-		status, ok := statusRes.(*gen.TransactionResponse)
+		status, ok := statusRes.(*gen.TransactionResponseHeaders)
 		if !ok {
 			return fmt.Errorf("read the payment of %s back: got %T", text, statusRes)
 		}
-		if got := rec.lastAmount(); got != text || status.Data.Amount != amount {
+		if got := rec.lastAmount(); got != text || status.Response.Data.Amount != amount {
 			return fmt.Errorf("the payment of %s reads back as %s", text, got)
 		}
 	}
@@ -197,12 +204,12 @@ func unknownEvents(ctx context.Context, eventsURL string, k keys) error {
 	if err != nil {
 		return fmt.Errorf("list events: %w", err)
 	}
-	page, ok := res.(*gen.EventListResponse)
+	page, ok := res.(*gen.EventListResponseHeaders)
 	if !ok {
 		return fmt.Errorf("list events: got %T", res)
 	}
 	var types []string
-	for _, e := range page.Data.Items {
+	for _, e := range page.Response.Data.Items {
 		types = append(types, string(e.Type))
 		if e.Payload.Type != e.Type || len(e.Payload.Data["object"]) == 0 {
 			return fmt.Errorf("event %s (%s): the payload lost its type or data.object: %+v", e.ID, e.Type, e.Payload)
@@ -220,8 +227,11 @@ func unknownEvents(ctx context.Context, eventsURL string, k keys) error {
 type handler struct{ gen.UnimplementedHandler }
 
 func (handler) ListCountries(context.Context) (gen.ListCountriesRes, error) {
-	return &gen.CountryListResponse{Status: gen.SuccessStatusSuccess, Code: gen.SuccessCode0, Message: "ok",
-		Data: []gen.Country{{ID: "ctry_zm", Name: "Zambia", CountryCode: "ZM", CurrencyCode: "ZMW"}}}, nil
+	return &gen.CountryListResponseHeaders{
+		Response: gen.CountryListResponse{Status: gen.SuccessStatusSuccess, Code: gen.SuccessCode0, Message: "ok",
+			Data: []gen.Country{{ID: "ctry_zm", Name: "Zambia", CountryCode: "ZM", CurrencyCode: "ZMW"}}},
+		RateLimitLimit: gen.NewOptInt32(100), RateLimitRemaining: gen.NewOptInt32(99), RateLimitReset: gen.NewOptInt32(60),
+	}, nil
 }
 
 // security accepts exactly the keys the client was given.
@@ -258,7 +268,8 @@ func server(ctx context.Context, k keys) error {
 	if err != nil {
 		return fmt.Errorf("list countries from the generated server: %w", err)
 	}
-	if got, ok := res.(*gen.CountryListResponse); !ok || len(got.Data) != 1 || got.Data[0].CountryCode != "ZM" {
+	if got, ok := res.(*gen.CountryListResponseHeaders); !ok || len(got.Response.Data) != 1 || got.Response.Data[0].CountryCode != "ZM" ||
+		got.RateLimitRemaining.Or(0) != 99 {
 		return fmt.Errorf("list countries from the generated server: got %T %+v", res, res)
 	}
 	fmt.Println("ogen server: the generated server answered the generated client (list countries)")
