@@ -104,14 +104,19 @@ func handleEvent(log *slog.Logger, id string, t api.EventType, data json.RawMess
 	switch t {
 	case api.EventTypePaymentSuccess, api.EventTypePaymentFailed, api.EventTypePaymentProcessing:
 		var d api.PaymentEventData
-		if err := json.Unmarshal(data, &d); err == nil {
-			log.Info("payment event", "event", id, "type", t, "status", d.Object.Status, "reference", d.Object.Reference)
+		if err := json.Unmarshal(data, &d); err != nil {
+			// Authentic (the signature verified) but not what this code expects: never drop it silently.
+			log.Error("a verified event this receiver cannot read", "event", id, "type", t, "error", err)
+			return
 		}
+		log.Info("payment event", "event", id, "type", t, "status", d.Object.Status, "reference", d.Object.Reference)
 	case api.EventTypePayoutSuccess, api.EventTypePayoutFailed:
 		var d api.PayoutEventData
-		if err := json.Unmarshal(data, &d); err == nil {
-			log.Info("payout event", "event", id, "type", t, "status", d.Object.Status, "reference", d.Object.Reference)
+		if err := json.Unmarshal(data, &d); err != nil {
+			log.Error("a verified event this receiver cannot read", "event", id, "type", t, "error", err)
+			return
 		}
+		log.Info("payout event", "event", id, "type", t, "status", d.Object.Status, "reference", d.Object.Reference)
 	default:
 		log.Info("ignoring an event type this receiver does not handle", "event", id, "type", t)
 	}
