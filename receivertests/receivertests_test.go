@@ -148,6 +148,7 @@ func TestEachFlawedReceiverFailsItsChecks(t *testing.T) {
 		"tries-last-signature-only":    {"receiver.accepts.dual-signature"},
 		"unknown-type-4xx":             {"receiver.robustness.unknown-event-type"},
 		"ignores-timestamp":            perType(t, "receiver.rejects.timestamp-future", "receiver.rejects.timestamp-past"),
+		"tolerance-doubled":            perType(t, "receiver.rejects.timestamp-future", "receiver.rejects.timestamp-past"),
 		"rejects-dual-signature":       {"receiver.accepts.dual-signature"},
 		"duplicate-500":                {"receiver.accepts.redelivery"},
 		"slow":                         slowFails,

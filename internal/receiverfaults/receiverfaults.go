@@ -202,6 +202,12 @@ func All() []Fault {
 					w.WriteHeader(http.StatusNoContent)
 				}))
 			}},
+		{Name: "tolerance-doubled", Rule: "webhook-timestamp is checked against ten minutes, twice the documented tolerance",
+			New: func(secret webhook.Secret) http.Handler {
+				v := verifier(secret)
+				v.Tolerance = 10 * time.Minute
+				return webhook.NewReceiver(v, app{})
+			}},
 		{Name: "rejects-dual-signature", Rule: "only the first signature of webhook-signature is tried",
 			New: func(secret webhook.Secret) http.Handler {
 				return rewrite(Correct(secret), func(r *http.Request, _ []byte) {
