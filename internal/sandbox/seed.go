@@ -47,6 +47,8 @@ type seedSource struct {
 	// (again) under that id. A destructive example (a DELETE) names such a copy, so that it never
 	// removes an object the other examples use, whatever order a tool runs them in.
 	id string
+	// disabled seeds an endpoint with enabled false.
+	disabled bool
 }
 
 var seedSources = []seedSource{
@@ -61,8 +63,9 @@ var seedSources = []seedSource{
 	{example: "PayoutFailed", path: "data", kind: "payout"},
 	// we_2b7c9d1e4f6a8b30, with the secret the create example shows.
 	{example: "WebhookEndpointWithSecret", path: "data", kind: "endpoint"},
-	// we_7d3f5a1c9e2b4d60: the same endpoint under the id delete-endpoint's example deletes.
-	{example: "WebhookEndpointWithSecret", path: "data", kind: "endpoint", id: "RetiredWebhookEndpointId"},
+	// we_7d3f5a1c9e2b4d60: the same endpoint under the id delete-endpoint's example deletes, disabled
+	// (retired): enabled, it would receive every event a second time at the same URL.
+	{example: "WebhookEndpointWithSecret", path: "data", kind: "endpoint", id: "RetiredWebhookEndpointId", disabled: true},
 	// Sandbox controls: pay_6c1e9a7b3d5f2e80 (order-2077) and po_3ddaf89f9f963ecc (inv-93) start
 	// processing, for the settle examples to settle; df_4c2e8a6b1d3f5e70 is in force for as long as its
 	// example says (two minutes from the start) against the documentation's URL, for the delete example.
@@ -140,6 +143,9 @@ func (s *Server) seedOne(tx *store.Tx, m *merchant, src seedSource, raw json.Raw
 		secret, err := webhook.ParseSecret(e.Secret)
 		if err != nil {
 			return fmt.Errorf("the endpoint's secret: %w", err)
+		}
+		if src.disabled {
+			e.Enabled = false
 		}
 		m.st.PutEndpoint(tx, store.Endpoint{WebhookEndpoint: e.WebhookEndpoint, Secret: secret, Seeded: true})
 	case "deliveryFailure":

@@ -33,6 +33,9 @@ func TestSeedObjectsAreTheirExamples(t *testing.T) {
 			want["status"], want["updated_at"] = src.status, want["created_at"]
 			delete(want, "failure_reason")
 		}
+		if src.disabled {
+			want["enabled"] = false
+		}
 		var got any
 		switch src.kind {
 		case "payment":
@@ -426,4 +429,27 @@ func seededPayouts() int {
 		}
 	}
 	return n
+}
+
+// TestSeededEndpointsDeliverOncePerURL: the copy of the create example's endpoint that the DELETE
+// example deletes is seeded disabled, so a seeded sandbox does not deliver every event twice to the
+// example's URL.
+func TestSeededEndpointsDeliverOncePerURL(t *testing.T) {
+	e := newEnv(t, WithSeedData(true))
+	r := e.client.do(http.MethodGet, api.OpListWebhookEndpoints().URL(), nil)
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	var list struct {
+		Data []api.WebhookEndpoint `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(r.body, &list))
+	require.GreaterOrEqual(t, len(list.Data), 2, "the seed has the create example's endpoint and its retired copy")
+	enabled := map[string][]string{}
+	for _, ep := range list.Data {
+		if ep.Enabled {
+			enabled[ep.URL] = append(enabled[ep.URL], ep.ID)
+		}
+	}
+	for url, ids := range enabled {
+		assert.Len(t, ids, 1, "%s is the URL of more than one enabled seeded endpoint: %v", url, ids)
+	}
 }
