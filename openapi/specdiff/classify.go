@@ -20,6 +20,8 @@ const testValuesKey = "x-malipo-test-values"
 type classifier struct {
 	old, new *document
 	usage    usage
+	// enumGone marks the enum removals that take a whole enum away (enumgone.go).
+	enumGone map[*model.Change]bool
 }
 
 func newClassifier(old, updated *document) *classifier {
@@ -31,6 +33,7 @@ func newClassifier(old, updated *document) *classifier {
 func (c *classifier) classify(raw []rawChange) []Change {
 	var out []Change
 	grouped := map[string]int{}
+	c.enumGone = c.enumsGone(raw)
 	for _, r := range raw {
 		if r.change.Property == testValuesKey && len(r.path) == 1 && r.path[0] == "extensions" {
 			continue // compared in full by diffTestValues
@@ -202,6 +205,9 @@ func (c *classifier) schemaVerdicts(p place, ch *model.Change) []sided {
 	for _, s := range sides {
 		status := strings.Contains(strings.ToLower(p.schema+p.field), "status")
 		v := sided{audience: s.audience, verdict: schemaVerdict(s, ch, status)}
+		if c.enumGone[ch] {
+			v.verdict = enumGoneVerdict(s, ch)
+		}
 		if len(sides) > 1 || p.schema != "" {
 			v.where = "in " + s.part
 		}

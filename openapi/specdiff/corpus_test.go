@@ -104,6 +104,17 @@ func corpus(t *testing.T) []entry {
 			return d.Append("/components/schemas/PayoutStatus/enum", "reversed")
 		}, breaks: []specdiff.Audience{clients, receivers}, changes: 1,
 			lines: []line{{"schema PayoutStatus", `enum value "reversed" added`, []specdiff.Audience{clients, receivers}}}},
+		// The whole enum removed is not values fewer but any value allowed: it widens what clients and
+		// receivers get (libopenapi reports it value by value, like a narrowing).
+		{name: "remove the enum of a status shared by responses and payloads", edit: func(d *docedit.Doc) error {
+			return d.Remove("/components/schemas/PayoutStatus/enum")
+		}, breaks: []specdiff.Audience{clients, receivers}, changes: len(api.PayoutStatusValues()), lines: []line{
+			{"schema PayoutStatus", fmt.Sprintf("enum value %q removed", api.PayoutStatusFailed), []specdiff.Audience{clients, receivers}}}},
+		// One value removed leaves the others: it only narrows what a response holds.
+		{name: "remove one enum value of a response status", edit: func(d *docedit.Doc) error {
+			return d.Remove(fmt.Sprintf("/components/schemas/PayoutStatus/enum/%d", len(api.PayoutStatusValues())-1))
+		}, changes: 1, lines: []line{
+			{"schema PayoutStatus", fmt.Sprintf("enum value %q removed", api.PayoutStatusValues()[len(api.PayoutStatusValues())-1]), nil}}},
 		{name: "add an enum value to a webhook payload's status", edit: func(d *docedit.Doc) error {
 			return d.Append(processingStatus, "queued")
 		}, breaks: []specdiff.Audience{receivers}, changes: 1,

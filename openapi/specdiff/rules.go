@@ -113,6 +113,16 @@ func schemaVerdict(s side, c *model.Change, status bool) verdict {
 	}
 }
 
+// enumGoneVerdict judges a removal that takes a whole enum away: the schema now allows any value of
+// its type, which widens what the receiving side may get.
+func enumGoneVerdict(s side, c *model.Change) verdict {
+	value := firstNonEmpty(c.New, c.Original)
+	if s.produces {
+		return verdict{false, fmt.Sprintf("the enum is gone (%q with it): %s may send any value of the type", value, s.who)}
+	}
+	return verdict{true, fmt.Sprintf("the enum is gone (%q with it): %s may now meet any value of the type, which a generated enum type or an exhaustive switch has no place for", value, s.who)}
+}
+
 // upperBounds and lowerBounds are the keywords whose number bounds a value from above or below.
 var (
 	upperBounds = []string{"maxLength", "maximum", "maxItems", "maxProperties", "exclusiveMaximum", "maxContains"}
