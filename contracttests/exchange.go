@@ -46,25 +46,14 @@ func (e *Exchange) String() string {
 
 // Get returns the value at a JSON pointer of the body (`/data/status`), or nil.
 func (e *Exchange) Get(pointer string) any {
-	v := e.JSON
-	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
-		if pointer == "" {
-			break
-		}
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch c := v.(type) {
-		case map[string]any:
-			v = c[tok]
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil
-			}
-			v = c[i]
-		default:
-			return nil
+	var path []string
+	if pointer != "" {
+		path = strings.Split(strings.TrimPrefix(pointer, "/"), "/")
+		for i, tok := range path {
+			path[i] = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		}
 	}
+	v, _ := openapi.ValueAt(e.JSON, path)
 	return v
 }
 

@@ -509,21 +509,7 @@ func (l *lazyInstance) at(path []string) any {
 			l.value = nil
 		}
 	}
-	v := l.value
-	for _, seg := range path {
-		switch node := v.(type) {
-		case map[string]any:
-			v = node[seg]
-		case []any:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(node) {
-				return nil
-			}
-			v = node[i]
-		default:
-			return nil
-		}
-	}
+	v, _ := ValueAt(l.value, path)
 	return v
 }
 

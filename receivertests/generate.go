@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
 // variant is one generated event body: the example event of a type with some fields changed, and
@@ -291,19 +293,7 @@ func cloneValue(v any) any {
 }
 
 // get returns the value at path in ev.
-func get(ev map[string]any, path []string) (any, bool) {
-	var cur any = ev
-	for _, k := range path {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = m[k]; !ok {
-			return nil, false
-		}
-	}
-	return cur, true
-}
+func get(ev map[string]any, path []string) (any, bool) { return openapi.ValueAt(ev, path) }
 
 // set puts v at path in ev, making the objects on the way.
 func set(ev map[string]any, path []string, v any) {
