@@ -55,7 +55,7 @@ type Spec struct {
 	schemes        map[string]string // security scheme name -> header name (apiKey in header)
 	fastGaps       []string          // parts of the document the fast path leaves to the validator, and why
 	fastPath       bool              // accept what the fast checks accept (see fastpath.go)
-	reword         func(*liberrors.ValidationError)
+	reword         func(*liberrors.ValidationError) // tests only (options.reword)
 }
 
 // Operation describes one operation or webhook of the document, as the validators and the code that

@@ -67,7 +67,7 @@ func runValidator(s *Spec, op *Operation, r *http.Request) []*liberrors.Validati
 		r.URL.Fragment, r.URL.RawFragment = "", ""
 	}
 	var malformed *liberrors.ValidationError
-	if ct := r.Header.Get("Content-Type"); ct != "" && OperationModel(op).RequestBody != nil {
+	if ct := r.Header.Get("Content-Type"); ct != "" && op.HasBody {
 		if mediaType, _, _ := mime.ParseMediaType(ct); !strings.Contains(mediaType, "/") {
 			malformed = &liberrors.ValidationError{
 				ValidationType: helpers.RequestBodyValidation, ValidationSubType: helpers.RequestBodyContentType,

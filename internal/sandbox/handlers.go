@@ -46,15 +46,5 @@ var decodesFirst = map[string]bool{
 	api.OpInitializePayment().ID: true,
 }
 
-// hasBody reports whether the operation declares a request body, i.e. whether the sandbox reads one.
-func hasBody(op *openapi.Operation) bool {
-	return op.HasBody
-}
-
-// bodyRequired reports whether the operation's request body is required.
-func bodyRequired(op *openapi.Operation) bool {
-	return op.BodyRequired
-}
-
 // isPost reports whether the request is a POST, the method the Idempotency-Key applies to.
 func isPost(op *openapi.Operation) bool { return op.Method == http.MethodPost }

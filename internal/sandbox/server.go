@@ -120,7 +120,7 @@ func (s *Server) handle(r *http.Request, w http.ResponseWriter, opID *string) *r
 // layer for POSTs.
 func (s *Server) operate(w http.ResponseWriter, r *http.Request, op *openapi.Operation, m *merchant, params map[string]string, h handlerFunc) *response {
 	req := &request{r: r, op: op, m: m, params: params}
-	if hasBody(op) {
+	if op.HasBody {
 		body, value, fail := s.readBody(w, r, op)
 		if fail != nil {
 			return fail
@@ -222,7 +222,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, op *openapi.Op
 		}
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
-		if bodyRequired(op) {
+		if op.BodyRequired {
 			return nil, nil, s.invalid(FieldError{Field: "", Reason: "a JSON object body is required"})
 		}
 		return nil, nil, nil
