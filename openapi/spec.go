@@ -52,9 +52,9 @@ type Spec struct {
 	operations     []*Operation
 	byID           map[string]*Operation
 	webhooks       map[string]*Operation
-	schemes        map[string]string // security scheme name -> header name (apiKey in header)
-	fastGaps       []string          // parts of the document the fast path leaves to the validator, and why
-	fastPath       bool              // accept what the fast checks accept (see fastpath.go)
+	schemes        map[string]string                // security scheme name -> header name (apiKey in header)
+	fastGaps       []string                         // parts of the document the fast path leaves to the validator, and why
+	fastPath       bool                             // accept what the fast checks accept (see fastpath.go)
 	reword         func(*liberrors.ValidationError) // tests only (options.reword)
 }
 
