@@ -142,7 +142,23 @@ func (g *genTarget) design(r *rand.Rand, i int) genDesign {
 			}
 		}
 	}
+	g.keepMinProperties(d)
 	return d
+}
+
+// keepMinProperties puts back optional properties, in order, until the body has as many as the
+// schema's minProperties asks (an update must change something).
+func (g *genTarget) keepMinProperties(d genDesign) {
+	present := g.present(d)
+	for _, f := range g.fields {
+		if present >= g.minProperties() {
+			return
+		}
+		if d.absent[f.name] {
+			d.absent[f.name] = false
+			present++
+		}
+	}
 }
 
 // genCase is one body as sent: the design filled in for the run.

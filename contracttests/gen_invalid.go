@@ -56,7 +56,13 @@ func (f *genField) invalids(r *rand.Rand) []invalidValue {
 		above := new(big.Rat).Add(numberRat(nr.at(nr.steps)), nr.step)
 		add(decimal(above), "one step above the maximum", "/maximum")
 		half := new(big.Rat).Quo(nr.step, big.NewRat(10, 1))
-		off := new(big.Rat).Add(numberRat(nr.at(randBelow(r, nr.steps))), half)
+		// Off the step near the minimum: far up the range a double cannot hold the fraction (an integer
+		// past 2^53 plus 0.1 parses as an integer), and the body would break nothing.
+		near := new(big.Int).Add(big.NewInt(1), randBelow(r, big.NewInt(1000)))
+		if near.Cmp(nr.steps) > 0 {
+			near = new(big.Int).Set(nr.steps)
+		}
+		off := new(big.Rat).Add(numberRat(nr.at(near)), half)
 		keyword := "/multipleOf"
 		if f.is("integer") && f.schema.MultipleOf == nil {
 			keyword = "/type"

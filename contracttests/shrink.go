@@ -36,7 +36,7 @@ func (g *genTarget) shrink(t *T, c *genCase, problems []problem, seq uint64, jud
 	s := &shrinker{g: g, t: t, judge: judge, key: problems[0].key, best: c, bestProblems: problems, bestSeq: seq}
 	broken := c.design.broken
 	for _, f := range g.fields {
-		if !f.required && f.name != broken && !s.best.design.absent[f.name] {
+		if !f.required && f.name != broken && !s.best.design.absent[f.name] && g.present(s.best.design) > g.minProperties() {
 			s.try(func(d *genDesign) { d.absent[f.name] = true })
 		}
 	}
@@ -182,4 +182,23 @@ func (f *genField) plainRune() rune {
 		}
 	}
 	return 'a'
+}
+
+// present counts the properties a design sends.
+func (g *genTarget) present(d genDesign) int {
+	n := 0
+	for _, f := range g.fields {
+		if !d.absent[f.name] {
+			n++
+		}
+	}
+	return n
+}
+
+// minProperties is the body schema's minProperties, 0 when it has none.
+func (g *genTarget) minProperties() int {
+	if g.bt.schema.MinProperties == nil {
+		return 0
+	}
+	return int(*g.bt.schema.MinProperties)
 }
