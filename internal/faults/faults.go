@@ -105,7 +105,7 @@ var descriptions = map[Fault]string{
 	RateLimitWithoutRetryAfter:   "429 answers (the rate_limited scenario) do not say when to retry: no Retry-After",
 	ResendNewWebhookID:           "an event resent through the event log carries a new webhook-id (and body id), so receivers cannot tell it from a new event",
 
-	NonASCIICrash:                "a payment initialization or payout whose body holds a string with a character outside ASCII (an accented letter, Arabic, an emoji) answers 500 and creates nothing",
+	NonASCIICrash:                "a valid payment initialization or payout whose narration holds a character outside ASCII (an accented letter, Arabic, an emoji) answers 500 and creates nothing; an invalid one still gets its 400",
 	LargeAmountRefused:           "a payout amount above 1,000,000 is refused with 400 (code 1000) naming /amount, although PayoutAmount allows up to 2^53-1",
 	LongTextTruncated:            "a narration of 101 to 255 characters is stored cut to its first 100 (payment initialization and payout): responses, read-backs and webhooks show the cut text",
 	CentsRounded:                 "a payment amount from 0.05 to below 100,000,000 is stored rounded to one decimal (150.55 becomes 150.6): responses, read-backs and webhooks show the rounded amount",

@@ -90,6 +90,10 @@ func breaksNonASCII(t *testing.T, f *faulty) {
 
 	b["narration"] = "Supplier invoice 88"
 	assert.Equal(t, http.StatusCreated, f.do(http.MethodPost, api.OpProcessPayout().URL(), b).status, "ASCII text is still taken")
+	b["narration"] = strings.Repeat("\u00e9", 256)
+	assert.Equal(t, http.StatusBadRequest, f.do(http.MethodPost, api.OpProcessPayout().URL(), b).status, "an invalid body is still refused, not crashed on")
+	b["narration"], b["webhook_url"] = "Supplier invoice 88", "https://merchant.example.org/a\u00a0b"
+	assert.Equal(t, http.StatusBadRequest, f.do(http.MethodPost, api.OpProcessPayout().URL(), b).status, "an invalid body is still refused, not crashed on")
 }
 
 func breaksLargeAmount(t *testing.T, f *faulty) {
