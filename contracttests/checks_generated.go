@@ -211,7 +211,7 @@ func (g *genTarget) fill(t *T, d genDesign, index int) *genCase {
 			if v, ok := d.values[f.name].v.(string); ok {
 				c.body[f.name] = uniqueTail(f, v)
 			}
-		default:
+		case roleGenerated, roleTestValue, roleURL:
 			if v, ok := d.values[f.name]; ok && v.v != nil {
 				c.body[f.name] = v.v
 			}
