@@ -643,8 +643,17 @@ func (r *seqRun) create(o *seqObject) *seqRecord {
 			types = append(types, api.EventType(typ))
 		}
 		body = t.EndpointBody(t.Receiver().URL(o.path), types...)
-		ex = t.CreateEndpoint(body)
+		ex = t.Do(api.OpCreateWebhookEndpoint().Method, api.OpCreateWebhookEndpoint().URL(), body)
 		o.id = ex.Str("/data/id")
+		if o.id != "" {
+			// Not CreateEndpoint's cleanup, which deletes it again: the sequence's own delete comes from
+			// the links, and a second delete's 404 would be judged too.
+			t.Cleanup(func() {
+				if o.deletedAt < 0 {
+					t.Do(api.OpDeleteWebhookEndpoint().Method, api.OpDeleteWebhookEndpoint().URL(o.id), nil)
+				}
+			})
+		}
 	}
 	rec := &seqRecord{ex: ex, query: url.Values{}, header: http.Header{}, body: jsonValue(body)}
 	rec.pathParams = r.pathParams(ex)
