@@ -90,6 +90,7 @@ func TestSequencesCatchBrokenRules(t *testing.T) {
 		{faults.UnstableWebhookID, []sandbox.Option{loseFirstAck}, "one event per status change, repeated deliveries keep their webhook-id"},
 	} {
 		t.Run(string(tc.fault), func(t *testing.T) {
+			t.Parallel() // each waits up to the 3 s below for what never comes
 			opts, err := faults.Options(tc.fault)
 			require.NoError(t, err)
 			r := runConfigured(t, nil, `^sequences\.payments-payouts$`, func(cfg *contracttests.Config) {
