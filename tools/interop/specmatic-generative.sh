@@ -15,7 +15,10 @@
 #   CONFORM_RUN                 the --run regexp of the conform column (default '^generated\.'); '.'
 #                               runs the whole suite, which shows that the example checks miss a fault
 #   SKIP_SPECMATIC=1, SKIP_CONFORM=1   leave a column out
-#   KEEP_DIR                    keep every log and report there (default: a temporary directory)
+#   KEEP_DIR                    keep every log and report there (default: a temporary directory); a
+#                               run whose results are there already is not repeated, so that a column
+#                               can be added later (SKIP_SPECMATIC=1 KEEP_DIR=the same directory fills
+#                               in conform's from the Specmatic runs kept). Empty it to start over.
 #
 # Which failures are the fault's. conform's checks are the same from run to run: a failed check is the
 # fault's when it does not fail without faults. Specmatic's are not: it draws values at random and its
@@ -162,7 +165,9 @@ specmatic_new() {
 }
 
 conform_available=yes
-if [ -n "${SKIP_CONFORM:-}" ] || ! "$bin/malipo" conform --list --run "$conform_run" | grep -q '^[a-z]'; then
+# The list is read whole before it is searched: grep -q stopping early would fail the pipeline.
+checks=$("$bin/malipo" conform --list --run "$conform_run")
+if [ -n "${SKIP_CONFORM:-}" ] || ! grep -q '^[a-z]' <<<"$checks"; then
   conform_available=""
 fi
 
@@ -171,7 +176,7 @@ for f in $FAULTS; do labels+=("$f"); done
 for label in "${labels[@]}"; do
   flags=""
   case $label in none | none-again) ;; *) flags="--fault $label" ;; esac
-  if [ -z "${SKIP_SPECMATIC:-}" ]; then
+  if [ -z "${SKIP_SPECMATIC:-}" ] && [ ! -s "$work/$label.spec" ]; then
     echo "specmatic-generative.sh: Specmatic (generative, MAX_TEST_REQUEST_COMBINATIONS=$max_combinations) against malipo sandbox ${flags:-without faults}" >&2
     case $label in
     none | none-again) sigs=$(for f in $FAULTS; do signature "$f"; done) ;;
@@ -179,7 +184,7 @@ for label in "${labels[@]}"; do
     esac
     specmatic_run "$label" "$flags" "$sigs"
   fi
-  if [ -n "$conform_available" ]; then
+  if [ -n "$conform_available" ] && [ ! -s "$work/$label.conform" ]; then
     echo "specmatic-generative.sh: malipo conform --run '$conform_run' against malipo sandbox ${flags:-without faults}" >&2
     conform_run "$label" "$flags"
   fi
@@ -188,7 +193,7 @@ done
 # spec_cells LABEL: Specmatic's tests, failed, failed titles the first run without faults lacks,
 # failures on the fault's own answer (new ones), caught, seconds.
 spec_cells() {
-  if [ -n "${SKIP_SPECMATIC:-}" ]; then
+  if [ ! -s "$work/$1.spec" ]; then
     printf '| n/a | n/a | n/a | n/a | n/a | n/a '
     return
   fi
@@ -203,7 +208,13 @@ spec_cells() {
       own="none of its own" caught="no: answers stay valid"
     else
       own="$(specmatic_own "$1") ($(specmatic_new "$1") new)"
-      caught=$([ "$(specmatic_new "$1")" -gt 0 ] && echo yes || echo "no: masked")
+      if [ "$(specmatic_new "$1")" -gt 0 ]; then
+        caught=yes
+      elif [ "$(specmatic_own "$1")" -gt 0 ]; then
+        caught="no: only tests that fail without faults too"
+      else
+        caught="no: never triggered"
+      fi
     fi
     ;;
   esac
@@ -240,7 +251,7 @@ for label in "${labels[@]}"; do
   echo "|"
 done
 echo
-if [ -z "${SKIP_SPECMATIC:-}" ]; then
+if [ -s "$work/none.spec" ] && [ -s "$work/none-again.spec" ]; then
   for label in none none-again; do
     if [ "$(specmatic_own "$label")" -gt 0 ]; then
       echo "specmatic-generative.sh: a run without faults failed on a fault's signature; fix signature():" >&2
@@ -251,7 +262,7 @@ if [ -z "${SKIP_SPECMATIC:-}" ]; then
 fi
 for label in "${labels[@]}"; do
   case $label in none | none-again) continue ;; esac
-  if [ -z "${SKIP_SPECMATIC:-}" ] && [ "$(specmatic_own "$label")" -gt 0 ]; then
+  if [ -s "$work/$label.spec" ] && [ "$(specmatic_own "$label")" -gt 0 ]; then
     echo "Specmatic's tests that failed on the answer of $label (first 5):"
     awk -F '\t' '$1 == "failed" && $2 == 1 { print "  " $3 }' "$work/$label.spec-tests" | head -n 5
   fi
