@@ -256,16 +256,24 @@ type problem struct {
 	failure report.Failure
 }
 
-// judgeValid sends a valid body and judges the answer, the read-backs and the events.
-func (g *genTarget) judgeValid(t *T, c *genCase) (problems []problem, seq uint64) {
-	op := g.bt.op
+// send sends c's body and returns the exchange and the response's violations of the document, as
+// problems.
+func (g *genTarget) send(t *T, c *genCase) (*Exchange, []problem) {
 	var violations []report.Failure
-	ex := t.Do(op.Method, c.path, c.body, collectViolations(&violations), inDocumentTerms())
-	seq = ex.seq
-	defer g.removeMade(t, ex)
+	ex := t.Do(g.bt.op.Method, c.path, c.body, collectViolations(&violations), inDocumentTerms())
+	problems := make([]problem, 0, len(violations))
 	for _, v := range violations {
 		problems = append(problems, problem{"spec " + v.Pointer, v})
 	}
+	return ex, problems
+}
+
+// judgeValid sends a valid body and judges the answer, the read-backs and the events.
+func (g *genTarget) judgeValid(t *T, c *genCase) (problems []problem, seq uint64) {
+	op := g.bt.op
+	ex, problems := g.send(t, c)
+	seq = ex.seq
+	defer g.removeMade(t, ex)
 	switch {
 	case ex.Status >= 500:
 		return append(problems, problem{"5xx", report.Failure{Message: fmt.Sprintf("answered %d to a body the document allows: %s", ex.Status, snippet(ex.Body)),
@@ -438,14 +446,9 @@ func (g *genTarget) eventsEcho(t *T, c *genCase, created *Exchange, src *seqReco
 
 // judgeInvalid sends a body with one property broken and judges the refusal.
 func (g *genTarget) judgeInvalid(t *T, c *genCase) (problems []problem, seq uint64) {
-	op := g.bt.op
-	var violations []report.Failure
-	ex := t.Do(op.Method, c.path, c.body, collectViolations(&violations), inDocumentTerms())
+	ex, problems := g.send(t, c)
 	seq = ex.seq
 	defer g.removeMade(t, ex)
-	for _, v := range violations {
-		problems = append(problems, problem{"spec " + v.Pointer, v})
-	}
 	pointer := "/" + c.design.broken
 	broke := fmt.Sprintf("%s set to %s (%s, breaking %s)", pointer, show(c.body[c.design.broken]), c.design.values[c.design.broken].label,
 		g.fieldLocation(c.design.broken)+c.design.keyword)
