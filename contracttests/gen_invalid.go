@@ -58,7 +58,7 @@ func (f *genField) invalids(r *rand.Rand) []invalidValue {
 		half := new(big.Rat).Quo(nr.step, big.NewRat(10, 1))
 		// Off the step near the minimum: far up the range a double cannot hold the fraction (an integer
 		// past 2^53 plus 0.1 parses as an integer), and the body would break nothing.
-		near := new(big.Int).Add(big.NewInt(1), randBelow(r, big.NewInt(1000)))
+		near := new(big.Int).Add(big.NewInt(1), randBelow(r, big.NewInt(offStepSpan)))
 		if near.Cmp(nr.steps) > 0 {
 			near = new(big.Int).Set(nr.steps)
 		}
@@ -75,6 +75,10 @@ func (f *genField) invalids(r *rand.Rand) []invalidValue {
 	}
 	return out
 }
+
+// offStepSpan is how many steps above the minimum an off-step value is drawn from: few enough that a
+// double holds the fraction of any of them.
+const offStepSpan = 100
 
 // numberRat is a JSON number as a rational; nil when it is not one.
 func numberRat(n json.Number) *big.Rat {
