@@ -45,6 +45,7 @@ func AllFor(spec *openapi.Spec) ([]*Check, error) {
 	all = append(all, extensionChecks()...)
 	all = append(all, scenarioChecks(spec)...)
 	all = append(all, eventChecks()...)
+	all = append(all, listChecks()...)
 	if err := assignRules(all); err != nil {
 		return nil, err
 	}

@@ -55,6 +55,7 @@ const (
 	RateLimitWithoutRetryAfter   Fault = "rate-limit-without-retry-after"
 	ResendNewWebhookID           Fault = "resend-new-webhook-id"
 	ValidationErrorUsesKey       Fault = "validation-error-uses-key"
+	LimitAsValidationError       Fault = "limit-as-validation-error"
 )
 
 // Info describes a fault for `malipo sandbox --fault list` and for reports.
@@ -96,6 +97,7 @@ var descriptions = map[Fault]string{
 	WeakSecretAccepted:           "a supplied secret that is too short, too long or not whsec_ and padded base64 is accepted and shown as the endpoint's secret",
 	RateLimitWithoutRetryAfter:   "429 answers (the rate_limited scenario) do not say when to retry: no Retry-After",
 	ResendNewWebhookID:           "an event resent through the event log carries a new webhook-id (and body id), so receivers cannot tell it from a new event",
+	LimitAsValidationError:       "a webhook-endpoint create past the merchant's cap is refused with 400 validation_failed instead of 409 limit_reached",
 }
 
 // All lists every fault with its description, sorted by name.
@@ -164,6 +166,7 @@ var builders = map[Fault]func() sandbox.Option{
 	SecretInEndpointRead:       middleware(secretInEndpointRead),
 	FinalStateChanges:          middleware(finalStateChanges),
 	WeakSecretAccepted:         middleware(weakSecretAccepted),
+	LimitAsValidationError:     middleware(limitAsValidationError),
 	SuppliedSecretIgnored:      suppliedSecretIgnored,
 
 	DuplicateReferenceAccepted:   rules(func(r sandbox.Rules) sandbox.Rules { return referencesReusable{r} }),
