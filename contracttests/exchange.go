@@ -95,6 +95,15 @@ type request struct {
 	omitKeys     map[string]bool
 	noDefault    bool // send exactly the given headers, no key headers at all
 	documented   bool // method and path come from the run's document (see documentRequest)
+	// collect, when set, receives the response's violations of the document instead of the check's
+	// failures: a generated request is judged, and shrunk, before anything about it is recorded.
+	collect *[]report.Failure
+}
+
+// collectViolations has the response's violations of the document appended to into instead of
+// recorded as failures of the check.
+func collectViolations(into *[]report.Failure) ReqOption {
+	return func(r *request) { r.collect = into }
 }
 
 // ReqOption adjusts one request.
@@ -157,6 +166,7 @@ func (t *T) noteEndpointURL(body any) {
 		return
 	}
 	if path, ok := strings.CutPrefix(u, t.suite.receiver.URL("")); ok {
+		path, _, _ = strings.Cut(path, "?") // the receiver routes by path; a query is the endpoint's own
 		t.suite.receiver.markEndpoint(path)
 	}
 }
@@ -337,8 +347,12 @@ func (t *T) validateResponse(r *request, resp *http.Response, data []byte, ex *E
 	sent := *resp
 	sent.Body = io.NopCloser(bytes.NewReader(data))
 	for _, v := range t.suite.spec.ValidateResponse(check, &sent) {
-		t.failAbout(ex.seq, report.Failure{Message: "response breaks the spec: " + v.Message, Exchange: ex.String(),
-			Pointer: v.Pointer, SpecLocation: v.SpecLocation})
+		f := report.Failure{Message: "response breaks the spec: " + v.Message, Exchange: ex.String(), Pointer: v.Pointer, SpecLocation: v.SpecLocation}
+		if r.collect != nil {
+			*r.collect = append(*r.collect, f)
+			continue
+		}
+		t.failAbout(ex.seq, f)
 	}
 }
 

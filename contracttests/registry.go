@@ -32,6 +32,10 @@ func AllFor(spec *openapi.Spec) ([]*Check, error) {
 	if err != nil {
 		return nil, err
 	}
+	generated, err := generatedChecks(spec)
+	if err != nil {
+		return nil, err
+	}
 	var all []*Check
 	all = append(all, referenceChecks()...)
 	all = append(all, negative...)
@@ -46,6 +50,7 @@ func AllFor(spec *openapi.Spec) ([]*Check, error) {
 	all = append(all, scenarioChecks(spec)...)
 	all = append(all, eventChecks()...)
 	all = append(all, listChecks()...)
+	all = append(all, generated...)
 	if err := assignRules(all); err != nil {
 		return nil, err
 	}

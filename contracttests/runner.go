@@ -58,6 +58,15 @@ type Config struct {
 	// Spec is the document the run checks against (`--spec FILE`, see LoadSpec); nil means the embedded
 	// one. Pass the checks AllFor derives from the same document.
 	Spec *openapi.Spec
+	// Seed draws the generated inputs and the stateful sequences (`--seed`): the same seed, document
+	// and checks send the same requests, but for the values the document requires to be unique
+	// (merchant references), which carry a part of their own per run. Zero draws one at random; the
+	// run's seed is in its Summary, every report and every generated check's failure.
+	Seed uint64
+	// Generated is how many generated requests each generated check sends (`--generated`): the
+	// boundary cases first, then random draws; shrinking a failure sends more. Zero means
+	// DefaultGenerated; a negative value turns the generated checks off (they are skipped).
+	Generated int
 }
 
 func (c *Config) defaults() {
@@ -83,6 +92,12 @@ func (c *Config) defaults() {
 		c.CheckTimeout = max(60*time.Second, 4*c.EventuallyTimeout+c.WebhookStall)
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	if c.Seed == 0 {
+		c.Seed = drawSeed()
+	}
+	if c.Generated == 0 {
+		c.Generated = DefaultGenerated
+	}
 }
 
 type suite struct {
@@ -170,7 +185,7 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...report.R
 	return runner.Run(run, runner.Options{
 		Concurrency:  cfg.Concurrency,
 		CheckTimeout: cfg.CheckTimeout,
-		Summary:      report.Summary{Target: cfg.BaseURL, Rerun: cfg.Rerun, Spec: spec},
+		Summary:      report.Summary{Target: cfg.BaseURL, Rerun: cfg.Rerun, Spec: spec, Seed: cfg.Seed},
 		Done: func(sum *report.Summary) {
 			sum.Coverage = s.coverage.summary(s.receiver.TypesSeen())
 			// The run sends nothing more. Pooled connections would keep the target's graceful shutdown

@@ -52,17 +52,17 @@ func checkEnding(rules ...string) string { return `(.+\.)?(` + strings.Join(rule
 // and on no check outside the rule. A fault the suite does not catch is a blind spot of the suite.
 var faultChecks = map[faults.Fault]faultRule{
 	faults.DropRequiredResponseField: {`^state\.payout\.mobile\.success\.`,
-		`^(auth\.isolation\.payout|extensions\.webhook-endpoints|idempotency\.(processPayout|reference)|state\.payout|webhooks\.retry-after-)`}, // every check that reads a payout
+		`^(auth\.isolation\.payout|extensions\.webhook-endpoints|idempotency\.(processPayout|reference)|state\.payout|webhooks\.retry-after-|generated\.processPayout\.)`}, // every check that reads a payout
 	faults.WrongSuccessStatus: {`^idempotency\.processPayout\.replay$`,
-		`^(auth\.isolation|extensions|idempotency|positive|state|webhooks)\.|^negative\.(completePayment|rotateWebhookEndpointSecret|updateWebhookEndpoint|resendEvent)\.` + checkEnding(schemaRules, typeRules, `malformed-json|wrong-content-type`)}, // every check that creates what it uses
+		`^(auth\.isolation|extensions|idempotency|positive|state|webhooks|generated)\.|^negative\.(completePayment|rotateWebhookEndpointSecret|updateWebhookEndpoint|resendEvent)\.` + checkEnding(schemaRules, typeRules, `malformed-json|wrong-content-type`)}, // every check that creates what it uses
 	// Invalid creates it accepts leave webhook endpoints behind, which the cap's check then finds.
-	faults.AcceptInvalidInput:  {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^negative\.\w+\.` + checkEnding(schemaRules) + `|^extensions\.webhook-endpoints\.(crud|limit)$|^idempotency\.\w+\.key-after-validation-error$`},
+	faults.AcceptInvalidInput:  {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^negative\.\w+\.` + checkEnding(schemaRules) + `|^extensions\.webhook-endpoints\.(crud|limit)$|^idempotency\.\w+\.key-after-validation-error$|^generated\.[\w.]+\.invalid$`},
 	faults.AuthNotEnforced:     {`^auth\.processPayout\.no-keys$`, `^auth\.\w+\.(no-|wrong-|keys-swapped)`},
 	faults.SecretKeyNotChecked: {`^auth\.processPayout\.wrong-secret-key$`, `^auth\.\w+\.wrong-secret-key$`},
 	faults.ErrorNotEnvelope: {`^negative\.unknown-path$`, // every check that provokes an error
-		`^(auth|negative|scenarios)\.|^idempotency\.(reference\.|\w+\.(conflict|key-after-validation-error)$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-(twice|without-phone)$|^extensions\.webhook-endpoints\.(crud|not-found|weak-secret|limit)$|^extensions\.events\.(not-found|resend-to-endpoint)$`},
+		`^(auth|negative|scenarios|generated)\.|^idempotency\.(reference\.|\w+\.(conflict|key-after-validation-error)$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-(twice|without-phone)$|^extensions\.webhook-endpoints\.(crud|not-found|weak-secret|limit)$|^extensions\.events\.(not-found|resend-to-endpoint)$`},
 	faults.ErrorMissingFieldPointer: {`^negative\.processPayout\.bank\.bank_id\.missing$`,
-		`^negative\.\w+\.` + checkEnding(schemaRules, typeRules, otherRules) + `|^idempotency\.(reference\.|\w+\.key-after-validation-error$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-without-phone$|^extensions\.webhook-endpoints\.weak-secret$`}, // every check that expects a field named
+		`^(negative\.\w+\.` + checkEnding(schemaRules, typeRules, otherRules) + `)|^generated\.|^idempotency\.(reference\.|\w+\.key-after-validation-error$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-without-phone$|^extensions\.webhook-endpoints\.weak-secret$`}, // every check that expects a field named
 	faults.BadSignature:               {`^webhooks\.signatures$`, `^(state|webhooks|extensions\.(webhook-endpoints|events))\.`}, // every check that verifies a delivery
 	faults.NoWebhookRetry:             {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
 	faults.UnstableWebhookID:          {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
@@ -91,7 +91,7 @@ var faultChecks = map[faults.Fault]faultRule{
 	faults.ResendNewWebhookID:           {`^extensions\.events\.resend$`, `^extensions\.events\.resend(-to-endpoint)?$`},
 	faults.LimitAsValidationError:       {`^extensions\.webhook-endpoints\.limit$`, `^extensions\.webhook-endpoints\.limit$`},
 	faults.WeakSecretAccepted: {`^extensions\.webhook-endpoints\.weak-secret$`,
-		`^(extensions\.webhook-endpoints\.weak-secret|negative\.(createWebhookEndpoint|rotateWebhookEndpointSecret)\.secret\.[a-z-]+)$`}, // every check that sends a bad secret
+		`^(extensions\.webhook-endpoints\.weak-secret|negative\.(createWebhookEndpoint|rotateWebhookEndpointSecret)\.secret\.[a-z-]+|generated\.(createWebhookEndpoint|rotateWebhookEndpointSecret)\.invalid)$`}, // every check that sends a bad secret
 }
 
 // faultRuns bounds how many faulty suite runs go at once. A run mostly waits (settlement, deliveries,

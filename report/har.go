@@ -84,13 +84,19 @@ func (h *HARRecorder) Observe(ev Evidence) {
 }
 
 // Finish ends the archive and moves it to Path.
-func (h *HARRecorder) Finish(*Summary) error {
+func (h *HARRecorder) Finish(s *Summary) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.f == nil {
 		return h.err
 	}
-	h.write("\n]}}\n")
+	// HAR 1.2's log.comment carries the seed, so that an archive of generated requests says how to
+	// send them again.
+	h.write("\n]")
+	if s != nil && s.Seed != 0 {
+		h.write(fmt.Sprintf(`,"comment":"generated inputs from --seed %d"`, s.Seed))
+	}
+	h.write("}}\n")
 	if err := h.w.Flush(); err != nil && h.err == nil {
 		h.err = fmt.Errorf("record the run as HAR: write %s: %w", h.partial(), err)
 	}

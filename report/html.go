@@ -84,6 +84,8 @@ type htmlPage struct {
 	JS     template.JS
 	Policy string
 
+	// Seed is the run's seed (Summary.Seed), 0 when it generated nothing.
+	Seed uint64
 	// Tool names the run (Summary.ToolName); ReplayNote says how its curl commands replay.
 	Tool, ReplayNote string
 	// HasCoverage is false for a grader that covers no operation (Summary.HasCoverage): the page
@@ -212,7 +214,7 @@ func newHTMLPage(s *Summary, now time.Time) htmlPage {
 		Duration: s.Duration.Round(time.Millisecond).String(), Total: len(s.Results),
 		Passed: s.Passed, Failed: s.Failed, Skipped: s.Skipped,
 		Aborted: s.Aborted, Interrupted: s.Interrupted, NotRun: s.NotRun,
-		Tool: s.ToolName(), ReplayNote: s.ReplayNote, HasCoverage: s.HasCoverage()}
+		Tool: s.ToolName(), ReplayNote: s.ReplayNote, HasCoverage: s.HasCoverage(), Seed: s.Seed}
 	if p.ReplayNote == "" {
 		p.ReplayNote = "Each curl command sends the request again; it reads the keys from $MALIPO_PUBLIC_KEY and $MALIPO_SECRET_KEY."
 	}

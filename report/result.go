@@ -140,6 +140,9 @@ type Summary struct {
 	// Rerun is the command line that runs the grader again against the same target, without a
 	// selection and without a key; RerunCommand adds the selection of one check.
 	Rerun []string `json:"rerun,omitempty"`
+	// Seed is the seed the run drew its generated inputs from (`--seed`): the same seed repeats them.
+	// Zero: the grader generates nothing.
+	Seed uint64 `json:"seed,omitempty"`
 	// Spec is the document the run checked against, from which the reports read the words of each
 	// rule; nil means the embedded one.
 	Spec *openapi.Spec `json:"-"`

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -174,8 +175,8 @@ func (r *TextReporter) Finish(s *Summary) error {
 	r.failures(s)
 	if s.Aborted != "" {
 		r.printf("\nRun stopped early: %s\n", s.Aborted)
-		r.printf("\n%d passed, %d failed, %d skipped, %d interrupted, %d not run in %s\n", s.Passed, s.Failed, s.Skipped,
-			s.Interrupted, s.NotRun, s.Duration.Round(time.Millisecond))
+		r.printf("\n%d passed, %d failed, %d skipped, %d interrupted, %d not run in %s%s\n", s.Passed, s.Failed, s.Skipped,
+			s.Interrupted, s.NotRun, s.Duration.Round(time.Millisecond), seedNote(s))
 		return r.err
 	}
 	if show {
@@ -183,8 +184,17 @@ func (r *TextReporter) Finish(s *Summary) error {
 		r.printf("\nThe %d failed checks are %d findings (above the failures); the largest, %s: %s\n",
 			s.Failed, len(findings), checksCount(findings[0].Count), findings[0].Headline())
 	}
-	r.printf("\n%d passed, %d failed, %d skipped in %s\n", s.Passed, s.Failed, s.Skipped, s.Duration.Round(time.Millisecond))
+	r.printf("\n%d passed, %d failed, %d skipped in %s%s\n", s.Passed, s.Failed, s.Skipped, s.Duration.Round(time.Millisecond), seedNote(s))
 	return r.err
+}
+
+// seedNote names the run's seed after its counts ("; generated inputs from --seed 42"), so that a
+// log's last line says how to repeat what it generated; "" when the run generated nothing.
+func seedNote(s *Summary) string {
+	if s.Seed == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; generated inputs from --seed %d", s.Seed)
 }
 
 // coverage prints the coverage of the document: status codes per operation, webhook types.
@@ -430,6 +440,9 @@ func (r JUnitReporter) Finish(s *Summary) error {
 			name := "malipo." + string(res.Category)
 			js = &junitSuite{Name: name, Package: name, Timestamp: started, Hostname: hostname,
 				Properties: []junitProperty{{Name: "target", Value: s.Target}}}
+			if s.Seed != 0 {
+				js.Properties = append(js.Properties, junitProperty{Name: "seed", Value: strconv.FormatUint(s.Seed, 10)})
+			}
 			byCat[res.Category] = js
 		}
 		js.Cases = append(js.Cases, junitCaseOf(res))

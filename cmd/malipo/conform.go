@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"sort"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -28,11 +30,15 @@ type conformFlags struct {
 	requireExt                   bool
 	concurrency                  int
 	wait, stall, settle          time.Duration
+	// seed draws the generated requests; zero draws one, which the run prints.
+	seed uint64
+	// generated is how many generated requests each generated check sends; -1 turns them off.
+	generated int
 }
 
 // conformCommand is `malipo conform`.
 func (c *cli) conformCommand() *cobra.Command {
-	f := &conformFlags{listen: "127.0.0.1:0", concurrency: 8, wait: 20 * time.Second, stall: 15 * time.Second}
+	f := &conformFlags{listen: "127.0.0.1:0", concurrency: 8, wait: 20 * time.Second, stall: 15 * time.Second, generated: contracttests.DefaultGenerated}
 	cmd := &cobra.Command{
 		Use:   "conform [--target URL --public-key KEY --secret-key KEY] [flags]",
 		Short: "check an implementation (default: an embedded sandbox) against the contract",
@@ -43,12 +49,17 @@ The keys can come from the environment, where CI keeps secrets: MALIPO_PUBLIC_KE
 MALIPO_SECRET_KEY, and MALIPO_OTHER_PUBLIC_KEY and MALIPO_OTHER_SECRET_KEY for the second merchant.
 The reports lead with findings (failed checks grouped by the rule they break), and under each failed
 check print the command that runs it again alone, which reads the keys from the environment.
+The generated checks (generated.*) send request bodies drawn from the schemas with --seed: the
+boundaries, text in other scripts and random values, each judged by properties, and a failure shrunk
+to the smallest body that still fails; the same seed sends the same bodies (merchant references keep a
+part of their own per run). --generated sets how many each check sends.
 Exit codes: 0 every check passed, 1 a check failed, 2 usage or setup error (e.g. the target does not
 answer), 130 interrupted.`,
 		Example: `  malipo conform
   malipo conform --target http://127.0.0.1:8080 --junit conform.xml --json conform.json
   malipo conform --list --run '^state\.payout\.'
-  malipo conform --run '^auth\.' --skip 'isolation'`,
+  malipo conform --run '^auth\.' --skip 'isolation'
+  malipo conform --run '^generated\.' --generated 200 --seed 42`,
 		Args:              noArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -77,6 +88,8 @@ func (f *conformFlags) declare(cmd *cobra.Command) {
 	fs.Var(durationValue{&f.wait}, "wait", "how long to wait for asynchronous outcomes (settlement, webhooks)")
 	fs.Var(durationValue{&f.stall}, "webhook-stall", "how long the receiver stalls to test the target's delivery time-out")
 	fs.Var(durationValue{&f.settle}, "settle", "fixed time to wait when checking that something does NOT happen (no second webhook, no state change); 0 follows the target: 3x its slowest observed outcome")
+	fs.Uint64Var(&f.seed, "seed", 0, "draws the generated requests: the same `SEED` sends the same bodies (default a new one, printed)")
+	fs.IntVar(&f.generated, "generated", f.generated, "generated requests each generated check sends (`N`; -1 turns the generated checks off); shrinking a failure sends more")
 	fs.StringVar(&f.spec, "spec", "", "run the suite from this OpenAPI `file` instead of the embedded document: derived checks follow it, checks that need something it lacks are skipped with the reason")
 	_ = cmd.MarkFlagFilename("spec", "yaml", "yml", "json")
 }
@@ -119,7 +132,16 @@ func runConform(ctx context.Context, cmd *cobra.Command, f *conformFlags, stdout
 	}
 	defer stop()
 	cfg.Run, cfg.Skip, cfg.Spec = f.reports.run, f.reports.skip, spec
-	cfg.Rerun = rerunArgs(cmd.Flags())
+	if f.generated == 0 || f.generated < -1 {
+		return exitUsage, usageErrorf(cmd, "--generated %d: give how many requests each generated check sends (at least 1), or -1 to turn them off", f.generated)
+	}
+	cfg.Seed, cfg.Generated = f.seed, f.generated
+	for cfg.Seed == 0 {
+		cfg.Seed = rand.Uint64()
+	}
+	// The seed goes to stderr, so that a --json - on stdout stays JSON, and into every failure's rerun.
+	fmt.Fprintf(stderr, "malipo conform: generated requests from --seed %d\n", cfg.Seed)
+	cfg.Rerun = append(rerunArgs(cmd.Flags()), "--seed", strconv.FormatUint(cfg.Seed, 10))
 	sum, err := contracttests.Run(ctx, cfg, checks, f.reports.reporters(stdout, report.DefaultTool)...)
 	if err != nil {
 		fmt.Fprintf(stderr, "malipo conform: %v\n", err)
@@ -195,10 +217,11 @@ func list(w io.Writer, checks []runner.Check) {
 // rerunFlags are the flags a run of one check needs to meet the same target as the run that failed it,
 // in this order: where the target is (--target) and which document the checks come from (--spec, whose
 // derived checks the embedded document may not have), how the target reaches the suite's receiver,
-// whether a missing extension fails, and the waits that decide a timing check. The keys are left out
+// whether a missing extension fails, the waits that decide a timing check, and how many generated
+// requests a generated check sends (the seed, which runConform appends, decides which). The keys are left out
 // (the command reads them from the environment, like the curl commands), and so are the reports, the
 // selection and the concurrency, which do not change what one check does.
-var rerunFlags = []string{"target", "spec", "webhook-listen", "webhook-url", "require-extensions", "wait", "webhook-stall", "settle"}
+var rerunFlags = []string{"target", "spec", "webhook-listen", "webhook-url", "require-extensions", "wait", "webhook-stall", "settle", "generated"}
 
 // rerunArgs is the command line that reaches the same target as this run (contracttests.Config.Rerun):
 // `malipo conform` and the rerunFlags that were set.

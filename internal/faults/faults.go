@@ -56,6 +56,14 @@ const (
 	ResendNewWebhookID           Fault = "resend-new-webhook-id"
 	ValidationErrorUsesKey       Fault = "validation-error-uses-key"
 	LimitAsValidationError       Fault = "limit-as-validation-error"
+
+	// Faults that only generated inputs reveal (inputs.go): the document's examples pass them.
+	NonASCIICrash                Fault = "non-ascii-crash"
+	LargeAmountRefused           Fault = "large-amount-refused"
+	LongTextTruncated            Fault = "long-text-truncated"
+	CentsRounded                 Fault = "cents-rounded"
+	PatternCharRefused           Fault = "pattern-char-refused"
+	WebhookFieldLostForOneStatus Fault = "webhook-field-lost-for-one-status"
 )
 
 // Info describes a fault for `malipo sandbox --fault list` and for reports.
@@ -98,6 +106,13 @@ var descriptions = map[Fault]string{
 	RateLimitWithoutRetryAfter:   "429 answers (the rate_limited scenario) do not say when to retry: no Retry-After",
 	ResendNewWebhookID:           "an event resent through the event log carries a new webhook-id (and body id), so receivers cannot tell it from a new event",
 	LimitAsValidationError:       "a webhook-endpoint create past the merchant's cap is refused with 400 validation_failed instead of 409 limit_reached",
+
+	NonASCIICrash:                "a valid payment initialization or payout whose narration holds a character outside ASCII (an accented letter, Arabic, an emoji) answers 500 and creates nothing; an invalid one still gets its 400",
+	LargeAmountRefused:           "a payout amount above 1,000,000 is refused with 400 (code 1000) naming /amount, although PayoutAmount allows up to 2^53-1",
+	LongTextTruncated:            "a narration of 101 to 255 characters is stored cut to its first 100 (payment initialization and payout): responses, read-backs and webhooks show the cut text",
+	CentsRounded:                 "a payment amount from 0.05 to below 100,000,000 is stored rounded to one decimal (150.55 becomes 150.6): responses, read-backs and webhooks show the rounded amount",
+	PatternCharRefused:           "a merchant reference holding `:`, which the MerchantReference pattern allows, is refused with 400 (code 1000) naming /reference (payment initialization and payout)",
+	WebhookFieldLostForOneStatus: "payout.failed deliveries (and the event log's copy of them) lose data.object.narration; payouts read through the API and every other event type keep it",
 }
 
 // All lists every fault with its description, sorted by name.
@@ -167,6 +182,11 @@ var builders = map[Fault]func() sandbox.Option{
 	FinalStateChanges:          middleware(finalStateChanges),
 	WeakSecretAccepted:         middleware(weakSecretAccepted),
 	LimitAsValidationError:     middleware(limitAsValidationError),
+	NonASCIICrash:              middleware(onCreate(nonASCIICrash)),
+	LargeAmountRefused:         middleware(onCreate(largeAmountRefused)),
+	LongTextTruncated:          middleware(onCreate(longTextTruncated)),
+	CentsRounded:               middleware(onCreate(centsRounded)),
+	PatternCharRefused:         middleware(onCreate(patternCharRefused)),
 	SuppliedSecretIgnored:      suppliedSecretIgnored,
 
 	DuplicateReferenceAccepted:   rules(func(r sandbox.Rules) sandbox.Rules { return referencesReusable{r} }),
@@ -182,6 +202,9 @@ var builders = map[Fault]func() sandbox.Option{
 	MissingWebhookEvent:     outgoing(dropPaymentProcessing),
 	ResendNewWebhookID:      outgoing(newIDPerResend),
 
+	WebhookFieldLostForOneStatus: func() sandbox.Option {
+		return sandbox.WithHooks(sandbox.Hooks{Middleware: dropMemberInEventLog(), Outgoing: dropMemberOfOneType})
+	},
 	WrongFailureReason: func() sandbox.Option {
 		return sandbox.WithHooks(sandbox.Hooks{Middleware: wrongFailureReasonInResponses(), Outgoing: wrongFailureReasonInWebhooks})
 	},

@@ -289,6 +289,12 @@ var breaks = map[faults.Fault]func(t *testing.T, f *faulty){
 		r := f.do(http.MethodPost, api.OpRotateWebhookEndpointSecret().URL(ep["id"].(string)), map[string]any{"secret": "not-a-secret"})
 		assert.Equal(t, http.StatusOK, r.status, "%s", r.body)
 	},
+	faults.NonASCIICrash:                breaksNonASCII,
+	faults.LargeAmountRefused:           breaksLargeAmount,
+	faults.LongTextTruncated:            breaksLongText,
+	faults.CentsRounded:                 breaksCents,
+	faults.PatternCharRefused:           breaksPatternChar,
+	faults.WebhookFieldLostForOneStatus: breaksWebhookField,
 	faults.StaleWebhookTimestamp: func(t *testing.T, f *faulty) {
 		d := f.rc.waitFor(1, f.createPayout(f.payoutWithHook()))[0]
 		assert.ErrorIs(t, webhook.Verifier{Secrets: []webhook.Secret{merchantSecret(t)}}.Verify(d.header, d.body), webhook.ErrTimestampTooOld)

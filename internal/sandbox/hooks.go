@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox/store"
+	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
@@ -96,6 +97,11 @@ func (s *Server) KeyPairs() []KeyPair {
 	}
 	return out
 }
+
+// Spec returns the document the sandbox validates requests against, so that a hook can judge a request
+// as the sandbox will before it reaches the handlers (a fault that breaks a rule only for valid
+// requests leaves the sandbox's verdict on invalid ones standing).
+func (s *Server) Spec() *openapi.Spec { return s.spec }
 
 // contractRules are the rules as the contract states them.
 type contractRules struct{ refdata *refData }

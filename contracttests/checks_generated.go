@@ -1,0 +1,647 @@
+package contracttests
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/report"
+)
+
+// Generated checks: every other check sends one of the document's examples, or an example with one
+// field made invalid, so an implementation that breaks only on other valid input passes them (a 500 on
+// a narration holding "é", a payout above a limit the document does not have, a narration cut short,
+// an amount rounded, a pattern-valid character refused). For each request body of the document these
+// checks send bodies generated from its schema, with the run's seed:
+//
+//   - `.valid`: boundary cases first (each end of every length and range, each enum value, each test
+//     value, a pattern's whole alphabet, text in other scripts, optional fields absent and present),
+//     then random draws, up to the run's budget (Config.Generated). Each must be accepted with a
+//     documented status and a response valid against the document, never a 5xx, and every value it
+//     set must come back as sent: in the response, through each read-back the operation's links name,
+//     and in every event about the object ("Values as sent", the document's introduction).
+//   - `.invalid`: valid bodies with one property broken in a way no derived mutation breaks it (null,
+//     one character past maxLength counted in characters of every script, a refused character at a
+//     drawn place, one step past a bound, off the step), each refused with 400 naming the property.
+//
+// A failing body is shrunk before it is reported: fields dropped, values simplified, text shortened,
+// numbers moved toward the minimum, as long as the same property still fails; the failure shows the
+// smallest body, the seed, and the curl line that sends it.
+
+// acceptQuote and echoQuote are the document's rules the valid bodies are judged by.
+const (
+	acceptQuote = "A request body its schema allows is accepted, unless a rule this document states refuses it (a merchant `reference` already used, unknown reference data, a number the prose requires)."
+	echoQuote   = "Every value a request sets is stored as sent and returned as sent: in the response, when the object is read back, and in every event about it."
+	namesQuote  = "`errors` names every field."
+	badRequest  = "#/components/responses/BadRequest/description"
+)
+
+// maxShrinkSteps bounds the requests shrinking one failure may send.
+const maxShrinkSteps = 48
+
+// genConcurrency is how many generated bodies of one check are judged at once: most of a body's time is
+// the wait for its object's final event.
+const genConcurrency = 4
+
+// genTarget is one request body of the document and the properties its generated bodies are made of.
+type genTarget struct {
+	bt     bodyTarget
+	fields []*genField
+}
+
+// generatedChecks returns two checks per request body of the document (see above).
+func generatedChecks(spec *openapi.Spec) ([]*Check, error) {
+	targets, err := bodyTargets(spec)
+	if err != nil {
+		return nil, err
+	}
+	tv, err := testValuesOf(spec)
+	if err != nil {
+		return nil, err
+	}
+	var checks []*Check
+	for _, bt := range targets {
+		g := &genTarget{bt: bt, fields: genFields(bt.schema, bt.location, tv)}
+		id, what := "generated."+bt.op.ID, bt.op.ID
+		if bt.branch != "" {
+			id, what = id+"."+bt.branch, what+" ("+bt.branch+")"
+		}
+		checks = append(checks,
+			&Check{ID: id + ".valid", Category: CategoryGenerated, Covers: []string{bt.op.ID}, Extension: bt.extension,
+				Rule: Rule{Pointer: infoDescription, Quote: acceptQuote},
+				Doc:  what + " accepts generated bodies its schema allows (boundaries, other scripts, random) and returns every value as sent, on read-back and in events",
+				Run:  g.runValid},
+			&Check{ID: id + ".invalid", Category: CategoryGenerated, Covers: []string{bt.op.ID}, Extension: bt.extension,
+				Rule: Rule{Pointer: badRequest, Quote: namesQuote},
+				Doc:  errorDoc(what+" with one generated property broken", api.CodeValidationFailed) + ", naming the property",
+				Run:  g.runInvalid})
+	}
+	return checks, nil
+}
+
+// genDesign is what the seed decides of one generated body: each property's value and which optional
+// properties are left out. The run fills in the rest (genCase): its reference data, receiver and a
+// unique part of the merchant reference.
+type genDesign struct {
+	values map[string]genValue
+	absent map[string]bool
+	// broken names the property an invalid body breaks, and how.
+	broken  string
+	keyword string
+}
+
+func (d genDesign) clone() genDesign {
+	c := genDesign{values: map[string]genValue{}, absent: map[string]bool{}, broken: d.broken, keyword: d.keyword}
+	for k, v := range d.values {
+		c.values[k] = v
+	}
+	for k, v := range d.absent {
+		c.absent[k] = v
+	}
+	return c
+}
+
+// boundaryCount is how many bodies the boundary cases need: every case of the property that has most,
+// and at least three, so that each optional property is both absent and present.
+func (g *genTarget) boundaryCount() int {
+	n := 3
+	for _, f := range g.fields {
+		n = max(n, len(f.cases))
+	}
+	return n
+}
+
+// design draws body i: the boundary cases in turn for the first bodies, random values after.
+func (g *genTarget) design(r *rand.Rand, i int) genDesign {
+	d := genDesign{values: map[string]genValue{}, absent: map[string]bool{}}
+	boundary := i < g.boundaryCount()
+	for k, f := range g.fields {
+		if !f.required {
+			if boundary {
+				d.absent[f.name] = (i+k)%3 == 2
+			} else {
+				d.absent[f.name] = r.IntN(4) == 0
+			}
+		}
+		switch {
+		case boundary && len(f.cases) > 0:
+			d.values[f.name] = f.cases[i%len(f.cases)]
+		default:
+			if v, ok := f.random(r); ok {
+				d.values[f.name] = v
+			} else if len(f.cases) > 0 {
+				d.values[f.name] = f.cases[r.IntN(len(f.cases))]
+			}
+		}
+	}
+	g.keepMinProperties(d)
+	return d
+}
+
+// keepMinProperties puts back optional properties, in order, until the body has as many as the
+// schema's minProperties asks (an update must change something).
+func (g *genTarget) keepMinProperties(d genDesign) {
+	present := g.present(d)
+	for _, f := range g.fields {
+		if present >= g.minProperties() {
+			return
+		}
+		if d.absent[f.name] {
+			d.absent[f.name] = false
+			present++
+		}
+	}
+}
+
+// genCase is one body as sent: the design filled in for the run.
+type genCase struct {
+	design genDesign
+	index  int
+	body   map[string]any
+	// path is the operation's path with its parameters naming an object of the check's.
+	path string
+	// hookPath is the receiver path the object's events go to; "" when the body names none.
+	hookPath string
+}
+
+// fill makes design a body for the run: reference data, receiver URLs and the unique part of the
+// merchant reference come from the run, and the object a path parameter names is made for it.
+func (g *genTarget) fill(t *T, d genDesign, index int) *genCase {
+	c := &genCase{design: d, index: index, body: map[string]any{}}
+	for _, f := range g.fields {
+		if d.absent[f.name] && f.name != d.broken {
+			continue
+		}
+		if f.name == d.broken {
+			c.body[f.name] = d.values[f.name].v
+			continue
+		}
+		switch f.role {
+		case roleRun:
+			switch f.name {
+			case "webhook_url", "url":
+				path, hook := t.Hook()
+				if index%2 == 1 {
+					hook += hookQuery
+				}
+				c.body[f.name] = hook
+				if f.name == "webhook_url" {
+					c.hookPath = path // the object's own events; an endpoint's url gets the merchant's
+				}
+			case "endpoint_id":
+				existingEndpoint(t, c.body)
+			default:
+				if v := bodyInputs[f.name](t); v != nil {
+					c.body[f.name] = v
+				}
+			}
+		case roleUnique:
+			if v, ok := d.values[f.name].v.(string); ok {
+				c.body[f.name] = uniqueTail(f, v)
+			}
+		default:
+			if v, ok := d.values[f.name]; ok && v.v != nil {
+				c.body[f.name] = v.v
+			}
+		}
+	}
+	c.path = g.pathFor(t, c)
+	return c
+}
+
+// uniqueTail replaces the end of a generated merchant reference with characters of the run's own, so
+// that a run does not find the references of an earlier one taken; a reference too short to hold
+// them keeps its generated value (and a target that has seen it answers the documented conflict).
+func uniqueTail(f *genField, v string) string {
+	const tail = 10
+	runes := []rune(v)
+	if len(runes) < tail+2 {
+		return v
+	}
+	unique := string(runes[:len(runes)-tail]) + NewID("")[:tail]
+	if f.pattern != nil && !f.pattern.match.MatchString(unique) {
+		return v
+	}
+	return unique
+}
+
+// pathFor returns the operation's path for c: a payment of its own (whose events go to a receiver
+// path of c's) for an operation on a pending payment, else an object made for the check.
+func (g *genTarget) pathFor(t *T, c *genCase) string {
+	op := g.bt.op
+	if op.ID == api.OpCompletePayment().ID {
+		path, hook := t.Hook()
+		c.hookPath = path
+		return urlOf(op, t.InitPayment("", hook, nil).Str("/data/paymentReference"))
+	}
+	return t.pathToExisting(op)
+}
+
+// problem is one way a generated body failed, with key telling problems apart for shrinking: a
+// shrunk body must fail in the same way.
+type problem struct {
+	key     string
+	failure report.Failure
+}
+
+// judgeValid sends a valid body and judges the answer, the read-backs and the events.
+func (g *genTarget) judgeValid(t *T, c *genCase) (problems []problem, seq uint64) {
+	op := g.bt.op
+	var violations []report.Failure
+	ex := t.Do(op.Method, c.path, c.body, collectViolations(&violations), inDocumentTerms())
+	seq = ex.seq
+	defer g.removeMade(t, ex)
+	for _, v := range violations {
+		problems = append(problems, problem{"spec " + v.Pointer, v})
+	}
+	switch {
+	case ex.Status >= 500:
+		return append(problems, problem{"5xx", report.Failure{Message: fmt.Sprintf("answered %d to a body the document allows: %s", ex.Status, snippet(ex.Body)),
+			Exchange: ex.String()}}), seq
+	case ex.Status/100 != 2:
+		if g.refusalAllowed(t, c, ex) {
+			return nil, seq
+		}
+		return append(problems, problem{"refused " + strings.Join(ex.FieldErrors(), ","), report.Failure{
+			Message:  fmt.Sprintf("refused a body its schema allows with %d (code %v, naming %q): %s", ex.Status, ex.Get("/code"), ex.FieldErrors(), snippet(ex.Body)),
+			Exchange: ex.String(), Pointer: firstOf(ex.FieldErrors()), SpecLocation: g.bt.location}}), seq
+	}
+	problems = append(problems, g.echoed(t, c.body, ex, op, "the response")...)
+	ctx := exchangeContext{pathParams: pathValues(op.Path, c.path), body: ex.JSON}
+	for _, l := range linksOf(t.suite.spec, op, ex.Status) {
+		if l.to.Method != http.MethodGet {
+			continue
+		}
+		path, err := l.url(ctx)
+		if err != nil {
+			problems = append(problems, problem{"link " + l.name, report.Failure{Message: "cannot follow the document's link " + l.name + ": " + err.Error(), Exchange: ex.String()}})
+			continue
+		}
+		var more []report.Failure
+		back := t.Do(l.to.Method, path, nil, collectViolations(&more), inDocumentTerms())
+		for _, v := range more {
+			problems = append(problems, problem{"spec " + l.name + v.Pointer, v})
+		}
+		if back.Status/100 != 2 {
+			problems = append(problems, problem{"read-back " + l.name, report.Failure{Message: fmt.Sprintf("reading the object back through the link %s (%s %s) answered %d: %s",
+				l.name, l.to.Method, path, back.Status, snippet(back.Body)), Exchange: back.String()}})
+			continue
+		}
+		problems = append(problems, g.echoed(t, c.body, back, l.to, "the read-back "+l.to.ID+" (link "+l.name+")")...)
+	}
+	if c.hookPath != "" {
+		problems = append(problems, g.eventsEcho(t, c, ex, ctx)...)
+	}
+	return problems, seq
+}
+
+// refusalAllowed says whether a refused valid body is one the document refuses by a rule of its own:
+// a 400 that names only properties the body left out (the prose requires one there, as completing a
+// payment made without a number requires the number), or the conflict of a merchant reference too short
+// to be made unique per run.
+func (g *genTarget) refusalAllowed(t *T, c *genCase, ex *Exchange) bool {
+	fields := ex.FieldErrors()
+	if ex.Status == http.StatusBadRequest && len(fields) > 0 && !slices.ContainsFunc(fields, func(f string) bool {
+		_, sent := c.body[strings.SplitN(strings.TrimPrefix(f, "/"), "/", 2)[0]]
+		return sent
+	}) {
+		return true
+	}
+	ref, _ := c.body["reference"].(string)
+	status, known := t.suite.errorStatuses[int(api.CodeDuplicateReference)]
+	return known && ex.Status == status && int(ex.Num("/code")) == int(api.CodeDuplicateReference) && len([]rune(ref)) < 12
+}
+
+// removeMade deletes a webhook endpoint a generated body created, at once: an enabled endpoint would
+// receive every event of the run until the check ends.
+func (g *genTarget) removeMade(t *T, ex *Exchange) {
+	if ex.Status/100 != 2 {
+		return
+	}
+	if del := g.deleteOperation(t); del != nil {
+		if id := ex.Str("/data/" + pathParams(del.Path)[0]); id != "" {
+			t.Do(del.Method, urlOf(del, id), nil, collectViolations(new([]report.Failure)), inDocumentTerms())
+		}
+	}
+}
+
+// deleteOperation is the DELETE on the objects the operation creates or changes, or nil.
+func (g *genTarget) deleteOperation(t *T) *openapi.Operation {
+	if g.bt.cleanup != nil {
+		return g.bt.cleanup
+	}
+	for _, d := range t.suite.spec.Operations() {
+		if d.Method == http.MethodDelete && len(pathParams(d.Path)) == 1 && d.Path == objectPath(g.bt.op.Path) && d != g.bt.op {
+			return d
+		}
+	}
+	return nil
+}
+
+// echoed compares each property the body set with the member of the same name of the object in ex's
+// data, where the response's schema gives the object that member, and returns a problem for each that
+// differs or is missing.
+func (g *genTarget) echoed(t *T, body map[string]any, ex *Exchange, op *openapi.Operation, where string) []problem {
+	data, _ := openapi.ValueAt(decodeExact(ex.Body), []string{"data"})
+	return compareObject(body, data, where, ex.String(), responseDataMembers(op, ex.Status))
+}
+
+// compareObject compares the body's properties with object's members, for the names members has (the
+// object's schema): a member the object lacks is a problem too, unless the body sent an empty string,
+// which clears a text.
+func compareObject(body map[string]any, object any, where, exchange string, members map[string]bool) []problem {
+	obj, ok := object.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var out []problem
+	for _, name := range slices.Sorted(keysOf(body)) {
+		if !members[name] {
+			continue
+		}
+		sent := body[name]
+		got, present := obj[name]
+		switch {
+		case !present && sent == "":
+			continue
+		case !present:
+			out = append(out, problem{"echo " + name + " " + where, report.Failure{
+				Message:  fmt.Sprintf("%s has no %s; the request sent %s, and every value a request sets is stored and returned as sent", where, name, show(sent)),
+				Exchange: exchange, Pointer: "/data/" + name, SpecLocation: infoDescription}})
+		case !sameValue(sent, got):
+			out = append(out, problem{"echo " + name + " " + where, report.Failure{
+				Message:  fmt.Sprintf("%s holds %s %s, the request sent %s; every value a request sets is stored and returned as sent", where, name, show(got), show(sent)),
+				Exchange: exchange, Pointer: "/data/" + name, SpecLocation: infoDescription}})
+		}
+	}
+	return out
+}
+
+// eventsEcho completes a payment the body initialized (through the document's link to completePayment),
+// waits for the object's final event, and compares every event's object with the body.
+func (g *genTarget) eventsEcho(t *T, c *genCase, created *Exchange, ctx exchangeContext) []problem {
+	var out []problem
+	sent := c.body
+	for _, l := range linksOf(t.suite.spec, g.bt.op, created.Status) {
+		if l.to.ID != api.OpCompletePayment().ID {
+			continue
+		}
+		path, err := l.url(ctx)
+		if err != nil {
+			return append(out, problem{"link " + l.name, report.Failure{Message: "cannot follow the document's link " + l.name + ": " + err.Error(), Exchange: created.String()}})
+		}
+		var body any
+		if _, ok := sent["phone_number"]; !ok {
+			body = map[string]any{"phone_number": t.Inputs().ApprovingPhone()}
+		}
+		var violations []report.Failure
+		done := t.Do(l.to.Method, path, body, collectViolations(&violations), inDocumentTerms())
+		if done.Status/100 != 2 {
+			return append(out, problem{"complete", report.Failure{Message: fmt.Sprintf("completing the generated payment through the link %s answered %d: %s",
+				l.name, done.Status, snippet(done.Body)), Exchange: done.String()}})
+		}
+	}
+	var ds []*Delivery
+	_, ok, state := t.poll("the final event of the generated object", func() (bool, string) {
+		ds = t.Deliveries(c.hookPath)
+		for _, d := range Acknowledged(ds) {
+			if api.PaymentStatus(d.ObjectStatus).Final() || api.PayoutStatus(d.ObjectStatus).Final() {
+				return true, describeDeliveries(ds)
+			}
+		}
+		return false, describeDeliveries(ds)
+	})
+	if !ok {
+		return append(out, problem{"no final event", report.Failure{Message: fmt.Sprintf("no event with a final status reached %s within %s; seen: %s",
+			c.hookPath, t.suite.cfg.EventuallyTimeout, state), Exchange: created.String()}})
+	}
+	for _, d := range Acknowledged(ds) {
+		object, _ := openapi.ValueAt(decodeExact(d.Body), []string{"data", "object"})
+		// Keyed by event type, not id: a shrunk body's event has another id but fails the same way.
+		out = append(out, compareObject(sent, object, "the "+d.Type+" event", created.String(), eventObjectMembers(t.suite.spec, d.Type))...)
+	}
+	return out
+}
+
+// judgeInvalid sends a body with one property broken and judges the refusal.
+func (g *genTarget) judgeInvalid(t *T, c *genCase) (problems []problem, seq uint64) {
+	op := g.bt.op
+	var violations []report.Failure
+	ex := t.Do(op.Method, c.path, c.body, collectViolations(&violations), inDocumentTerms())
+	seq = ex.seq
+	defer g.removeMade(t, ex)
+	for _, v := range violations {
+		problems = append(problems, problem{"spec " + v.Pointer, v})
+	}
+	pointer := "/" + c.design.broken
+	broke := fmt.Sprintf("%s set to %s (%s, breaking %s)", pointer, show(c.body[c.design.broken]), c.design.values[c.design.broken].label,
+		g.fieldLocation(c.design.broken)+c.design.keyword)
+	status := t.suite.errorStatuses[int(api.CodeValidationFailed)]
+	switch {
+	case ex.Status/100 == 2:
+		problems = append(problems, problem{"accepted", report.Failure{Message: fmt.Sprintf("accepted a body with %s: answered %d", broke, ex.Status),
+			Exchange: ex.String(), Pointer: pointer, SpecLocation: g.fieldLocation(c.design.broken) + c.design.keyword}})
+	case ex.Status >= 500:
+		problems = append(problems, problem{"5xx", report.Failure{Message: fmt.Sprintf("answered %d to a body with %s: %s", ex.Status, broke, snippet(ex.Body)),
+			Exchange: ex.String(), Pointer: pointer}})
+	case ex.Status != status || int(ex.Num("/code")) != int(api.CodeValidationFailed):
+		problems = append(problems, problem{"status", report.Failure{Message: fmt.Sprintf("want %d (code %d) for a body with %s, got %d (code %v): %s",
+			status, api.CodeValidationFailed, broke, ex.Status, ex.Get("/code"), snippet(ex.Body)), Exchange: ex.String(), Pointer: "/code"}})
+	case !namesField(ex.FieldErrors(), pointer):
+		problems = append(problems, problem{"names", report.Failure{Message: fmt.Sprintf("errors[] must name %q for a body with %s; it names %q", pointer, broke, ex.FieldErrors()),
+			Exchange: ex.String(), Pointer: "/errors"}})
+	}
+	return problems, seq
+}
+
+func (g *genTarget) fieldLocation(name string) string {
+	for _, f := range g.fields {
+		if f.name == name {
+			return f.location
+		}
+	}
+	return g.bt.location
+}
+
+// runValid is the `.valid` check.
+func (g *genTarget) runValid(t *T) {
+	g.run(t, false)
+}
+
+// runInvalid is the `.invalid` check.
+func (g *genTarget) runInvalid(t *T) {
+	g.run(t, true)
+}
+
+// run draws the check's bodies from the seed, judges them a few at a time, and reports the first that
+// fails, shrunk.
+func (g *genTarget) run(t *T, invalid bool) {
+	budget := t.suite.cfg.Generated
+	if budget < 0 {
+		t.Skip("generated checks are off (--generated -1)")
+	}
+	judge := g.judgeValid
+	r := t.Rand()
+	var designs []genDesign
+	if invalid {
+		judge = g.judgeInvalid
+		designs = g.invalidDesigns(r, budget)
+		if len(designs) == 0 {
+			t.Skip("the schema of " + g.bt.op.ID + " has no property the generator can break")
+		}
+	} else {
+		for i := range budget {
+			designs = append(designs, g.design(r, i))
+		}
+	}
+	type verdict struct {
+		c        *genCase
+		problems []problem
+		seq      uint64
+	}
+	verdicts := make([]verdict, len(designs))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, genConcurrency)
+	for i, d := range designs {
+		c := g.fill(t, d, i)
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			ps, seq := judge(t, c)
+			verdicts[i] = verdict{c, ps, seq}
+		}()
+	}
+	wg.Wait()
+	for _, v := range verdicts {
+		if v.c == nil || len(v.problems) == 0 {
+			continue
+		}
+		shrunk, problems, seq, steps := g.shrink(t, v.c, v.problems, v.seq, judge)
+		g.report(t, v.c, shrunk, problems, seq, steps)
+		return
+	}
+}
+
+// invalidDesigns draws n bodies that each break one property: the ways to break the properties in
+// turn, each on a valid body drawn as the valid check draws its own.
+func (g *genTarget) invalidDesigns(r *rand.Rand, n int) []genDesign {
+	type way struct {
+		field string
+		inv   invalidValue
+	}
+	var ways []way
+	for _, f := range g.fields {
+		for _, inv := range f.invalids(r) {
+			ways = append(ways, way{f.name, inv})
+		}
+	}
+	if len(ways) == 0 {
+		return nil
+	}
+	out := make([]genDesign, n)
+	for i := range out {
+		d := g.design(r, i)
+		w := ways[i%len(ways)]
+		d.values[w.field] = w.inv.genValue
+		d.broken, d.keyword = w.field, w.inv.keyword
+		out[i] = d
+	}
+	return out
+}
+
+// report records the shrunk failure: what failed, the body as generated and as shrunk, the seed, and
+// the exchange whose curl line sends the smallest body.
+func (g *genTarget) report(t *T, first, shrunk *genCase, problems []problem, seq uint64, steps int) {
+	var labels []string
+	for _, name := range slices.Sorted(keysOf(first.body)) {
+		if v, ok := first.design.values[name]; ok && v.label != "" {
+			labels = append(labels, name+": "+v.label)
+		}
+	}
+	context := fmt.Sprintf("generated body %d of seed %d (%s); shrunk in %d requests to %s — rerun with --seed %d",
+		first.index, t.Seed(), strings.Join(labels, "; "), steps, show(shrunk.body), t.Seed())
+	for _, p := range problems {
+		f := p.failure
+		f.Message += "\n" + context
+		t.failAbout(seq, f)
+	}
+}
+
+// decodeExact decodes JSON keeping numbers as written (json.Number), so that an amount is compared to
+// the cent and an integer past 2^53 exactly.
+func decodeExact(data []byte) any {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	return v
+}
+
+// sameValue compares a sent value with the one returned: text character for character, numbers as
+// decimals, lists of unique items in any order.
+func sameValue(sent, got any) bool {
+	switch s := sent.(type) {
+	case json.Number:
+		g, ok := got.(json.Number)
+		if !ok {
+			return false
+		}
+		a, b := numberRat(s), numberRat(g)
+		return a != nil && b != nil && a.Cmp(b) == 0
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(s) {
+			return false
+		}
+		a, b := make([]string, len(s)), make([]string, len(g))
+		for i := range s {
+			a[i], b[i] = show(s[i]), show(g[i])
+		}
+		sort.Strings(a)
+		sort.Strings(b)
+		return slices.Equal(a, b)
+	}
+	return show(sent) == show(got)
+}
+
+// show writes a value as JSON, for messages.
+func show(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	const most = 300
+	if len(data) > most {
+		return string(data[:most]) + "…"
+	}
+	return string(data)
+}
+
+func firstOf(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+func keysOf[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}

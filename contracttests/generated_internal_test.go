@@ -1,0 +1,129 @@
+package contracttests
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/openapi"
+)
+
+// genTargets are the generated checks' request bodies of the embedded document.
+func genTargets(t *testing.T) (*openapi.Spec, []*genTarget) {
+	t.Helper()
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	targets, err := bodyTargets(spec)
+	require.NoError(t, err)
+	tv, err := testValuesOf(spec)
+	require.NoError(t, err)
+	var out []*genTarget
+	for _, bt := range targets {
+		out = append(out, &genTarget{bt: bt, fields: genFields(bt.schema, bt.location, tv)})
+	}
+	return spec, out
+}
+
+// asBody is a design as a body, with the document's example values for what the run fills in
+// (reference data, receiver URLs), so that the document's validator can judge it alone.
+func asBody(g *genTarget, d genDesign) map[string]any {
+	var example map[string]any
+	_ = json.Unmarshal(g.bt.example, &example)
+	body := map[string]any{}
+	for _, f := range g.fields {
+		if d.absent[f.name] && f.name != d.broken {
+			continue
+		}
+		v, ok := d.values[f.name]
+		switch {
+		case f.role == roleRun && f.name != d.broken:
+			if e, ok := example[f.name]; ok {
+				body[f.name] = e
+			} else if f.name == "webhook_url" || f.name == "url" {
+				body[f.name] = "https://merchant.example.org/hooks/malipo" + hookQuery
+			} else if f.name == "endpoint_id" {
+				body[f.name] = "we_2b7c9d1e4f6a8b30"
+			}
+		case ok:
+			body[f.name] = v.v
+		}
+	}
+	return body
+}
+
+// violationsOf validates body as g's request body with the document's validator.
+func violationsOf(t *testing.T, spec *openapi.Spec, g *genTarget, body map[string]any) openapi.Violations {
+	t.Helper()
+	data, err := json.Marshal(body)
+	require.NoError(t, err)
+	ids := make([]string, len(pathParams(g.bt.op.Path)))
+	for i := range ids {
+		ids[i] = "x_1"
+	}
+	req, err := http.NewRequest(g.bt.op.Method, "http://sandbox.test"+urlOf(g.bt.op, ids...), bytes.NewReader(data))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", jsonMediaType)
+	for _, h := range []string{"public-key", "secret-key"} {
+		req.Header.Set(h, "k")
+	}
+	return spec.ValidateRequest(req)
+}
+
+// The same seed draws the same bodies; another seed other ones; and every body a `.valid` check
+// sends is one the document allows, so that a refusal of it is the target's fault, never the
+// generator's, for many seeds.
+func TestGeneratedBodiesAreValidAndReproducible(t *testing.T) {
+	spec, targets := genTargets(t)
+	require.NotEmpty(t, targets)
+	for _, g := range targets {
+		draw := func(seed uint64) []genDesign {
+			r := rand.New(rand.NewPCG(seed, 7))
+			var out []genDesign
+			for i := range DefaultGenerated * 2 {
+				out = append(out, g.design(r, i))
+			}
+			return out
+		}
+		a, b, other := draw(1), draw(1), draw(2)
+		assert.Equal(t, a, b, "%s: the same seed draws the same bodies", g.bt.op.ID)
+		if len(g.fields) > 1 {
+			assert.NotEqual(t, a, other, "%s: another seed draws other bodies", g.bt.op.ID)
+		}
+		for seed := range uint64(20) {
+			for i, d := range draw(seed) {
+				body := asBody(g, d)
+				for _, v := range violationsOf(t, spec, g, body) {
+					if v.In == "body" {
+						t.Errorf("%s %s: generated body %d of seed %d breaks the document at %s: %s\n%s", g.bt.op.ID, g.bt.branch, i, seed, v.Pointer, v.Message, show(body))
+					}
+				}
+			}
+		}
+	}
+}
+
+// Every body an `.invalid` check sends breaks the document at the property it says it breaks, and the
+// document's own validator names that property.
+func TestGeneratedInvalidBodiesBreakTheirProperty(t *testing.T) {
+	spec, targets := genTargets(t)
+	for _, g := range targets {
+		for seed := range uint64(5) {
+			r := rand.New(rand.NewPCG(seed, 9))
+			for i, d := range g.invalidDesigns(r, DefaultGenerated) {
+				body := asBody(g, d)
+				vs := violationsOf(t, spec, g, body)
+				named := false
+				for _, v := range vs {
+					named = named || v.Pointer == "/"+d.broken || bytes.HasPrefix([]byte(v.Pointer), []byte("/"+d.broken+"/"))
+				}
+				assert.True(t, named, "%s %s: invalid body %d of seed %d (%s: %s) must break /%s; the validator says %v\n%s",
+					g.bt.op.ID, g.bt.branch, i, seed, d.broken, d.values[d.broken].label, d.broken, vs, show(body))
+			}
+		}
+	}
+}
