@@ -170,6 +170,10 @@ type genCase struct {
 	path string
 	// hookPath is the receiver path the object's events go to; "" when the body names none.
 	hookPath string
+	// endpoint is the webhook endpoint path names, when it names one: deleted as soon as the case
+	// passes (release), since a merchant has at most the document's cap of endpoints and a check
+	// draws more bodies than that; a failing case keeps it for shrinking, until the check ends.
+	endpoint string
 }
 
 // fill makes design a body for the run: reference data, receiver URLs and the unique part of the
@@ -242,7 +246,25 @@ func (g *genTarget) pathFor(t *T, c *genCase) string {
 		c.hookPath = path
 		return urlOf(op, t.InitPayment("", hook, nil).Str("/data/paymentReference"))
 	}
-	return t.pathToExisting(op)
+	path := t.pathToExisting(op)
+	if get, ok := t.suite.spec.Operation(api.OpGetWebhookEndpoint().ID); ok && strings.HasPrefix(op.Path, objectPath(get.Path)) {
+		if vs := pathValues(op.Path, path); len(vs) == 1 {
+			for _, v := range vs {
+				c.endpoint = v
+			}
+		}
+	}
+	return path
+}
+
+// release deletes the webhook endpoint a passing case was given (genCase.endpoint).
+func (g *genTarget) release(t *T, c *genCase) {
+	if c.endpoint == "" {
+		return
+	}
+	if del, ok := t.suite.spec.Operation(api.OpDeleteWebhookEndpoint().ID); ok {
+		t.Do(del.Method, urlOf(del, c.endpoint), nil, collectViolations(new([]report.Failure)), inDocumentTerms())
+	}
 }
 
 // problem is one way a generated body failed, with key telling problems apart for shrinking: a
@@ -518,6 +540,9 @@ func (g *genTarget) run(t *T, invalid bool) {
 			defer wg.Done()
 			defer func() { <-slots }()
 			ps, seq := judge(t, c)
+			if len(ps) == 0 {
+				g.release(t, c)
+			}
 			verdicts[i] = verdict{c, ps, seq}
 		}()
 	}

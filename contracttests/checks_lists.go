@@ -24,7 +24,7 @@ func endpointLimitCheck() *Check {
 		Covers: []string{"createWebhookEndpoint", "listWebhookEndpoints", "deleteWebhookEndpoint"},
 		Doc:    "a merchant can have as many webhook endpoints as the list's maxItems; one more is refused with 409 limit_reached and creates nothing",
 		Rule: Rule{Pointer: opCreateEndpoint + "/description",
-			Quote: "A create when the merchant already has 20 is refused with `409` (code 4003, `limit_reached`) and creates nothing: delete an endpoint first. Every implementation accepts the 20; none refuses earlier."},
+			Quote: "A create when the merchant already has 100 is refused with `409` (code 4003, `limit_reached`) and creates nothing: delete an endpoint first. Every implementation accepts the 100; none refuses earlier."},
 		Run: func(t *T) {
 			limit, err := t.suite.spec.Bound(endpointLimit)
 			if err != nil {

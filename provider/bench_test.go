@@ -30,7 +30,7 @@ const benchCount = 200
 const endpointCap = "#/components/schemas/WebhookEndpointListResponse/properties/data/maxItems"
 
 // BenchmarkTerraformPlanApply times `terraform plan -out` + `terraform apply` of as many webhook
-// endpoints as a merchant may have (the document's cap, 20) and 200 payouts (half bank, half mobile,
+// endpoints as a merchant may have (the document's cap, 100) and 200 payouts (half bank, half mobile,
 // each waiting for its final status) against an in-process sandbox, next to the same number of
 // Terraform's built-in terraform_data resources with the same inputs, which is what Terraform itself
 // costs. It reports both times per run and their ratio. Each run is a merchant of its own, since the

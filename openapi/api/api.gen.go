@@ -776,8 +776,8 @@ type ResendEventRequest struct {
 // The deliveries a resend queued.
 type EventResend struct {
 	EventID string `json:"event_id"`
-	// One per destination; empty when the event has no destination now. At most 21: the object's
-	// own `webhook_url` and the merchant's webhook endpoints, of which there are at most 20.
+	// One per destination; empty when the event has no destination now. At most 101: the object's
+	// own `webhook_url` and the merchant's webhook endpoints, of which there are at most 100.
 	Deliveries []DeliveryDestination `json:"deliveries"`
 }
 
