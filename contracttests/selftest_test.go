@@ -90,6 +90,15 @@ var faultChecks = map[faults.Fault]faultRule{
 	faults.SuppliedSecretIgnored:        {`^extensions\.webhook-endpoints\.supplied-secret$`, `^extensions\.webhook-endpoints\.(rotate-)?supplied-secret$`},
 	faults.ResendNewWebhookID:           {`^extensions\.events\.resend$`, `^extensions\.events\.resend(-to-endpoint)?$`},
 	faults.LimitAsValidationError:       {`^extensions\.webhook-endpoints\.limit$`, `^extensions\.webhook-endpoints\.limit$`},
+	// The faults only generated inputs reveal: their scope is the generated checks alone, so that this
+	// test proves no check built from the document's examples fails under them
+	// (TestOnlyGeneratedChecksMayFailTheInputFaults).
+	faults.NonASCIICrash:                {`^generated\.initializePayment\.valid$`, `^generated\.`},
+	faults.LargeAmountRefused:           {`^generated\.processPayout\.bank\.valid$`, `^generated\.`},
+	faults.LongTextTruncated:            {`^generated\.initializePayment\.valid$`, `^generated\.`},
+	faults.CentsRounded:                 {`^generated\.initializePayment\.valid$`, `^generated\.`},
+	faults.PatternCharRefused:           {`^generated\.initializePayment\.valid$`, `^generated\.`},
+	faults.WebhookFieldLostForOneStatus: {`^generated\.processPayout\.(bank|mobile_number)\.valid$`, `^generated\.`},
 	faults.WeakSecretAccepted: {`^extensions\.webhook-endpoints\.weak-secret$`,
 		`^(extensions\.webhook-endpoints\.weak-secret|negative\.(createWebhookEndpoint|rotateWebhookEndpointSecret)\.secret\.[a-z-]+|generated\.(createWebhookEndpoint|rotateWebhookEndpointSecret)\.invalid)$`}, // every check that sends a bad secret
 }
