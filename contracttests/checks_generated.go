@@ -44,8 +44,9 @@ const (
 	badRequest  = "#/components/responses/BadRequest/description"
 )
 
-// maxShrinkSteps bounds the requests shrinking one failure may send.
-const maxShrinkSteps = 48
+// maxShrinkSteps bounds the requests shrinking one failure may send: enough for a binary search over
+// a payout's whole range (2^53) after a few properties are dropped.
+const maxShrinkSteps = 64
 
 // genConcurrency is how many generated bodies of one check are judged at once: most of a body's time is
 // the wait for its object's final event.
@@ -174,6 +175,9 @@ type genCase struct {
 	// passes (release), since a merchant has at most the document's cap of endpoints and a check
 	// draws more bodies than that; a failing case keeps it for shrinking, until the check ends.
 	endpoint string
+	// skipEvents leaves the object's events unjudged (a shrinking candidate whose failure is not
+	// about an event).
+	skipEvents bool
 }
 
 // fill makes design a body for the run: reference data, receiver URLs and the unique part of the
@@ -211,7 +215,7 @@ func (g *genTarget) fill(t *T, d genDesign, index int) *genCase {
 			if v, ok := d.values[f.name].v.(string); ok {
 				c.body[f.name] = uniqueTail(f, v)
 			}
-		default:
+		case roleGenerated, roleTestValue, roleURL:
 			if v, ok := d.values[f.name]; ok && v.v != nil {
 				c.body[f.name] = v.v
 			}
@@ -319,7 +323,7 @@ func (g *genTarget) judgeValid(t *T, c *genCase) (problems []problem, seq uint64
 		}
 		problems = append(problems, g.echoed(t, c.body, back, l.to, "the read-back "+l.to.ID+" (link "+l.name+")")...)
 	}
-	if c.hookPath != "" {
+	if c.hookPath != "" && !c.skipEvents {
 		problems = append(problems, g.eventsEcho(t, c, ex, ctx)...)
 	}
 	return problems, seq
@@ -431,8 +435,11 @@ func (g *genTarget) eventsEcho(t *T, c *genCase, created *Exchange, ctx exchange
 				l.name, done.Status, snippet(done.Body)), Exchange: done.String()}})
 		}
 	}
+	// Whether every status change is delivered is the state and sequence checks' rule, not this one's:
+	// an event still missing after the wait (a busy target queues deliveries) is left unjudged, and the
+	// ones that arrived are compared.
 	var ds []*Delivery
-	_, ok, state := t.poll("the final event of the generated object", func() (bool, string) {
+	_, _, _ = t.poll("the final event of the generated object", func() (bool, string) {
 		ds = t.Deliveries(c.hookPath)
 		for _, d := range Acknowledged(ds) {
 			if api.PaymentStatus(d.ObjectStatus).Final() || api.PayoutStatus(d.ObjectStatus).Final() {
@@ -441,10 +448,6 @@ func (g *genTarget) eventsEcho(t *T, c *genCase, created *Exchange, ctx exchange
 		}
 		return false, describeDeliveries(ds)
 	})
-	if !ok {
-		return append(out, problem{"no final event", report.Failure{Message: fmt.Sprintf("no event with a final status reached %s within %s; seen: %s",
-			c.hookPath, t.suite.cfg.EventuallyTimeout, state), Exchange: created.String()}})
-	}
 	for _, d := range Acknowledged(ds) {
 		object, _ := openapi.ValueAt(decodeExact(d.Body), []string{"data", "object"})
 		// Keyed by event type, not id: a shrunk body's event has another id but fails the same way.
@@ -593,11 +596,16 @@ func (g *genTarget) report(t *T, first, shrunk *genCase, problems []problem, seq
 			labels = append(labels, name+": "+v.label)
 		}
 	}
+	body, _ := json.Marshal(shrunk.body)
 	context := fmt.Sprintf("generated body %d of seed %d (%s); shrunk in %d requests to %s — rerun with --seed %d",
-		first.index, t.Seed(), strings.Join(labels, "; "), steps, show(shrunk.body), t.Seed())
-	for _, p := range problems {
+		first.index, t.Seed(), strings.Join(labels, "; "), steps, body, t.Seed())
+	for i, p := range problems {
 		f := p.failure
-		f.Message += "\n" + context
+		if i == 0 {
+			f.Message += "\n" + context
+		} else {
+			f.Message += " (the same shrunk body)"
+		}
 		t.failAbout(seq, f)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -48,15 +49,20 @@ func (g *genTarget) shrink(t *T, c *genCase, problems []problem, seq uint64, jud
 			s.try(func(d *genDesign) { d.values[f.name] = genValue{f.simplest, "the document's example"} })
 		}
 	}
-	for _, f := range g.fields {
-		if f.name == broken || f.role == roleRun || s.best.design.absent[f.name] {
-			continue
-		}
-		switch v := s.best.design.values[f.name].v.(type) {
-		case string:
-			s.text(f, v)
-		case json.Number:
-			s.number(f, v)
+	// The properties the failure names first: their values are what the report is about, and the
+	// steps may run out before the others are done.
+	involved := involvedFields(problems)
+	for _, first := range []bool{true, false} {
+		for _, f := range g.fields {
+			if f.name == broken || f.role == roleRun || s.best.design.absent[f.name] || involved[f.name] != first {
+				continue
+			}
+			switch v := s.best.design.values[f.name].v.(type) {
+			case string:
+				s.text(f, v)
+			case json.Number:
+				s.number(f, v)
+			}
 		}
 	}
 	return s.best, s.bestProblems, s.bestSeq, s.steps
@@ -64,13 +70,15 @@ func (g *genTarget) shrink(t *T, c *genCase, problems []problem, seq uint64, jud
 
 // try sends the best body with change applied and keeps it when it fails the same way.
 func (s *shrinker) try(change func(d *genDesign)) bool {
-	if s.steps >= maxShrinkSteps {
+	if s.steps >= maxShrinkSteps || s.outOfTime() {
 		return false
 	}
 	d := s.best.design.clone()
 	change(&d)
 	s.steps++
 	c := s.g.fill(s.t, d, s.best.index)
+	// A candidate waits for its object's events only when the failure is about an event.
+	c.skipEvents = !strings.Contains(s.key, " event")
 	problems, seq := s.judge(s.t, c)
 	for _, p := range problems {
 		if p.key == s.key {
@@ -79,6 +87,16 @@ func (s *shrinker) try(change func(d *genDesign)) bool {
 		}
 	}
 	return false
+}
+
+// outOfTime reports whether the check's own deadline is too near for another candidate: shrinking
+// stops there, so that the check reports what it has rather than being cut off by its time-out.
+func (s *shrinker) outOfTime() bool {
+	deadline, ok := s.t.ctx.Deadline()
+	if !ok {
+		return false
+	}
+	return time.Until(deadline) < s.t.suite.cfg.EventuallyTimeout+5*time.Second
 }
 
 // setText tries the property with text v, when the schema allows it.
@@ -201,4 +219,29 @@ func (g *genTarget) minProperties() int {
 		return 0
 	}
 	return int(*g.bt.schema.MinProperties)
+}
+
+// involvedFields are the body properties a failure names: the member an echo compares, the fields a
+// refusal names, the pointer of a violation.
+func involvedFields(problems []problem) map[string]bool {
+	out := map[string]bool{}
+	add := func(pointer string) {
+		pointer = strings.TrimPrefix(strings.TrimPrefix(pointer, "/data"), "/")
+		if name, _, _ := strings.Cut(pointer, "/"); name != "" {
+			out[name] = true
+		}
+	}
+	for _, p := range problems {
+		if rest, ok := strings.CutPrefix(p.key, "echo "); ok {
+			name, _, _ := strings.Cut(rest, " ")
+			out[name] = true
+		}
+		if rest, ok := strings.CutPrefix(p.key, "refused "); ok {
+			for _, f := range strings.Split(rest, ",") {
+				add(f)
+			}
+		}
+		add(p.failure.Pointer)
+	}
+	return out
 }
