@@ -101,7 +101,7 @@ func TestErrorEnvelopeStaysWithinItsBounds(t *testing.T) {
 func TestClipCountsCharacters(t *testing.T) {
 	assert.Equal(t, "ab", clip("ab", 2))
 	assert.Equal(t, "éé", clip("ééé", 2), "two characters, four bytes")
-	assert.Equal(t, "", clip("x", 0))
+	assert.Empty(t, clip("x", 0))
 }
 
 // An event's attempts list shows its most recent ones, up to the list's maxItems, oldest first.
