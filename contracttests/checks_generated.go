@@ -252,11 +252,7 @@ func (g *genTarget) pathFor(t *T, c *genCase) string {
 	}
 	path := t.pathToExisting(op)
 	if get, ok := t.suite.spec.Operation(api.OpGetWebhookEndpoint().ID); ok && strings.HasPrefix(op.Path, objectPath(get.Path)) {
-		if vs := pathValues(op.Path, path); len(vs) == 1 {
-			for _, v := range vs {
-				c.endpoint = v
-			}
-		}
+		c.endpoint = onlyPathValue(op.Path, path)
 	}
 	return path
 }
@@ -278,16 +274,24 @@ type problem struct {
 	failure report.Failure
 }
 
-// judgeValid sends a valid body and judges the answer, the read-backs and the events.
-func (g *genTarget) judgeValid(t *T, c *genCase) (problems []problem, seq uint64) {
-	op := g.bt.op
+// send sends c's body and returns the exchange and the response's violations of the document, as
+// problems.
+func (g *genTarget) send(t *T, c *genCase) (*Exchange, []problem) {
 	var violations []report.Failure
-	ex := t.Do(op.Method, c.path, c.body, collectViolations(&violations), inDocumentTerms())
-	seq = ex.seq
-	defer g.removeMade(t, ex)
+	ex := t.Do(g.bt.op.Method, c.path, c.body, collectViolations(&violations), inDocumentTerms())
+	problems := make([]problem, 0, len(violations))
 	for _, v := range violations {
 		problems = append(problems, problem{"spec " + v.Pointer, v})
 	}
+	return ex, problems
+}
+
+// judgeValid sends a valid body and judges the answer, the read-backs and the events.
+func (g *genTarget) judgeValid(t *T, c *genCase) (problems []problem, seq uint64) {
+	op := g.bt.op
+	ex, problems := g.send(t, c)
+	seq = ex.seq
+	defer g.removeMade(t, ex)
 	switch {
 	case ex.Status >= 500:
 		return append(problems, problem{"5xx", report.Failure{Message: fmt.Sprintf("answered %d to a body the document allows: %s", ex.Status, snippet(ex.Body)),
@@ -301,30 +305,31 @@ func (g *genTarget) judgeValid(t *T, c *genCase) (problems []problem, seq uint64
 			Exchange: ex.String(), Pointer: firstOf(ex.FieldErrors()), SpecLocation: g.bt.location}}), seq
 	}
 	problems = append(problems, g.echoed(t, c.body, ex, op, "the response")...)
-	ctx := exchangeContext{pathParams: pathValues(op.Path, c.path), body: ex.JSON}
-	for _, l := range linksOf(t.suite.spec, op, ex.Status) {
-		if l.to.Method != http.MethodGet {
+	src := recordOf(t.suite.spec, ex, c.body)
+	_, links, _ := linksOf(t.suite.spec, op)
+	for _, l := range links {
+		if l.Target.Method != http.MethodGet {
 			continue
 		}
-		path, err := l.url(ctx)
+		path, _, _, err := l.request(src)
 		if err != nil {
-			problems = append(problems, problem{"link " + l.name, report.Failure{Message: "cannot follow the document's link " + l.name + ": " + err.Error(), Exchange: ex.String()}})
+			problems = append(problems, problem{"link " + l.Name, report.Failure{Message: "cannot follow the document's link " + l.Name + ": " + err.Error(), Exchange: ex.String()}})
 			continue
 		}
 		var more []report.Failure
-		back := t.Do(l.to.Method, path, nil, collectViolations(&more), inDocumentTerms())
+		back := t.Do(l.Target.Method, path, nil, collectViolations(&more), inDocumentTerms())
 		for _, v := range more {
-			problems = append(problems, problem{"spec " + l.name + v.Pointer, v})
+			problems = append(problems, problem{"spec " + l.Name + v.Pointer, v})
 		}
 		if back.Status/100 != 2 {
-			problems = append(problems, problem{"read-back " + l.name, report.Failure{Message: fmt.Sprintf("reading the object back through the link %s (%s %s) answered %d: %s",
-				l.name, l.to.Method, path, back.Status, snippet(back.Body)), Exchange: back.String()}})
+			problems = append(problems, problem{"read-back " + l.Name, report.Failure{Message: fmt.Sprintf("reading the object back through the link %s (%s %s) answered %d: %s",
+				l.Name, l.Target.Method, path, back.Status, snippet(back.Body)), Exchange: back.String()}})
 			continue
 		}
-		problems = append(problems, g.echoed(t, c.body, back, l.to, "the read-back "+l.to.ID+" (link "+l.name+")")...)
+		problems = append(problems, g.echoed(t, c.body, back, l.Target, "the read-back "+l.Target.ID+" (link "+l.Name+")")...)
 	}
 	if c.hookPath != "" && !c.skipEvents {
-		problems = append(problems, g.eventsEcho(t, c, ex, ctx)...)
+		problems = append(problems, g.eventsEcho(t, c, ex, src)...)
 	}
 	return problems, seq
 }
@@ -413,26 +418,27 @@ func compareObject(body map[string]any, object any, where, exchange string, memb
 
 // eventsEcho completes a payment the body initialized (through the document's link to completePayment),
 // waits for the object's final event, and compares every event's object with the body.
-func (g *genTarget) eventsEcho(t *T, c *genCase, created *Exchange, ctx exchangeContext) []problem {
+func (g *genTarget) eventsEcho(t *T, c *genCase, created *Exchange, src *seqRecord) []problem {
 	var out []problem
 	sent := c.body
-	for _, l := range linksOf(t.suite.spec, g.bt.op, created.Status) {
-		if l.to.ID != api.OpCompletePayment().ID {
+	_, links, _ := linksOf(t.suite.spec, g.bt.op)
+	for _, l := range links {
+		if l.Target.ID != api.OpCompletePayment().ID {
 			continue
 		}
-		path, err := l.url(ctx)
+		path, _, _, err := l.request(src)
 		if err != nil {
-			return append(out, problem{"link " + l.name, report.Failure{Message: "cannot follow the document's link " + l.name + ": " + err.Error(), Exchange: created.String()}})
+			return append(out, problem{"link " + l.Name, report.Failure{Message: "cannot follow the document's link " + l.Name + ": " + err.Error(), Exchange: created.String()}})
 		}
 		var body any
 		if _, ok := sent["phone_number"]; !ok {
 			body = map[string]any{"phone_number": t.Inputs().ApprovingPhone()}
 		}
 		var violations []report.Failure
-		done := t.Do(l.to.Method, path, body, collectViolations(&violations), inDocumentTerms())
+		done := t.Do(l.Target.Method, path, body, collectViolations(&violations), inDocumentTerms())
 		if done.Status/100 != 2 {
 			return append(out, problem{"complete", report.Failure{Message: fmt.Sprintf("completing the generated payment through the link %s answered %d: %s",
-				l.name, done.Status, snippet(done.Body)), Exchange: done.String()}})
+				l.Name, done.Status, snippet(done.Body)), Exchange: done.String()}})
 		}
 	}
 	// Whether every status change is delivered is the state and sequence checks' rule, not this one's:
@@ -458,14 +464,9 @@ func (g *genTarget) eventsEcho(t *T, c *genCase, created *Exchange, ctx exchange
 
 // judgeInvalid sends a body with one property broken and judges the refusal.
 func (g *genTarget) judgeInvalid(t *T, c *genCase) (problems []problem, seq uint64) {
-	op := g.bt.op
-	var violations []report.Failure
-	ex := t.Do(op.Method, c.path, c.body, collectViolations(&violations), inDocumentTerms())
+	ex, problems := g.send(t, c)
 	seq = ex.seq
 	defer g.removeMade(t, ex)
-	for _, v := range violations {
-		problems = append(problems, problem{"spec " + v.Pointer, v})
-	}
 	pointer := "/" + c.design.broken
 	broke := fmt.Sprintf("%s set to %s (%s, breaking %s)", pointer, show(c.body[c.design.broken]), c.design.values[c.design.broken].label,
 		g.fieldLocation(c.design.broken)+c.design.keyword)

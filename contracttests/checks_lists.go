@@ -2,6 +2,8 @@ package contracttests
 
 import (
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
@@ -65,4 +67,24 @@ func endpointLimitCheck() *Check {
 				t.Errorf("after the refused create the merchant has %d webhook endpoints, want %d: a refused create creates nothing", n, limit)
 			}
 		}}
+}
+
+// onlyPathValue is the value path gives template's one parameter (`/v1/webhooks/{id}/rotate-secret`,
+// `/v1/webhooks/we_1/rotate-secret`: `we_1`), or "" when the template has another number of them or
+// the path does not fit it.
+func onlyPathValue(template, path string) string {
+	ts, ps := strings.Split(template, "/"), strings.Split(path, "/")
+	if len(ts) != len(ps) || len(pathParams(template)) != 1 {
+		return ""
+	}
+	for i, seg := range ts {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			v, err := url.PathUnescape(ps[i])
+			if err != nil {
+				return ""
+			}
+			return v
+		}
+	}
+	return ""
 }

@@ -46,15 +46,21 @@ func (e *Exchange) String() string {
 
 // Get returns the value at a JSON pointer of the body (`/data/status`), or nil.
 func (e *Exchange) Get(pointer string) any {
-	var path []string
-	if pointer != "" {
-		path = strings.Split(strings.TrimPrefix(pointer, "/"), "/")
-		for i, tok := range path {
-			path[i] = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		}
-	}
-	v, _ := openapi.ValueAt(e.JSON, path)
+	v, _ := openapi.ValueAt(e.JSON, pointerTokens(pointer))
 	return v
+}
+
+// pointerTokens splits a JSON pointer ("/data/id", "" for the whole value) into its unescaped tokens,
+// for openapi.ValueAt.
+func pointerTokens(pointer string) []string {
+	if pointer == "" {
+		return nil
+	}
+	path := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
+	for i, tok := range path {
+		path[i] = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	}
+	return path
 }
 
 // Str returns the string at a JSON pointer, or "".

@@ -26,3 +26,6 @@ var StartEmbeddedWith = startEmbedded
 
 // StartEmbedded starts the embedded sandbox as `malipo conform` without --target does.
 func StartEmbedded() (Config, func() error, error) { return startEmbedded() }
+
+// DocVariant lets the external tests load the embedded document with an edit (docVariant).
+var DocVariant = docVariant

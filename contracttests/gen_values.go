@@ -126,15 +126,15 @@ func (f *genField) example() any {
 		}
 		var v any
 		if n.Decode(&v) == nil && v != nil {
-			return jsonValue(v)
+			return wireValue(v)
 		}
 	}
 	return nil
 }
 
-// jsonValue turns a decoded YAML value into the JSON value the generator sends (numbers as
+// wireValue turns a decoded YAML value into the JSON value the generator sends (numbers as
 // json.Number, so that they go on the wire as written).
-func jsonValue(v any) any {
+func wireValue(v any) any {
 	switch x := v.(type) {
 	case int:
 		return json.Number(strconv.Itoa(x))
@@ -147,7 +147,7 @@ func jsonValue(v any) any {
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = jsonValue(e)
+			out[i] = wireValue(e)
 		}
 		return out
 	}
@@ -179,7 +179,7 @@ func (f *genField) boundaries(tv openapi.TestValues) []genValue {
 		for _, n := range f.schema.Enum {
 			var v any
 			if n.Decode(&v) == nil {
-				out = append(out, genValue{jsonValue(v), fmt.Sprintf("enum value %v", v)})
+				out = append(out, genValue{wireValue(v), fmt.Sprintf("enum value %v", v)})
 			}
 		}
 		return out

@@ -36,7 +36,9 @@ func AllFor(spec *openapi.Spec) ([]*Check, error) {
 	if err != nil {
 		return nil, err
 	}
-	var all []*Check
+	// The sequences first: each runs its steps one after another for a few seconds under load, and
+	// started first they overlap the other checks instead of lengthening the run's tail.
+	all := sequenceChecks()
 	all = append(all, referenceChecks()...)
 	all = append(all, negative...)
 	all = append(all, protocolChecks()...)

@@ -52,9 +52,9 @@ func checkEnding(rules ...string) string { return `(.+\.)?(` + strings.Join(rule
 // and on no check outside the rule. A fault the suite does not catch is a blind spot of the suite.
 var faultChecks = map[faults.Fault]faultRule{
 	faults.DropRequiredResponseField: {`^state\.payout\.mobile\.success\.`,
-		`^(auth\.isolation\.payout|extensions\.webhook-endpoints|idempotency\.(processPayout|reference)|state\.payout|webhooks\.retry-after-|generated\.processPayout\.)`}, // every check that reads a payout
+		`^(auth\.isolation\.payout|extensions\.webhook-endpoints|idempotency\.(processPayout|reference)|state\.payout|webhooks\.retry-after-|sequences\.|generated\.processPayout\.)`}, // every check that reads a payout
 	faults.WrongSuccessStatus: {`^idempotency\.processPayout\.replay$`,
-		`^(auth\.isolation|extensions|idempotency|positive|state|webhooks|generated)\.|^negative\.(completePayment|rotateWebhookEndpointSecret|updateWebhookEndpoint|resendEvent)\.` + checkEnding(schemaRules, typeRules, `malformed-json|wrong-content-type`)}, // every check that creates what it uses
+		`^(auth\.isolation|extensions|idempotency|positive|state|webhooks|sequences|generated)\.|^negative\.(completePayment|rotateWebhookEndpointSecret|updateWebhookEndpoint|resendEvent)\.` + checkEnding(schemaRules, typeRules, `malformed-json|wrong-content-type`)}, // every check that creates what it uses
 	// Invalid creates it accepts leave webhook endpoints behind, which the cap's check then finds.
 	faults.AcceptInvalidInput:  {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^negative\.\w+\.` + checkEnding(schemaRules) + `|^extensions\.webhook-endpoints\.(crud|limit)$|^idempotency\.\w+\.key-after-validation-error$|^generated\.[\w.]+\.invalid$`},
 	faults.AuthNotEnforced:     {`^auth\.processPayout\.no-keys$`, `^auth\.\w+\.(no-|wrong-|keys-swapped)`},
@@ -63,15 +63,15 @@ var faultChecks = map[faults.Fault]faultRule{
 		`^(auth|negative|scenarios|generated)\.|^idempotency\.(reference\.|\w+\.(conflict|key-after-validation-error)$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-(twice|without-phone)$|^extensions\.webhook-endpoints\.(crud|not-found|weak-secret|limit)$|^extensions\.events\.(not-found|resend-to-endpoint)$`},
 	faults.ErrorMissingFieldPointer: {`^negative\.processPayout\.bank\.bank_id\.missing$`,
 		`^(negative\.\w+\.` + checkEnding(schemaRules, typeRules, otherRules) + `)|^generated\.|^idempotency\.(reference\.|\w+\.key-after-validation-error$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-without-phone$|^extensions\.webhook-endpoints\.weak-secret$`}, // every check that expects a field named
-	faults.BadSignature:               {`^webhooks\.signatures$`, `^(state|webhooks|extensions\.(webhook-endpoints|events))\.`}, // every check that verifies a delivery
+	faults.BadSignature:               {`^webhooks\.signatures$`, `^(state|webhooks|sequences|extensions\.(webhook-endpoints|events))\.`}, // every check that verifies a delivery
 	faults.NoWebhookRetry:             {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
 	faults.UnstableWebhookID:          {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
 	faults.IdempotencyIgnored:         {`^idempotency\.processPayout\.replay$`, `^idempotency\.\w+\.(replay|conflict|concurrent)$`},
 	faults.IdempotencyConflictIgnored: {`^idempotency\.processPayout\.conflict$`, `^idempotency\.\w+\.conflict$`},
-	faults.FinalStateChanges:          {`^state\.payout\.mobile\.success\.`, `^state\.payout\.`},
+	faults.FinalStateChanges:          {`^state\.payout\.mobile\.success\.`, `^(state\.payout|sequences)\.`},
 	faults.CrossMerchantVisible:       {`^auth\.isolation\.payout$`, `^auth\.isolation\.`},
-	faults.MissingWebhookEvent:        {`^state\.payment\.success\.`, `^(state\.payment\.|webhooks\.all-types-observed$)`},
-	faults.WrongFailureReason:         {`^state\.payout\.mobile\.account_not_found\.`, `^state\.(payment|payout)\.`},
+	faults.MissingWebhookEvent:        {`^state\.payment\.success\.`, `^(state\.payment\.|sequences\.|webhooks\.all-types-observed$)`},
+	faults.WrongFailureReason:         {`^state\.payout\.mobile\.account_not_found\.`, `^(state\.(payment|payout)|sequences)\.`},
 	faults.WebhookToDisabledEndpoint:  {`^extensions\.webhook-endpoints\.delivery$`, `^extensions\.webhook-endpoints\.delivery$`},
 	faults.NoRotationDualSignature:    {`^extensions\.webhook-endpoints\.rotate-secret$`, `^extensions\.webhook-endpoints\.rotate-(supplied-)?secret$`},
 	// Every check that sends an Idempotency-Key may lose its first response: whether Go's transport
@@ -84,7 +84,7 @@ var faultChecks = map[faults.Fault]faultRule{
 	faults.ReplayHeaderMissing:          {`^idempotency\.processPayout\.replay$`, `^idempotency\.\w+\.replay$`},
 	faults.ValidationErrorUsesKey:       {`^idempotency\.processPayout\.key-after-validation-error$`, `^idempotency\.\w+\.key-after-validation-error$`},
 	faults.SecretInEndpointRead:         {`^extensions\.webhook-endpoints\.crud$`, `^extensions\.webhook-endpoints\.crud$`},
-	faults.StaleWebhookTimestamp:        {`^state\.payout\.mobile\.success\.`, `^(state|webhooks|extensions\.(webhook-endpoints|events))\.`},
+	faults.StaleWebhookTimestamp:        {`^state\.payout\.mobile\.success\.`, `^(state|webhooks|sequences|extensions\.(webhook-endpoints|events))\.`},
 	faults.RotationKeepsOlderSecrets:    {`^extensions\.webhook-endpoints\.rotate-twice$`, `^extensions\.webhook-endpoints\.rotate-twice$`},
 	faults.WebhookURLNotParsed:          {`^negative\.processPayout\.unusable-webhook-url$`, `\.unusable-webhook-url$`},
 	faults.SuppliedSecretIgnored:        {`^extensions\.webhook-endpoints\.supplied-secret$`, `^extensions\.webhook-endpoints\.(rotate-)?supplied-secret$`},

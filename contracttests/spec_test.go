@@ -24,14 +24,7 @@ import (
 // variant returns the embedded document with edits, loaded.
 func variant(t *testing.T, edit func(d *docedit.Doc) error) *openapi.Spec {
 	t.Helper()
-	d, err := docedit.Parse(openapi.YAML())
-	require.NoError(t, err)
-	require.NoError(t, edit(d))
-	data, err := d.Bytes()
-	require.NoError(t, err)
-	spec, err := openapi.Load(data)
-	require.NoError(t, err)
-	return spec
+	return contracttests.DocVariant(t, edit)
 }
 
 func pathPointer(op api.Operation) string { return "/paths/" + docedit.Escape(op.Path) }
@@ -202,7 +195,11 @@ func TestChecksSkipWhatTheDocumentLacks(t *testing.T) {
 		"auth.initializePayment.no-keys":                         "the document gives no request example for initializePayment",
 		"extensions.webhook-endpoints.rotate-without-grace":      "the document declares no webhook payout.failed",
 		"state.payout.mobile.account_not_found." + failingWallet: "the document has no operation getPayout",
-		"webhooks.all-types-observed":                            "no check that causes payment.failed, payment.processing, payment.success ran",
+	}
+	// The generated checks draw their bodies from the schema, not the examples: without the
+	// initializePayment examples they still make payments, whose events the all-types check sees.
+	for _, id := range []string{"generated.initializePayment.valid", "webhooks.all-types-observed"} {
+		assert.Equal(t, report.Passed, results[id].Outcome, "%s runs without the request examples", id)
 	}
 	for id, reason := range skipped {
 		r, ok := results[id]

@@ -200,7 +200,10 @@ func TestConformPrintsTheCommandThatRerunsAFailedCheck(t *testing.T) {
 	m := regexp.MustCompile(`(?m)^    rerun: (.*)$`).FindAllStringSubmatch(out.String(), -1)
 	require.Len(t, m, 1, "one failed check, one command:\n%s", &out)
 	rerun := m[0][1]
-	assert.Equal(t, "malipo conform --target "+ts.URL+" --wait 5s --run '^auth\\.getPayout\\.no-keys$'", rerun)
+	seed := regexp.MustCompile(`generated requests from --seed (\d+)`).FindStringSubmatch(errOut.String())
+	require.NotNil(t, seed, "the run prints its seed on stderr:\n%s", &errOut)
+	assert.Equal(t, "malipo conform --target "+ts.URL+" --wait 5s --seed "+seed[1]+" --run '^auth\\.getPayout\\.no-keys$'", rerun,
+		"the command carries the run's seed, so that a generated check is repeated with the same bodies")
 	assert.NotContains(t, rerun, sandbox.DefaultPublicKey)
 	assert.NotContains(t, rerun, sandbox.DefaultSecretKey)
 

@@ -108,10 +108,10 @@ var descriptions = map[Fault]string{
 	LimitAsValidationError:       "a webhook-endpoint create past the merchant's cap is refused with 400 validation_failed instead of 409 limit_reached",
 
 	NonASCIICrash:                "a valid payment initialization or payout whose narration holds a character outside ASCII (an accented letter, Arabic, an emoji) answers 500 and creates nothing; an invalid one still gets its 400",
-	LargeAmountRefused:           "a payout amount above 1,000,000 is refused with 400 (code 1000) naming /amount, although PayoutAmount allows up to 2^53-1",
+	LargeAmountRefused:           "a valid payout above 1,000,000 is refused with 400 (code 1000) naming /amount, although PayoutAmount allows up to 2^53-1",
 	LongTextTruncated:            "a narration of 101 to 255 characters is stored cut to its first 100 (payment initialization and payout): responses, read-backs and webhooks show the cut text",
 	CentsRounded:                 "a payment amount from 0.05 to below 100,000,000 is stored rounded to one decimal (150.55 becomes 150.6): responses, read-backs and webhooks show the rounded amount",
-	PatternCharRefused:           "a merchant reference holding `:`, which the MerchantReference pattern allows, is refused with 400 (code 1000) naming /reference (payment initialization and payout)",
+	PatternCharRefused:           "a valid payment initialization or payout whose reference holds `:`, which the MerchantReference pattern allows, is refused with 400 (code 1000) naming /reference",
 	WebhookFieldLostForOneStatus: "payout.failed deliveries (and the event log's copy of them) lose data.object.narration; payouts read through the API and every other event type keep it",
 }
 

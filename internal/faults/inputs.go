@@ -69,6 +69,16 @@ func onCreate(rule bodyRule) func() middlewareFunc {
 	}
 }
 
+// valid reports whether the sandbox would carry out a request as far as its keys and the document
+// go: a merchant's own key pair, and nothing the document refuses. The faults that answer a create
+// themselves do so only then, so that a request without keys still gets the sandbox's 401 and an
+// invalid one its 400 naming every offending field: each fault breaks its one rule, not the auth or
+// negative checks'.
+func valid(s *sandbox.Server, r *http.Request) bool {
+	pair, ok := pairOf(s, r.Header.Get(api.HeaderPublicKey))
+	return ok && r.Header.Get(api.HeaderSecretKey) == pair.Secret && len(s.Spec().ValidateRequest(r)) == 0
+}
+
 // nonASCIICrash answers 500 to a valid create whose body holds a string with a character outside
 // ASCII, as a server that validates the request, then passes its text to an ASCII-only encoder and
 // dies of it. Nothing is created. Only the free text (narration) of a valid body can hold such a
@@ -76,22 +86,22 @@ func onCreate(rule bodyRule) func() middlewareFunc {
 // that the fault breaks "never 5xx on valid input" and not the negative checks' rule (the suite sends
 // URLs with Unicode spaces, which must still be refused as invalid).
 func nonASCIICrash(s *sandbox.Server, r *http.Request, body map[string]any) (*captured, bool) {
-	if !holdsNonASCII(body) || len(s.Spec().ValidateRequest(r)) > 0 {
+	if !holdsNonASCII(body) || !valid(s, r) {
 		return nil, false
 	}
 	return errorAnswer(api.CodeInternalError, "An internal error occurred while trying to encode the request; retry with the same Idempotency-Key.", nil), false
 }
 
-// largeAmountRefused refuses a payout above payoutLimit as invalid, naming /amount, although the
+// largeAmountRefused refuses a valid payout above payoutLimit as invalid, naming /amount, although the
 // document allows up to 2^53-1. Payments are left alone: the suite already sends payment amounts in
 // the billions (positive.initializePayment.amount-exact), so there the fault would not be one that
 // only generated inputs reveal.
-func largeAmountRefused(_ *sandbox.Server, r *http.Request, body map[string]any) (*captured, bool) {
+func largeAmountRefused(s *sandbox.Server, r *http.Request, body map[string]any) (*captured, bool) {
 	if !is(r, api.OpProcessPayout()) {
 		return nil, false
 	}
 	amount, ok := decimal(body["amount"])
-	if !ok || amount.Cmp(big.NewRat(payoutLimit, 1)) <= 0 {
+	if !ok || amount.Cmp(big.NewRat(payoutLimit, 1)) <= 0 || !valid(s, r) {
 		return nil, false
 	}
 	return errorAnswer(api.CodeValidationFailed, "The request is invalid; see errors for each field.",
@@ -131,11 +141,11 @@ func centsRounded(_ *sandbox.Server, r *http.Request, body map[string]any) (*cap
 	return nil, true
 }
 
-// patternCharRefused refuses a merchant reference holding `:`, which the MerchantReference pattern
+// patternCharRefused refuses a valid create whose merchant reference holds `:`, which the MerchantReference pattern
 // allows, as if the implementation checked an older, narrower pattern.
-func patternCharRefused(_ *sandbox.Server, _ *http.Request, body map[string]any) (*captured, bool) {
+func patternCharRefused(s *sandbox.Server, r *http.Request, body map[string]any) (*captured, bool) {
 	reference, ok := body["reference"].(string)
-	if !ok || !strings.Contains(reference, ":") {
+	if !ok || !strings.Contains(reference, ":") || !valid(s, r) {
 		return nil, false
 	}
 	return errorAnswer(api.CodeValidationFailed, "The request is invalid; see errors for each field.",

@@ -90,6 +90,8 @@ func breaksNonASCII(t *testing.T, f *faulty) {
 
 	b["narration"] = "Supplier invoice 88"
 	assert.Equal(t, http.StatusCreated, f.do(http.MethodPost, api.OpProcessPayout().URL(), b).status, "ASCII text is still taken")
+	b["narration"] = "Fournisseur n\u00b0 88"
+	assert.Equal(t, http.StatusUnauthorized, f.do(http.MethodPost, api.OpProcessPayout().URL(), b, header(api.HeaderSecretKey, "sk_wrong")).status, "the keys are checked first")
 	b["narration"] = strings.Repeat("\u00e9", 256)
 	assert.Equal(t, http.StatusBadRequest, f.do(http.MethodPost, api.OpProcessPayout().URL(), b).status, "an invalid body is still refused, not crashed on")
 	b["narration"], b["webhook_url"] = "Supplier invoice 88", "https://merchant.example.org/a\u00a0b"
@@ -106,6 +108,8 @@ func breaksLargeAmount(t *testing.T, f *faulty) {
 		assert.Empty(t, r.violations, "the 400 is well formed")
 	}
 	b := f.mobilePayout(f.creditedWallet())
+	b["amount"] = 1_000_001
+	assert.Equal(t, http.StatusUnauthorized, f.do(http.MethodPost, api.OpProcessPayout().URL(), b, without(api.HeaderSecretKey)).status, "the keys are checked first")
 	b["amount"] = 1_000_000
 	assert.Equal(t, http.StatusCreated, f.do(http.MethodPost, api.OpProcessPayout().URL(), b).status)
 	p := f.paymentBody()
@@ -165,7 +169,10 @@ func breaksPatternChar(t *testing.T, f *faulty) {
 	r = f.do(http.MethodPost, api.OpInitializePayment().URL(), p)
 	assert.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
 	assert.Equal(t, []string{"/reference"}, fieldErrors(t, r))
-	b["reference"] = "order-1044"
+	b["momo_phone_number"] = "not a phone"
+	r = f.do(http.MethodPost, api.OpProcessPayout().URL(), b)
+	assert.Equal(t, []string{"/momo_phone_number"}, fieldErrors(t, r), "an invalid body gets the sandbox's own 400: %s", r.body)
+	b["momo_phone_number"], b["reference"] = f.creditedWallet(), "order-1044"
 	assert.Equal(t, http.StatusCreated, f.do(http.MethodPost, api.OpProcessPayout().URL(), b).status)
 }
 

@@ -15,12 +15,22 @@
 #   CONFORM_RUN                 the --run regexp of the conform column (default '^generated\.'); '.'
 #                               runs the whole suite, which shows that the example checks miss a fault
 #   SKIP_SPECMATIC=1, SKIP_CONFORM=1   leave a column out
-#   KEEP_DIR                    keep every log and report there (default: a temporary directory)
+#   KEEP_DIR                    keep every log and report there (default: a temporary directory); a
+#                               run whose results are there already is not repeated, so that a column
+#                               can be added later (SKIP_SPECMATIC=1 KEEP_DIR=the same directory fills
+#                               in conform's from the Specmatic runs kept). Empty it to start over.
 #
-# A failure is attributed to a fault when the run with the fault has it and the first run without a
-# fault does not: Specmatic's failed scenarios are compared by title, as a multiset (several generated
-# tests share a title), conform's failed checks by id. "caught" is yes when at least one failure is
-# attributed. The conform column reads "n/a" when the suite has no check matching CONFORM_RUN.
+# Which failures are the fault's. conform's checks are the same from run to run: a failed check is the
+# fault's when it does not fail without faults. Specmatic's are not: it draws values at random and its
+# tests share the sandbox's state (references, Idempotency-Keys), so about 65 of its ~2,000 failures
+# without faults change from one run to the next (the none-again row), and a comparison by title alone
+# is noise. A Specmatic failure is therefore the fault's when the response it failed on is the fault's
+# own answer (signature below: the message or reason no fault-free sandbox sends), and it is new when
+# its test (its title) failed in neither run without faults; "caught" is yes when there is a new one.
+# A fault with no answer of its own (it changes stored values and its responses stay valid) has no
+# signature: Specmatic, which compares no value sent with the value echoed and receives no webhooks,
+# cannot fail a test because of it, and its row says so. The conform column reads "n/a" when the
+# suite has no check matching CONFORM_RUN.
 #
 # Offline: as in specmatic.sh, telemetry is off and everything stays on loopback.
 set -euo pipefail
@@ -36,6 +46,16 @@ command -v jq >/dev/null || { echo "specmatic-generative.sh: jq is needed to rea
 FAULTS=${FAULTS:-non-ascii-crash large-amount-refused long-text-truncated cents-rounded pattern-char-refused webhook-field-lost-for-one-status}
 max_combinations=${SPECMATIC_MAX_COMBINATIONS:-16}
 conform_run=${CONFORM_RUN:-'^generated\.'}
+
+# signature FAULT: a fixed string that only the fault's own answers hold (internal/faults/inputs.go),
+# empty for a fault that answers nothing of its own.
+signature() {
+  case $1 in
+  non-ascii-crash) echo 'while trying to encode the request' ;;
+  large-amount-refused) echo '"reason": "must be at most 1000000"' ;;
+  pattern-char-refused) echo '"reason": "must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$"' ;;
+  esac
+}
 
 for f in $FAULTS; do
   "$bin/malipo" sandbox --fault list 2>/dev/null | awk -v f="$f" '$1 == f { found = 1 } END { exit !found }' ||
@@ -54,9 +74,10 @@ else
   trap 'rm -rf "$work"' EXIT
 fi
 
-# specmatic_run LABEL FLAGS: Specmatic's generative tests against a fresh sandbox started with FLAGS
-# (the seed data belongs to the default keys, as in specmatic.sh). Writes LABEL.spec: tests, failed,
-# seconds; and LABEL.spec-failed: the failed scenarios' titles, sorted.
+# specmatic_run LABEL FLAGS SIGNATURES: Specmatic's generative tests against a fresh sandbox started
+# with FLAGS (the seed data belongs to the default keys, as in specmatic.sh). Writes LABEL.spec: tests,
+# failed, seconds; LABEL.spec-tests: each test's outcome, whether its exchange holds one of the
+# SIGNATURES (one a line), and title; and LABEL.spec-failed: the failed tests' titles, sorted.
 specmatic_run() (
   local label=$1 rc=0 start line
   unset MALIPO_PUBLIC_KEY MALIPO_SECRET_KEY
@@ -76,7 +97,21 @@ specmatic_run() (
     tail -n 40 "$work/$label/specmatic.log" >&2
     exit 2
   fi
-  sed -n 's/^[+-]ve  *Scenario: \(.*\) has FAILED$/\1/p' "$work/$label/specmatic.log" | sort >"$work/$label.spec-failed"
+  # Each test prints its request and response after a line of dashes, then its scenario line; a
+  # failed one then prints its reason (and the exchange again). One line per test: its outcome,
+  # whether its exchange holds the signature of the fault under test (of any, without faults), and
+  # its title.
+  awk -v sigs="$3" 'BEGIN { n = split(sigs, sig, "\n") }
+    /^--------------------$/ { block = "" }
+    { block = block "\n" $0 }
+    /^[+-]ve  *Scenario: .* has (FAILED|SUCCEEDED)$/ {
+      marked = 0
+      for (i = 1; i <= n; i++) if (sig[i] != "" && index(block, sig[i]) > 0) marked = 1
+      title = $0; sub(/^[+-]ve  *Scenario: /, "", title); sub(/ has (FAILED|SUCCEEDED)$/, "", title)
+      print ($0 ~ /FAILED$/ ? "failed" : "passed") "\t" marked "\t" title
+      block = ""
+    }' "$work/$label/specmatic.log" >"$work/$label.spec-tests"
+  awk -F '\t' '$1 == "failed" { print $3 }' "$work/$label.spec-tests" | sort >"$work/$label.spec-failed"
   echo "$(sed -n 's/^Tests run: \([0-9]*\).*/\1/p' <<<"$line") $(wc -l <"$work/$label.spec-failed") $(($(date +%s) - start))" >"$work/$label.spec"
 )
 
@@ -114,11 +149,25 @@ conform_run() (
   echo "$(jq '.passed + .failed + .skipped' "$work/$label.conform.json") $(wc -l <"$work/$label.conform-failed") $(($(date +%s) - start))" >"$work/$label.conform"
 )
 
-# attributed KIND LABEL: how many of LABEL's failures the first run without a fault does not have.
+# attributed KIND LABEL: how many of LABEL's failures the first run without a fault does not have
+# (failed tests' titles, or check ids, as multisets).
 attributed() { comm -23 "$work/$2.$1-failed" "$work/none.$1-failed" | wc -l; }
 
+# specmatic_own LABEL: how many of LABEL's failed tests failed on the fault's own answer.
+specmatic_own() { awk -F '\t' '$1 == "failed" && $2 == 1' "$work/$1.spec-tests" | wc -l; }
+
+# specmatic_new LABEL: how many of those are tests whose title failed in neither run without faults.
+specmatic_new() {
+  awk -F '\t' 'FILENAME != last { file++; last = FILENAME }
+    file <= 2 && $1 == "failed" { before[$3] = 1 }
+    file == 3 && $1 == "failed" && $2 == 1 && !($3 in before) { n++ }
+    END { print n + 0 }' "$work/none.spec-tests" "$work/none-again.spec-tests" "$work/$1.spec-tests"
+}
+
 conform_available=yes
-if [ -n "${SKIP_CONFORM:-}" ] || ! "$bin/malipo" conform --list --run "$conform_run" | grep -q '^[a-z]'; then
+# The list is read whole before it is searched: grep -q stopping early would fail the pipeline.
+checks=$("$bin/malipo" conform --list --run "$conform_run")
+if [ -n "${SKIP_CONFORM:-}" ] || ! grep -q '^[a-z]' <<<"$checks"; then
   conform_available=""
 fi
 
@@ -127,28 +176,64 @@ for f in $FAULTS; do labels+=("$f"); done
 for label in "${labels[@]}"; do
   flags=""
   case $label in none | none-again) ;; *) flags="--fault $label" ;; esac
-  if [ -z "${SKIP_SPECMATIC:-}" ]; then
+  if [ -z "${SKIP_SPECMATIC:-}" ] && [ ! -s "$work/$label.spec" ]; then
     echo "specmatic-generative.sh: Specmatic (generative, MAX_TEST_REQUEST_COMBINATIONS=$max_combinations) against malipo sandbox ${flags:-without faults}" >&2
-    specmatic_run "$label" "$flags"
+    case $label in
+    none | none-again) sigs=$(for f in $FAULTS; do signature "$f"; done) ;;
+    *) sigs=$(signature "$label") ;;
+    esac
+    specmatic_run "$label" "$flags" "$sigs"
   fi
-  if [ -n "$conform_available" ]; then
+  if [ -n "$conform_available" ] && [ ! -s "$work/$label.conform" ]; then
     echo "specmatic-generative.sh: malipo conform --run '$conform_run' against malipo sandbox ${flags:-without faults}" >&2
     conform_run "$label" "$flags"
   fi
 done
 
-# cells KIND LABEL AVAILABLE: tests, failed, attributed, caught, seconds; n/a when the column is off.
-cells() {
-  if [ -z "$3" ]; then
+# spec_cells LABEL: Specmatic's tests, failed, failed titles the first run without faults lacks,
+# failures on the fault's own answer (new ones), caught, seconds.
+spec_cells() {
+  if [ ! -s "$work/$1.spec" ]; then
+    printf '| n/a | n/a | n/a | n/a | n/a | n/a '
+    return
+  fi
+  local tests failed secs bytitle own caught
+  read -r tests failed secs <"$work/$1.spec"
+  bytitle=$(attributed spec "$1")
+  case $1 in
+  none) bytitle="-" own=$(specmatic_own none) caught="-" ;;
+  none-again) own=$(specmatic_own none-again) caught="-" ;;
+  *)
+    if [ -z "$(signature "$1")" ]; then
+      own="none of its own" caught="no: answers stay valid"
+    else
+      own="$(specmatic_own "$1") ($(specmatic_new "$1") new)"
+      if [ "$(specmatic_new "$1")" -gt 0 ]; then
+        caught=yes
+      elif [ "$(specmatic_own "$1")" -gt 0 ]; then
+        caught="no: only tests that fail without faults too"
+      else
+        caught="no: never triggered"
+      fi
+    fi
+    ;;
+  esac
+  printf '| %s | %s | %s | %s | %s | %ss ' "$tests" "$failed" "$bytitle" "$own" "$caught" "$secs"
+}
+
+# conform_cells LABEL: conform's checks, failed, failed checks the run without faults lacks, caught,
+# seconds; n/a when the suite has no such checks.
+conform_cells() {
+  if [ -z "$conform_available" ]; then
     printf '| n/a | n/a | n/a | n/a | n/a '
     return
   fi
   local tests failed secs extra caught
-  read -r tests failed secs <"$work/$2.$1"
-  extra=$(attributed "$1" "$2")
-  case $2 in
+  read -r tests failed secs <"$work/$1.conform"
+  extra=$(attributed conform "$1")
+  case $1 in
   none) extra="-" caught="-" ;;
-  none-again) caught="(noise)" ;;
+  none-again) caught="-" ;;
   *) caught=$([ "$extra" -gt 0 ] && echo yes || echo no) ;;
   esac
   printf '| %s | %s | %s | %s | %ss ' "$tests" "$failed" "$extra" "$caught" "$secs"
@@ -157,23 +242,32 @@ cells() {
 echo
 echo "Specmatic $(sed -n 's/.*"version": "\(.*\)".*/\1/p' "$root/tools/node_modules/specmatic/package.json" | head -n 1), SPECMATIC_GENERATIVE_TESTS=true, MAX_TEST_REQUEST_COMBINATIONS=$max_combinations; malipo conform --run '$conform_run'"
 echo
-echo "| sandbox | Specmatic tests | failed | not failed without faults | caught | time | conform checks | failed | not failed without faults | caught | time |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| sandbox | Specmatic tests | failed | failed titles not failed without faults | failed on the fault's own answer | caught | time | conform checks | failed | not failed without faults | caught | time |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for label in "${labels[@]}"; do
   printf '| %s ' "$label"
-  cells spec "$label" "$([ -z "${SKIP_SPECMATIC:-}" ] && echo yes)"
-  cells conform "$label" "$conform_available"
+  spec_cells "$label"
+  conform_cells "$label"
   echo "|"
 done
 echo
+if [ -s "$work/none.spec" ] && [ -s "$work/none-again.spec" ]; then
+  for label in none none-again; do
+    if [ "$(specmatic_own "$label")" -gt 0 ]; then
+      echo "specmatic-generative.sh: a run without faults failed on a fault's signature; fix signature():" >&2
+      awk -F '\t' '$1 == "failed" && $2 == 1 { print $3 }' "$work/$label.spec-tests" | head -n 5 >&2
+      exit 1
+    fi
+  done
+fi
 for label in "${labels[@]}"; do
-  case $label in none) continue ;; esac
-  if [ -z "${SKIP_SPECMATIC:-}" ] && [ "$(attributed spec "$label")" -gt 0 ]; then
-    echo "Specmatic's failures with $label that the run without faults does not have:"
-    comm -23 "$work/$label.spec-failed" "$work/none.spec-failed" | uniq -c | head -n 10
+  case $label in none | none-again) continue ;; esac
+  if [ -s "$work/$label.spec" ] && [ "$(specmatic_own "$label")" -gt 0 ]; then
+    echo "Specmatic's tests that failed on the answer of $label (first 5):"
+    awk -F '\t' '$1 == "failed" && $2 == 1 { print "  " $3 }' "$work/$label.spec-tests" | head -n 5
   fi
   if [ -n "$conform_available" ] && [ "$(attributed conform "$label")" -gt 0 ]; then
-    echo "conform's failures with $label that the run without faults does not have:"
-    comm -23 "$work/$label.conform-failed" "$work/none.conform-failed" | head -n 10
+    echo "conform's checks that failed with $label and not without faults:"
+    comm -23 "$work/$label.conform-failed" "$work/none.conform-failed" | sed 's/^/  /' | head -n 10
   fi
 done
