@@ -171,6 +171,10 @@ type genCase struct {
 	path string
 	// hookPath is the receiver path the object's events go to; "" when the body names none.
 	hookPath string
+	// endpoint is the webhook endpoint path names, when it names one: deleted as soon as the case
+	// passes (release), since a merchant has at most the document's cap of endpoints and a check
+	// draws more bodies than that; a failing case keeps it for shrinking, until the check ends.
+	endpoint string
 	// skipEvents leaves the object's events unjudged (a shrinking candidate whose failure is not
 	// about an event).
 	skipEvents bool
@@ -246,7 +250,21 @@ func (g *genTarget) pathFor(t *T, c *genCase) string {
 		c.hookPath = path
 		return urlOf(op, t.InitPayment("", hook, nil).Str("/data/paymentReference"))
 	}
-	return t.pathToExisting(op)
+	path := t.pathToExisting(op)
+	if get, ok := t.suite.spec.Operation(api.OpGetWebhookEndpoint().ID); ok && strings.HasPrefix(op.Path, objectPath(get.Path)) {
+		c.endpoint = onlyPathValue(op.Path, path)
+	}
+	return path
+}
+
+// release deletes the webhook endpoint a passing case was given (genCase.endpoint).
+func (g *genTarget) release(t *T, c *genCase) {
+	if c.endpoint == "" {
+		return
+	}
+	if del, ok := t.suite.spec.Operation(api.OpDeleteWebhookEndpoint().ID); ok {
+		t.Do(del.Method, urlOf(del, c.endpoint), nil, collectViolations(new([]report.Failure)), inDocumentTerms())
+	}
 }
 
 // problem is one way a generated body failed, with key telling problems apart for shrinking: a
@@ -526,6 +544,9 @@ func (g *genTarget) run(t *T, invalid bool) {
 			defer wg.Done()
 			defer func() { <-slots }()
 			ps, seq := judge(t, c)
+			if len(ps) == 0 {
+				g.release(t, c)
+			}
 			verdicts[i] = verdict{c, ps, seq}
 		}()
 	}

@@ -51,6 +51,7 @@ func AllFor(spec *openapi.Spec) ([]*Check, error) {
 	all = append(all, extensionChecks()...)
 	all = append(all, scenarioChecks(spec)...)
 	all = append(all, eventChecks()...)
+	all = append(all, listChecks()...)
 	all = append(all, generated...)
 	if err := assignRules(all); err != nil {
 		return nil, err

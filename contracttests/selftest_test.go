@@ -55,11 +55,12 @@ var faultChecks = map[faults.Fault]faultRule{
 		`^(auth\.isolation\.payout|extensions\.webhook-endpoints|idempotency\.(processPayout|reference)|state\.payout|webhooks\.retry-after-|sequences\.|generated\.processPayout\.)`}, // every check that reads a payout
 	faults.WrongSuccessStatus: {`^idempotency\.processPayout\.replay$`,
 		`^(auth\.isolation|extensions|idempotency|positive|state|webhooks|sequences|generated)\.|^negative\.(completePayment|rotateWebhookEndpointSecret|updateWebhookEndpoint|resendEvent)\.` + checkEnding(schemaRules, typeRules, `malformed-json|wrong-content-type`)}, // every check that creates what it uses
-	faults.AcceptInvalidInput:  {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^negative\.\w+\.` + checkEnding(schemaRules) + `|^extensions\.webhook-endpoints\.crud$|^idempotency\.\w+\.key-after-validation-error$|^generated\.[\w.]+\.invalid$`},
+	// Invalid creates it accepts leave webhook endpoints behind, which the cap's check then finds.
+	faults.AcceptInvalidInput:  {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^negative\.\w+\.` + checkEnding(schemaRules) + `|^extensions\.webhook-endpoints\.(crud|limit)$|^idempotency\.\w+\.key-after-validation-error$|^generated\.[\w.]+\.invalid$`},
 	faults.AuthNotEnforced:     {`^auth\.processPayout\.no-keys$`, `^auth\.\w+\.(no-|wrong-|keys-swapped)`},
 	faults.SecretKeyNotChecked: {`^auth\.processPayout\.wrong-secret-key$`, `^auth\.\w+\.wrong-secret-key$`},
 	faults.ErrorNotEnvelope: {`^negative\.unknown-path$`, // every check that provokes an error
-		`^(auth|negative|scenarios|generated)\.|^idempotency\.(reference\.|\w+\.(conflict|key-after-validation-error)$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-(twice|without-phone)$|^extensions\.webhook-endpoints\.(crud|not-found|weak-secret)$|^extensions\.events\.(not-found|resend-to-endpoint)$`},
+		`^(auth|negative|scenarios|generated)\.|^idempotency\.(reference\.|\w+\.(conflict|key-after-validation-error)$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-(twice|without-phone)$|^extensions\.webhook-endpoints\.(crud|not-found|weak-secret|limit)$|^extensions\.events\.(not-found|resend-to-endpoint)$`},
 	faults.ErrorMissingFieldPointer: {`^negative\.processPayout\.bank\.bank_id\.missing$`,
 		`^(negative\.\w+\.` + checkEnding(schemaRules, typeRules, otherRules) + `)|^generated\.|^idempotency\.(reference\.|\w+\.key-after-validation-error$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-without-phone$|^extensions\.webhook-endpoints\.weak-secret$`}, // every check that expects a field named
 	faults.BadSignature:               {`^webhooks\.signatures$`, `^(state|webhooks|sequences|extensions\.(webhook-endpoints|events))\.`}, // every check that verifies a delivery
@@ -88,6 +89,7 @@ var faultChecks = map[faults.Fault]faultRule{
 	faults.WebhookURLNotParsed:          {`^negative\.processPayout\.unusable-webhook-url$`, `\.unusable-webhook-url$`},
 	faults.SuppliedSecretIgnored:        {`^extensions\.webhook-endpoints\.supplied-secret$`, `^extensions\.webhook-endpoints\.(rotate-)?supplied-secret$`},
 	faults.ResendNewWebhookID:           {`^extensions\.events\.resend$`, `^extensions\.events\.resend(-to-endpoint)?$`},
+	faults.LimitAsValidationError:       {`^extensions\.webhook-endpoints\.limit$`, `^extensions\.webhook-endpoints\.limit$`},
 	// The faults only generated inputs reveal: their scope is the generated checks alone, so that this
 	// test proves no check built from the document's examples fails under them
 	// (TestOnlyGeneratedChecksMayFailTheInputFaults).

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -66,3 +67,17 @@ func (s *Spec) Says(pointer, quote string) error {
 }
 
 func words(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Bound returns the non-negative integer the document gives at pointer (a maxItems, a maxLength), so
+// that code enforcing a bound the document states reads it there instead of restating it.
+func (s *Spec) Bound(pointer string) (int, error) {
+	text, err := s.Text(pointer)
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.Atoi(text)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s is %q, not a non-negative integer", pointer, text)
+	}
+	return n, nil
+}

@@ -515,7 +515,8 @@ func TestCheckExamplesCatchesAWrongExample(t *testing.T) {
 func TestLoadRejectsBrokenDocuments(t *testing.T) {
 	_, err := openapi.Load([]byte("openapi: 3.1.0\ninfo: [\n"))
 	assert.Error(t, err)
-	noID := bytes.Replace(openapi.YAML(), []byte("operationId: getPayout\n"), []byte("x-no-operation-id: getPayout\n"), 1)
+	// The operation's own operationId (indented as an operation's), not a link's that names it.
+	noID := bytes.Replace(openapi.YAML(), []byte("\n      operationId: getPayout\n"), []byte("\n      x-no-operation-id: getPayout\n"), 1)
 	_, err = openapi.Load(noID)
 	assert.ErrorContains(t, err, "no operationId")
 }

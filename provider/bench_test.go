@@ -19,16 +19,23 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
-// benchCount is how many webhook endpoints and how many payouts the benchmark declares.
+// benchCount is how many payouts the benchmark declares.
 const benchCount = 200
 
-// BenchmarkTerraformPlanApply times `terraform plan -out` + `terraform apply` of 200 webhook endpoints
-// and 200 payouts (half bank, half mobile, each waiting for its final status) against an in-process
-// sandbox, next to the same number (400) of Terraform's built-in terraform_data resources with the
-// same inputs, which is what Terraform itself costs. It reports both times per run and their ratio.
-// It uses the terraform binary of TF_ACC_TERRAFORM_PATH or PATH and is skipped without one.
+// endpointCap points at the document's cap on a merchant's webhook endpoints (the list's maxItems):
+// the benchmark declares that many endpoints.
+const endpointCap = "#/components/schemas/WebhookEndpointListResponse/properties/data/maxItems"
+
+// BenchmarkTerraformPlanApply times `terraform plan -out` + `terraform apply` of as many webhook
+// endpoints as a merchant may have (the document's cap, 100) and 200 payouts (half bank, half mobile,
+// each waiting for its final status) against an in-process sandbox, next to the same number of
+// Terraform's built-in terraform_data resources with the same inputs, which is what Terraform itself
+// costs. It reports both times per run and their ratio. Each run is a merchant of its own, since the
+// endpoints of earlier runs are never destroyed. It uses the terraform binary of TF_ACC_TERRAFORM_PATH
+// or PATH and is skipped without one.
 func BenchmarkTerraformPlanApply(b *testing.B) {
 	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	if tf == "" {
@@ -44,7 +51,15 @@ func BenchmarkTerraformPlanApply(b *testing.B) {
 			b.Setenv(v, "off")
 		}
 	}
-	sb := startSandbox(b)
+	spec, err := openapi.Default()
+	require.NoError(b, err)
+	endpoints, err := spec.Bound(endpointCap)
+	require.NoError(b, err)
+	var opts []sandbox.Option
+	for i := range b.N {
+		opts = append(opts, sandbox.WithMerchant(benchKeys(i)))
+	}
+	sb := startSandbox(b, opts...)
 	reattach := serveProviderInProcess(b)
 	cliConfig := filepath.Join(b.TempDir(), "empty.tfrc")
 	require.NoError(b, os.WriteFile(cliConfig, nil, 0o600))
@@ -52,11 +67,19 @@ func BenchmarkTerraformPlanApply(b *testing.B) {
 		"TF_CLI_CONFIG_FILE="+cliConfig, "TF_IN_AUTOMATION=1", "TF_LOG=")
 
 	tv := testValues(b)
-	malipo := sb.providerConfig() + benchMalipoConfig(tv)
-	data := benchTerraformDataConfig(tv)
+	data := benchTerraformDataConfig(tv, endpoints)
 	var malipoTime, dataTime time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		pub, sec := benchKeys(i)
+		malipo := fmt.Sprintf(`
+provider "malipo" {
+  base_url           = %q
+  public_key         = %q
+  secret_key         = %q
+  request_timeout_ms = 5000
+}
+`, sb.url, pub, sec) + benchMalipoConfig(tv, endpoints)
 		malipoTime += planApply(b, tf, env, malipo)
 		dataTime += planApply(b, tf, env, data)
 	}
@@ -66,10 +89,18 @@ func BenchmarkTerraformPlanApply(b *testing.B) {
 	b.ReportMetric(dataTime.Seconds()/n, "terraform_data-s/op")
 	b.ReportMetric(malipoTime.Seconds()/dataTime.Seconds(), "ratio")
 	b.Logf("plan+apply of %d webhook endpoints + %d payouts: %.2fs; %d terraform_data: %.2fs; ratio %.1f",
-		benchCount, benchCount, malipoTime.Seconds()/n, 2*benchCount, dataTime.Seconds()/n, malipoTime.Seconds()/dataTime.Seconds())
-	if got := len(sb.srv.Payouts(sandbox.DefaultPublicKey)); got != benchCount*b.N {
-		b.Fatalf("the sandbox has %d payouts, want %d", got, benchCount*b.N)
+		endpoints, benchCount, malipoTime.Seconds()/n, endpoints+benchCount, dataTime.Seconds()/n, malipoTime.Seconds()/dataTime.Seconds())
+	for i := range b.N {
+		pub, _ := benchKeys(i)
+		if got := len(sb.srv.Payouts(pub)); got != benchCount {
+			b.Fatalf("run %d's merchant has %d payouts, want %d", i, got, benchCount)
+		}
 	}
+}
+
+// benchKeys are the keys of the merchant of run i.
+func benchKeys(i int) (public, secret string) {
+	return fmt.Sprintf("pk_test_bench_%d", i), fmt.Sprintf("sk_test_bench_%d", i)
 }
 
 // planApply writes config into a fresh directory, runs terraform init (not timed), then times
@@ -137,7 +168,7 @@ func serveProviderInProcess(b *testing.B) string {
 // benchMalipoConfig: the endpoints subscribe to payment events only, so that the payouts trigger no
 // webhook deliveries; payouts alternate between bank and mobile, to the document's succeeding account
 // and wallet.
-func benchMalipoConfig(tv payoutTestValues) string {
+func benchMalipoConfig(tv payoutTestValues, endpoints int) string {
 	return fmt.Sprintf(`
 terraform {
   required_providers {
@@ -146,7 +177,7 @@ terraform {
 }
 
 resource "malipo_webhook_endpoint" "bench" {
-  count       = %[1]d
+  count       = %[4]d
   url         = "http://127.0.0.1:9/hooks/${count.index}"
   events      = ["payment.success", "payment.failed"]
   description = "bench ${count.index}"
@@ -162,14 +193,14 @@ resource "malipo_payout" "bench" {
   momo_phone_number = count.index %% 2 == 0 ? null : %[3]q
   narration         = "bench ${count.index}"
 }
-`, benchCount, tv.bankOK.AccountNumber, tv.mobileOK.MomoPhoneNumber)
+`, benchCount, tv.bankOK.AccountNumber, tv.mobileOK.MomoPhoneNumber, endpoints)
 }
 
 // benchTerraformDataConfig: the same inputs in Terraform's built-in terraform_data resource.
-func benchTerraformDataConfig(tv payoutTestValues) string {
+func benchTerraformDataConfig(tv payoutTestValues, endpoints int) string {
 	return fmt.Sprintf(`
 resource "terraform_data" "endpoint" {
-  count = %[1]d
+  count = %[4]d
   input = {
     url         = "http://127.0.0.1:9/hooks/${count.index}"
     events      = ["payment.success", "payment.failed"]
@@ -189,5 +220,5 @@ resource "terraform_data" "payout" {
     narration         = "bench ${count.index}"
   }
 }
-`, benchCount, tv.bankOK.AccountNumber, tv.mobileOK.MomoPhoneNumber)
+`, benchCount, tv.bankOK.AccountNumber, tv.mobileOK.MomoPhoneNumber, endpoints)
 }

@@ -55,6 +55,7 @@ const (
 	RateLimitWithoutRetryAfter   Fault = "rate-limit-without-retry-after"
 	ResendNewWebhookID           Fault = "resend-new-webhook-id"
 	ValidationErrorUsesKey       Fault = "validation-error-uses-key"
+	LimitAsValidationError       Fault = "limit-as-validation-error"
 
 	// Faults that only generated inputs reveal (inputs.go): the document's examples pass them.
 	NonASCIICrash                Fault = "non-ascii-crash"
@@ -104,6 +105,7 @@ var descriptions = map[Fault]string{
 	WeakSecretAccepted:           "a supplied secret that is too short, too long or not whsec_ and padded base64 is accepted and shown as the endpoint's secret",
 	RateLimitWithoutRetryAfter:   "429 answers (the rate_limited scenario) do not say when to retry: no Retry-After",
 	ResendNewWebhookID:           "an event resent through the event log carries a new webhook-id (and body id), so receivers cannot tell it from a new event",
+	LimitAsValidationError:       "a webhook-endpoint create past the merchant's cap is refused with 400 validation_failed instead of 409 limit_reached",
 
 	NonASCIICrash:                "a valid payment initialization or payout whose narration holds a character outside ASCII (an accented letter, Arabic, an emoji) answers 500 and creates nothing; an invalid one still gets its 400",
 	LargeAmountRefused:           "a valid payout above 1,000,000 is refused with 400 (code 1000) naming /amount, although PayoutAmount allows up to 2^53-1",
@@ -179,6 +181,7 @@ var builders = map[Fault]func() sandbox.Option{
 	SecretInEndpointRead:       middleware(secretInEndpointRead),
 	FinalStateChanges:          middleware(finalStateChanges),
 	WeakSecretAccepted:         middleware(weakSecretAccepted),
+	LimitAsValidationError:     middleware(limitAsValidationError),
 	NonASCIICrash:              middleware(onCreate(nonASCIICrash)),
 	LargeAmountRefused:         middleware(onCreate(largeAmountRefused)),
 	LongTextTruncated:          middleware(onCreate(longTextTruncated)),

@@ -3,6 +3,7 @@ package faults_test
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -297,6 +298,17 @@ var breaks = map[faults.Fault]func(t *testing.T, f *faulty){
 	faults.StaleWebhookTimestamp: func(t *testing.T, f *faulty) {
 		d := f.rc.waitFor(1, f.createPayout(f.payoutWithHook()))[0]
 		assert.ErrorIs(t, webhook.Verifier{Secrets: []webhook.Secret{merchantSecret(t)}}.Verify(d.header, d.body), webhook.ErrTimestampTooOld)
+	},
+	faults.LimitAsValidationError: func(t *testing.T, f *faulty) {
+		body := map[string]any{"url": f.rc.url("/capped"), "events": []string{string(api.EventTypePayoutSuccess)}, "enabled": false}
+		r := f.do(http.MethodPost, api.OpCreateWebhookEndpoint().URL(), body)
+		for n := 0; r.status == http.StatusCreated && n < 256; n++ { // up to the cap, whatever it is
+			r = f.do(http.MethodPost, api.OpCreateWebhookEndpoint().URL(), body)
+		}
+		assert.Equal(t, http.StatusBadRequest, r.status, "the create past the cap: %s", r.body)
+		var env struct{ Code api.ErrorCode }
+		require.NoError(t, json.Unmarshal(r.body, &env))
+		assert.Equal(t, api.CodeValidationFailed, env.Code)
 	},
 }
 

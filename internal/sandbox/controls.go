@@ -104,6 +104,10 @@ func (s *Server) createSandboxDeliveryFailure(req *request) *response {
 		duration = time.Duration(*in.DurationSeconds) * time.Second
 	}
 	now := s.cfg.clock().UTC()
+	if n := len(req.m.st.Failures(now)); n >= s.limits.failures {
+		return s.fail(api.CodeLimitReached, fmt.Sprintf("This merchant already has %d delivery failures in force, the most it can have; delete one (%s %s) or wait until one expires.",
+			n, api.OpDeleteSandboxDeliveryFailure().Method, api.OpDeleteSandboxDeliveryFailure().Path), nil, nil)
+	}
 	until := now.Add(duration)
 	f := store.DeliveryFailure{SandboxDeliveryFailure: api.SandboxDeliveryFailure{ID: newID(prefixDeliveryFailure), URL: in.URL,
 		StatusCode: status, CreatedAt: now.Truncate(time.Second), ExpiresAt: until.Truncate(time.Second)}, Until: until}

@@ -113,7 +113,10 @@ func successBody(message string, data any) []byte {
 	return marshal(api.Envelope[any]{Status: api.SuccessStatusSuccess, Code: 0, Message: message, Data: data})
 }
 
-// fail builds the error envelope for code; the HTTP status is the one the spec's table fixes.
+// fail builds the error envelope for code; the HTTP status is the one the spec's table fixes. It
+// keeps the envelope within the document's bounds, whatever the request held: the first field errors
+// only, and texts cut to their maxLength (a reason may quote the offending value, and a pointer names
+// members the request chose, both of any length up to the 1 MiB body).
 func (s *Server) fail(code api.ErrorCode, message string, fields []FieldError, data *api.ErrorData) *response {
 	status, ok := s.statuses[int(code)]
 	if !ok {
@@ -122,6 +125,7 @@ func (s *Server) fail(code api.ErrorCode, message string, fields []FieldError, d
 	if fields == nil {
 		fields = []FieldError{}
 	}
+	fields, message = s.limits.fieldErrorsOf(fields), clip(message, s.limits.message)
 	body := marshal(api.Error{Status: api.ErrorStatusError, Code: code, Message: message, Errors: fields, Data: data})
 	return jsonResponse(status, body)
 }

@@ -114,17 +114,19 @@ func (s *Server) listEventAttempts(req *request) *response {
 		return fail
 	}
 	attempts := s.store.Attempts(ev.ID)
+	attempts = attempts[max(0, len(attempts)-s.limits.attempts):] // the most recent, still oldest first
 	out := make([]api.DeliveryAttempt, 0, len(attempts))
 	for _, a := range attempts {
-		out = append(out, attemptResource(a))
+		out = append(out, s.attemptResource(a))
 	}
 	return s.success(http.StatusOK, "Delivery attempts retrieved", out)
 }
 
-// attemptResource is the document's DeliveryAttempt for a recorded attempt.
-func attemptResource(a Attempt) api.DeliveryAttempt {
+// attemptResource is the document's DeliveryAttempt for a recorded attempt; its error (which quotes the
+// URL, up to 2048 characters) cut to the document's bound.
+func (s *Server) attemptResource(a Attempt) api.DeliveryAttempt {
 	out := api.DeliveryAttempt{Destination: destination(a.URL, a.EndpointID), Number: int64(a.Number), Resend: a.Resend,
-		StartedAt: a.Started.UTC(), DurationMs: a.Duration.Milliseconds(), Error: a.Error,
+		StartedAt: a.Started.UTC(), DurationMs: a.Duration.Milliseconds(), Error: clip(a.Error, s.limits.attemptErr),
 		ResponseBody: strings.ToValidUTF8(string(a.ResponseBody), "\uFFFD"), Delivered: a.Delivered, Final: a.Final}
 	if a.StatusCode != 0 {
 		code := int64(a.StatusCode)

@@ -44,6 +44,7 @@ type Server struct {
 	spec     *openapi.Spec
 	cfg      config
 	statuses map[int]int // error code -> HTTP status, from the spec
+	limits   limits      // the document's caps and lengths (limits.go)
 	outcomes outcomes
 	refdata  *refData
 	log      *slog.Logger
@@ -98,10 +99,15 @@ func New(opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the test values from the contract: %w", err)
 	}
+	lim, err := readLimits(spec)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
 		spec:     spec,
 		cfg:      cfg,
 		statuses: statuses,
+		limits:   lim,
 		outcomes: newOutcomes(tv),
 		refdata:  newRefData(),
 		log:      cfg.logger,

@@ -35,6 +35,10 @@ func (s *Server) createWebhookEndpoint(req *request) *response {
 	if fail != nil {
 		return fail
 	}
+	if n := len(req.m.st.Endpoints()); n >= s.limits.endpoints {
+		return s.fail(api.CodeLimitReached, fmt.Sprintf("This merchant already has %d webhook endpoints, the most it can have; delete one (%s %s) before creating another.",
+			n, api.OpDeleteWebhookEndpoint().Method, api.OpDeleteWebhookEndpoint().Path), nil, nil)
+	}
 	now := s.now()
 	e := store.Endpoint{
 		WebhookEndpoint: WebhookEndpoint{ID: newID(prefixEndpoint), URL: in.URL, Events: slices.Clone(in.Events),

@@ -133,7 +133,7 @@ func Dimensions() []Dimension {
 		{Name: DimTimestamps,
 			Varies: "date-times in responses, webhooks and the event log: 0, 3, 6 or 9 digits of the second's fraction (the same instants, truncated), UTC as Z or +00:00; the event log's created_after and created_before are read back on the same grid",
 			Allowed: []Citation{
-				{"#/components/schemas/Timestamp/description", "An RFC 3339 date-time in UTC."},
+				{"#/components/schemas/Timestamp/description", "An RFC 3339 date-time in UTC"},
 				{"#/components/schemas/Timestamp/format", "date-time"},
 			},
 			Silence: "RFC 3339 allows a fraction of any length and writes UTC as Z or +00:00."},
@@ -161,12 +161,12 @@ func Dimensions() []Dimension {
 			Allowed: []Citation{
 				{"#/components/schemas/PayoutResponse/properties/message/description", "What happened, for people."},
 				{"#/components/schemas/Error/properties/message/description", "What went wrong and what to do, for people."},
-				{"#/components/schemas/FieldError/properties/reason/description", "What is wrong with it."},
+				{"#/components/schemas/FieldError/properties/reason/description", "What is wrong with it"},
 			}},
 		{Name: DimErrorOrder,
 			Varies: "the order of an error's field errors (reversed)",
 			Allowed: []Citation{
-				{"#/components/schemas/Error/properties/errors/description", "Every offending field; empty when the error is not about a field."},
+				{"#/components/schemas/Error/properties/errors/description", "empty when the error is not about a field"},
 			},
 			Silence: "The document gives the field errors no order."},
 		{Name: DimListOrder,

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
@@ -323,7 +324,7 @@ func (st *state) reshapeEnvelope(env *jsonValue, list bool) {
 	if errs := env.member("errors"); errs != nil && errs.kind == jsonArray {
 		for _, fe := range errs.elems {
 			if reason := fe.member("reason"); st.v.Reworded && reason != nil && reason.kind == jsonString {
-				reason.text = "not accepted: " + reason.text
+				reason.text = firstChars("not accepted: "+reason.text, st.reasonMax)
 			}
 		}
 		if st.v.ErrorsReversed {
@@ -442,4 +443,12 @@ func (c *captured) send(w http.ResponseWriter) {
 	}
 	w.WriteHeader(c.status)
 	_, _ = w.Write(c.body)
+}
+
+// firstChars is s cut to at most n characters (code points, as maxLength counts them).
+func firstChars(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
 }

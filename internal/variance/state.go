@@ -30,6 +30,9 @@ type state struct {
 	unsupportedCode string
 	// limitMax is the largest limit the document lets listEvents ask for.
 	limitMax int
+	// reasonMax is the most characters a field error's reason may have: a reworded reason, longer
+	// than the sandbox's, is cut to it.
+	reasonMax int
 
 	// requests counts the requests that came over the network, for RateLimitEvery.
 	requests atomic.Int64
@@ -59,7 +62,26 @@ func newState(v Variant) *state {
 	if st.limitMax, err = eventLimitMax(); err != nil {
 		panic(err)
 	}
+	if st.reasonMax, err = documentBound(reasonMaxLength); err != nil {
+		panic(err)
+	}
 	return st
+}
+
+// reasonMaxLength points at the maxLength of a field error's reason.
+const reasonMaxLength = "#/components/schemas/FieldError/properties/reason/maxLength"
+
+// documentBound reads a bound (a maxLength, a maxItems) from the embedded document.
+func documentBound(pointer string) (int, error) {
+	spec, err := openapi.Default()
+	if err != nil {
+		return 0, fmt.Errorf("variance: load the embedded document: %w", err)
+	}
+	n, err := spec.Bound(pointer)
+	if err != nil {
+		return 0, fmt.Errorf("variance: %w", err)
+	}
+	return n, nil
 }
 
 // eventLimitMax reads the maximum of listEvents' limit from the document.

@@ -181,7 +181,7 @@ func OpSettleSandboxPayout() Operation {
 func OpCreateSandboxDeliveryFailure() Operation {
 	return Operation{ID: "createSandboxDeliveryFailure", Method: "POST", Path: "/v1/sandbox/delivery-failures", Summary: "Sandbox only: make deliveries to a URL fail for a while", Extension: false,
 		security:  [][]string{{HeaderPublicKey, HeaderSecretKey}},
-		responses: []string{"201", "400", "401", "413", "415", "429", "500"}}
+		responses: []string{"201", "400", "401", "409", "413", "415", "429", "500"}}
 }
 
 // OpListSandboxDeliveryFailures returns `GET /v1/sandbox/delivery-failures`: Sandbox only: list the delivery failures in force. Each call returns a new value, so no caller can change the
@@ -218,6 +218,7 @@ const (
 	CodeIdempotencyKeyReused ErrorCode = 4000
 	CodeIdempotencyKeyInUse  ErrorCode = 4001
 	CodeDuplicateReference   ErrorCode = 4002
+	CodeLimitReached         ErrorCode = 4003
 	CodeInvalidState         ErrorCode = 5000
 	CodeRateLimited          ErrorCode = 6000
 	CodeInternalError        ErrorCode = 9000
@@ -236,6 +237,7 @@ var errorTable = map[ErrorCode]errorInfo{
 	CodeIdempotencyKeyReused: {name: "idempotency_key_reused", status: 409},
 	CodeIdempotencyKeyInUse:  {name: "idempotency_key_in_use", status: 409},
 	CodeDuplicateReference:   {name: "duplicate_reference", status: 409},
+	CodeLimitReached:         {name: "limit_reached", status: 409},
 	CodeInvalidState:         {name: "invalid_state", status: 422},
 	CodeRateLimited:          {name: "rate_limited", status: 429},
 	CodeInternalError:        {name: "internal_error", status: 500},
@@ -243,7 +245,7 @@ var errorTable = map[ErrorCode]errorInfo{
 
 // ErrorCodes lists every ErrorCode, in the document's order.
 func ErrorCodes() []ErrorCode {
-	return []ErrorCode{CodeValidationFailed, CodeMalformedJSON, CodeUnsupportedMediaType, CodePayloadTooLarge, CodeMissingAPIKey, CodeInvalidAPIKey, CodeNotFound, CodeMethodNotAllowed, CodeIdempotencyKeyReused, CodeIdempotencyKeyInUse, CodeDuplicateReference, CodeInvalidState, CodeRateLimited, CodeInternalError}
+	return []ErrorCode{CodeValidationFailed, CodeMalformedJSON, CodeUnsupportedMediaType, CodePayloadTooLarge, CodeMissingAPIKey, CodeInvalidAPIKey, CodeNotFound, CodeMethodNotAllowed, CodeIdempotencyKeyReused, CodeIdempotencyKeyInUse, CodeDuplicateReference, CodeLimitReached, CodeInvalidState, CodeRateLimited, CodeInternalError}
 }
 
 // PaymentMethod is one of the document's PaymentMethod values.
@@ -578,7 +580,8 @@ type Bank struct {
 // Create-webhook-endpoint body.
 type WebhookEndpointCreateRequest struct {
 	URL string `json:"url"`
-	// Event types to deliver.
+	// Event types to deliver, each once: at most the number of types `EventType` declares (a type
+	// added later raises the bound with it).
 	Events []EventType `json:"events"`
 	// A note for people reading the configuration.
 	Description *string `json:"description,omitempty"`
@@ -598,7 +601,8 @@ func (v WebhookEndpointCreateRequest) Format(f formatState, verb rune) { formatO
 // Update-webhook-endpoint body; at least one field.
 type WebhookEndpointUpdateRequest struct {
 	URL *string `json:"url,omitempty"`
-	// Event types to deliver; replaces the current list.
+	// Event types to deliver, each once; replaces the current list. At most the number of types
+	// `EventType` declares.
 	Events []EventType `json:"events,omitempty"`
 	// A note for people reading the configuration; an empty string clears it.
 	Description *string `json:"description,omitempty"`
@@ -630,7 +634,9 @@ func (v RotateSecretRequest) Format(f formatState, verb rune) { formatOptional(f
 type WebhookEndpoint struct {
 	ID  string `json:"id"`
 	URL string `json:"url"`
-	// Event types delivered to `url`.
+	// Event types delivered to `url`, each once. At most 64: room for the types added later
+	// without a new API version (see the Events tag), so that a client that checks this bound
+	// still reads an endpoint subscribed to types it does not know.
 	Events []EventType `json:"events"`
 	// A note for people reading the configuration.
 	Description *string `json:"description,omitempty"`
@@ -649,7 +655,9 @@ func (v WebhookEndpoint) Format(f formatState, verb rune) { formatOptional(f, ve
 type WebhookEndpointWithSecret struct {
 	ID  string `json:"id"`
 	URL string `json:"url"`
-	// Event types delivered to `url`.
+	// Event types delivered to `url`, each once. At most 64: room for the types added later
+	// without a new API version (see the Events tag), so that a client that checks this bound
+	// still reads an endpoint subscribed to types it does not know.
 	Events []EventType `json:"events"`
 	// A note for people reading the configuration.
 	Description *string `json:"description,omitempty"`
@@ -709,7 +717,7 @@ type Event struct {
 //
 // One page of a listing of events.
 type EventPage struct {
-	// The events, newest first.
+	// The events, newest first; at most `limit`, which is at most 100.
 	Items []Event `json:"items"`
 	// Whether more events follow this page.
 	HasMore bool `json:"has_more"`
@@ -741,7 +749,8 @@ type DeliveryAttempt struct {
 	DurationMs int64 `json:"duration_ms"`
 	// The receiver's HTTP status; absent when there was no answer.
 	StatusCode *int64 `json:"status_code,omitempty"`
-	// Why there was no answer (a time-out, a refused connection); absent when there was one.
+	// Why there was no answer (a time-out, a refused connection); absent when there was one. Cut
+	// at 1024 characters.
 	Error string `json:"error,omitempty"`
 	// The first 1024 bytes of the receiver's answer, as text (bytes that are not UTF-8 are
 	// replaced); empty when there was no answer or an empty one.
@@ -767,7 +776,8 @@ type ResendEventRequest struct {
 // The deliveries a resend queued.
 type EventResend struct {
 	EventID string `json:"event_id"`
-	// One per destination; empty when the event has no destination now.
+	// One per destination; empty when the event has no destination now. At most 101: the object's
+	// own `webhook_url` and the merchant's webhook endpoints, of which there are at most 100.
 	Deliveries []DeliveryDestination `json:"deliveries"`
 }
 
@@ -894,9 +904,10 @@ type SandboxDeliveryFailureListResponse = Envelope[[]SandboxDeliveryFailure]
 // One offending field.
 type FieldError struct {
 	// A JSON pointer into the request body (`/amount`, `/events/1`; empty for the whole body), or for a
-	// parameter its location and name (`path.payout_id`, `query.country`, `header.secret-key`).
+	// parameter its location and name (`path.payout_id`, `query.country`, `header.secret-key`). A
+	// pointer longer than 1024 characters (a member name that long) is cut at 1024.
 	Field string `json:"field"`
-	// What is wrong with it.
+	// What is wrong with it; cut at 1024 characters.
 	Reason string `json:"reason"`
 }
 
@@ -916,7 +927,8 @@ type Error struct {
 	Code   ErrorCode   `json:"code"`
 	// What went wrong and what to do, for people.
 	Message string `json:"message"`
-	// Every offending field; empty when the error is not about a field.
+	// Every offending field, up to 100; empty when the error is not about a field. When more than
+	// 100 fields are wrong, the first 100 are named: fix them and send again.
 	Errors []FieldError `json:"errors"`
 	Data   *ErrorData   `json:"data,omitempty"`
 }

@@ -114,11 +114,13 @@ func IsNotFound(err error) bool {
 }
 
 // IsConflict reports whether err is a 409: an Idempotency-Key reused with another body or still in
-// use, or a merchant reference already used (then ExistingID names its holder).
+// use, a merchant reference already used (then ExistingID names its holder), or a create past the
+// merchant's cap (api.CodeLimitReached, e.g. on webhook endpoints: delete one first).
 func IsConflict(err error) bool {
 	e, ok := asAPIError(err)
 	return ok && (e.StatusCode == http.StatusConflict ||
-		e.Code == api.CodeIdempotencyKeyReused || e.Code == api.CodeIdempotencyKeyInUse || e.Code == api.CodeDuplicateReference)
+		e.Code == api.CodeIdempotencyKeyReused || e.Code == api.CodeIdempotencyKeyInUse || e.Code == api.CodeDuplicateReference ||
+		e.Code == api.CodeLimitReached)
 }
 
 // IsUnauthorized reports whether err is a 401: a key is missing, wrong, or the keys are not a pair.

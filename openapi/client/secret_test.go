@@ -179,7 +179,7 @@ func TestSuppliedEndpointSecretIsSentAndNeverEchoed(t *testing.T) {
 // An endpoint secret in a success body the client cannot decode (created_at is not a time) reaches the
 // error only as whsec_[redacted], whether the body writes it JSON-escaped or URL-encoded.
 func TestEndpointSecretInAnUnusableBodyIsRedacted(t *testing.T) {
-	for _, written := range []string{`whsec_AAAA\/SECRETTAILxyz+0123456789==`, `whsec_AAAA\u002bSECRETTAILxyz\/0123==`, `whsec_AAAA%2FSECRETTAILxyz%2B0123%3D%3D`} {
+	for _, written := range []string{`whsec_AAAA\/SECRETTAILxyz+0123456789abcdef==`, `whsec_AAAA\u002bSECRETTAILxyz\/0123456789abcdef==`, `whsec_AAAA%2FSECRETTAILxyz%2B0123456789abcdef%3D%3D`} {
 		h := newHarness(t)
 		if strings.Contains(written, "%") {
 			h.allowOffContract(201, "a secret the server URL-encoded")
