@@ -56,6 +56,9 @@ const genConcurrency = 4
 type genTarget struct {
 	bt     bodyTarget
 	fields []*genField
+	// params is set for an operation's parameters check (checks_generated_params.go): the fields
+	// are its path and query parameters, and a case is a request path, not a body.
+	params []*genField
 }
 
 // generatedChecks returns two checks per request body of the document (see above).
@@ -184,6 +187,10 @@ type genCase struct {
 // merchant reference come from the run, and the object a path parameter names is made for it.
 func (g *genTarget) fill(t *T, d genDesign, index int) *genCase {
 	c := &genCase{design: d, index: index, body: map[string]any{}}
+	if g.params != nil {
+		g.fillParameters(c)
+		return c
+	}
 	for _, f := range g.fields {
 		if d.absent[f.name] && f.name != d.broken {
 			continue
@@ -515,6 +522,9 @@ func (g *genTarget) run(t *T, invalid bool) {
 		t.Skip("generated checks are off (--generated -1)")
 	}
 	judge := g.judgeValid
+	if g.params != nil {
+		judge = g.judgeParameters
+	}
 	r := t.Rand()
 	var designs []genDesign
 	if invalid {

@@ -67,7 +67,9 @@ var testValueFields = map[string]openapi.TestValueKind{
 
 // genField is one property of a request body as the generator sees it.
 type genField struct {
-	name     string
+	name string
+	// in is where a parameter goes ("path", "query"); empty for a body property.
+	in       string
 	required bool
 	role     fieldRole
 	schema   *base.Schema
@@ -211,8 +213,11 @@ func (f *genField) lengthBounds() (lo, hi int) {
 // alphabet; free text in every script the checks care about, at the shortest and the longest.
 func (f *genField) stringBoundaries(r *rand.Rand) []genValue {
 	lo, hi := f.lengthBounds()
+	if f.schema.Format == "date-time" && f.pattern == nil {
+		return dateTimes
+	}
 	if f.schema.Format != "" && f.pattern == nil {
-		return nil // a format without a pattern (a date, a URI) has no value the generator can vouch for
+		return nil // another format without a pattern (a URI) has no value the generator can vouch for
 	}
 	if f.pattern != nil {
 		if _, phi := lengths(f.pattern.tree); hi < 0 || (phi >= 0 && phi < hi) {
@@ -246,6 +251,15 @@ func (f *genField) stringBoundaries(r *rand.Rand) []genValue {
 	out = append(out, genValue{textOf(mixedText, lo), fmt.Sprintf("minLength %d", lo)})
 	out = append(out, genValue{textOf(mixedText, hi), fmt.Sprintf("maxLength %d characters of every script, %d UTF-16 units", hi, utf16Len(textOf(mixedText, hi)))})
 	return out
+}
+
+// dateTimes are the RFC 3339 date-times in UTC the generator sends: the earliest and the latest a
+// four-digit year holds, one with nanoseconds, one at a leap day.
+var dateTimes = []genValue{
+	{"1970-01-01T00:00:00Z", "the Unix epoch"},
+	{"9999-12-31T23:59:59Z", "the latest four-digit date-time"},
+	{"2026-11-21T10:15:00.123456789Z", "nanoseconds"},
+	{"2028-02-29T23:59:59.5Z", "a leap day, half a second"},
 }
 
 // scripts are the free-text cases: the characters that break code which counts bytes or UTF-16
@@ -458,6 +472,9 @@ func (f *genField) random(r *rand.Rand) (genValue, bool) {
 			n := lo + r.IntN(hi-lo+1)
 			s, ok := f.pattern.generate(r, n, false, 0)
 			return genValue{s, "random, pattern"}, ok
+		}
+		if f.schema.Format == "date-time" {
+			return dateTimes[r.IntN(len(dateTimes))], true
 		}
 		if f.schema.Format != "" {
 			return genValue{}, false

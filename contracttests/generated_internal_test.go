@@ -127,3 +127,47 @@ func TestGeneratedInvalidBodiesBreakTheirProperty(t *testing.T) {
 		}
 	}
 }
+
+// The parameters checks draw, for every operation without a body, requests whose path and query the
+// document allows (its own validator finds nothing), and over their boundary cases send every
+// parameter at least once.
+func TestGeneratedParametersAreValidAndCoverEveryParameter(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	checks := generatedParameterChecks(spec)
+	require.NotEmpty(t, checks)
+	for _, op := range apiOperations(spec) {
+		if op.HasBody {
+			continue
+		}
+		g := &genTarget{bt: bodyTarget{op: op}, params: parameterFields(spec, op)}
+		g.fields = g.params
+		if len(g.params) == 0 {
+			continue
+		}
+		sent := map[string]bool{}
+		for seed := range uint64(10) {
+			r := rand.New(rand.NewPCG(seed, 3))
+			for i := range DefaultGenerated {
+				c := &genCase{design: g.design(r, i), body: map[string]any{}}
+				g.fillParameters(c)
+				for name := range c.body {
+					sent[name] = true
+				}
+				req, err := http.NewRequest(op.Method, "http://sandbox.test"+c.path, nil)
+				require.NoError(t, err)
+				for _, h := range []string{"public-key", "secret-key"} {
+					req.Header.Set(h, "k")
+				}
+				for _, v := range spec.ValidateRequest(req) {
+					if v.In == "query" || v.In == "path" {
+						t.Errorf("%s: generated request %d of seed %d breaks the document at %s %s: %s (%s)", op.ID, i, seed, v.In, v.Pointer, v.Message, c.path)
+					}
+				}
+			}
+		}
+		for _, f := range g.params {
+			assert.True(t, sent[f.name], "%s: the parameter %s is never sent", op.ID, f.name)
+		}
+	}
+}

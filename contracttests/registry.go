@@ -53,6 +53,7 @@ func AllFor(spec *openapi.Spec) ([]*Check, error) {
 	all = append(all, eventChecks()...)
 	all = append(all, listChecks()...)
 	all = append(all, generated...)
+	all = append(all, generatedParameterChecks(spec)...)
 	if err := assignRules(all); err != nil {
 		return nil, err
 	}

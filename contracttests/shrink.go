@@ -215,8 +215,8 @@ func (g *genTarget) present(d genDesign) int {
 
 // minProperties is the body schema's minProperties, 0 when it has none.
 func (g *genTarget) minProperties() int {
-	if g.bt.schema.MinProperties == nil {
-		return 0
+	if g.bt.schema == nil || g.bt.schema.MinProperties == nil {
+		return 0 // a parameters check has no body schema
 	}
 	return int(*g.bt.schema.MinProperties)
 }

@@ -245,6 +245,9 @@ func (st *eventStore) list(q EventQuery) (page []Event, more bool) {
 	if !q.Until.IsZero() {
 		hi = min(hi, sort.Search(len(seqs), func(i int) bool { return !at(i).Emitted.Before(q.Until) }))
 	}
+	if lo >= hi {
+		return nil, false // an empty range: created_after later than created_before, or a cursor past it
+	}
 	step, i, end := 1, lo, hi
 	if q.Descending {
 		step, i, end = -1, hi-1, lo-1

@@ -137,6 +137,10 @@ func TestEventStoreAgainstModel(t *testing.T) {
 			{Merchant: "pk_a", Type: "payout.success", ObjectID: "po_1"},
 			{Merchant: "pk_b", Since: ev.Emitted.Add(-4 * time.Second)},
 			{Merchant: "pk_b", Until: ev.Emitted.Add(-2 * time.Second), Descending: true},
+			// An empty range, since after until (found by conform's generated parameters: it panicked).
+			{Merchant: "pk_a", Since: ev.Emitted, Until: ev.Emitted.Add(-time.Hour)},
+			{Merchant: "pk_a", Since: ev.Emitted, Until: ev.Emitted.Add(-time.Hour), Descending: true},
+			{Since: ev.Emitted.Add(time.Hour), Until: ev.Emitted, Descending: true},
 			{Merchant: "pk_a", Cursor: uint64(max(1, i-3))},
 			{Merchant: "pk_a", Cursor: uint64(max(1, i-3)), Descending: true},
 			{Merchant: "pk_a", Limit: 2},
