@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"runtime"
 	"slices"
 	"strconv"
@@ -521,28 +520,12 @@ func (r *seqRun) create(o *seqObject) *seqRecord {
 			})
 		}
 	}
-	rec := &seqRecord{ex: ex, query: url.Values{}, header: http.Header{}, body: jsonValue(body)}
-	rec.pathParams = r.pathParams(ex)
+	rec := recordOf(t.Spec(), ex, body)
 	if o.kind.status && o.id == "" {
 		r.failf(ex.seq, ex.String(), "the %s's create answered without the id its events are about: %s", o.kind.name, snippet(ex.Body))
 		runtime.Goexit()
 	}
 	return rec
-}
-
-// pathParams returns the unescaped path parameters of an exchange's request, as the run's document
-// routes it.
-func (r *seqRun) pathParams(ex *Exchange) map[string]string {
-	path, _, _ := strings.Cut(ex.Path, "?")
-	_, params, _ := r.t.Spec().Route(ex.Method, path)
-	out := map[string]string{}
-	for k, v := range params {
-		if u, err := url.PathUnescape(v); err == nil {
-			v = u
-		}
-		out[k] = v
-	}
-	return out
 }
 
 // follow sends the request step s's link describes, its values computed from the exchange of the step

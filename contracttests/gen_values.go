@@ -360,8 +360,8 @@ func decimal(v *big.Rat) json.Number {
 
 // stepsOf is how many steps above the minimum v is.
 func (nr numberRange) stepsOf(v json.Number) (*big.Int, bool) {
-	r, ok := new(big.Rat).SetString(string(v))
-	if !ok {
+	r := numberRat(v)
+	if r == nil {
 		return nil, false
 	}
 	k := new(big.Rat).Quo(new(big.Rat).Sub(r, nr.min), nr.step)
