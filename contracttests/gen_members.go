@@ -34,15 +34,11 @@ func eventObjectMembers(spec *openapi.Spec, typ string) map[string]bool {
 	if !ok {
 		return nil
 	}
-	rb := openapi.OperationModel(op).RequestBody
-	if rb == nil || rb.Content == nil {
+	sch, err := requestBodySchema(op, "")
+	if err != nil {
 		return nil
 	}
-	mt, ok := rb.Content.Get(jsonMediaType)
-	if !ok || mt == nil || mt.Schema == nil {
-		return nil
-	}
-	return membersAt(mt.Schema.Schema(), "data", "object")
+	return membersAt(sch, "data", "object")
 }
 
 // membersAt follows the property names path from sch (through allOf, oneOf and anyOf) and returns
