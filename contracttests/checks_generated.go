@@ -359,30 +359,16 @@ func (g *genTarget) refusalAllowed(t *T, c *genCase, ex *Exchange) bool {
 	return known && ex.Status == status && int(ex.Num("/code")) == int(api.CodeDuplicateReference) && len([]rune(ref)) < 12
 }
 
-// removeMade deletes a webhook endpoint a generated body created, at once: an enabled endpoint would
-// receive every event of the run until the check ends.
+// removeMade deletes the object a generated body created (a webhook endpoint), at once: an enabled
+// endpoint would receive every event of the run until the check ends. An endpoint a path named is
+// the case's own and goes when the case passes (release).
 func (g *genTarget) removeMade(t *T, ex *Exchange) {
-	if ex.Status/100 != 2 {
+	if ex.Status/100 != 2 || g.bt.cleanup == nil {
 		return
 	}
-	if del := g.deleteOperation(t); del != nil {
-		if id := ex.Str("/data/" + pathParams(del.Path)[0]); id != "" {
-			t.Do(del.Method, urlOf(del, id), nil, collectViolations(new([]report.Failure)), inDocumentTerms())
-		}
+	if id := ex.Str("/data/" + g.bt.cleanupParam); id != "" {
+		t.Do(g.bt.cleanup.Method, urlOf(g.bt.cleanup, id), nil, collectViolations(new([]report.Failure)), inDocumentTerms())
 	}
-}
-
-// deleteOperation is the DELETE on the objects the operation creates or changes, or nil.
-func (g *genTarget) deleteOperation(t *T) *openapi.Operation {
-	if g.bt.cleanup != nil {
-		return g.bt.cleanup
-	}
-	for _, d := range t.suite.spec.Operations() {
-		if d.Method == http.MethodDelete && len(pathParams(d.Path)) == 1 && d.Path == objectPath(g.bt.op.Path) && d != g.bt.op {
-			return d
-		}
-	}
-	return nil
 }
 
 // echoed compares each property the body set with the member of the same name of the object in ex's

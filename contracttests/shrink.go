@@ -86,6 +86,7 @@ func (s *shrinker) try(change func(d *genDesign)) bool {
 			return true
 		}
 	}
+	s.g.release(s.t, c) // a candidate that does not fail the same way is done with
 	return false
 }
 
