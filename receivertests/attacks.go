@@ -3,6 +3,7 @@ package receivertests
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,6 +43,11 @@ func attacks() []attack {
 				d.header.Set(webhook.HeaderSignature, forgedSignature())
 				c.expectRejected(d, "a "+t+" delivery with a forged v1 signature")
 			}},
+		{name: "several-forged-signatures", rule: ruleSeveral, doc: "a %s delivery whose webhook-signature lists several well-formed signatures, none by the receiver's secret (v1 by another secret, v2 by another secret, v1 by no secret), is refused",
+			send: func(c *checkRun, t string) {
+				d := c.signed(t)
+				c.expectRejected(severalForged(d), "a "+t+" delivery whose webhook-signature lists three signatures, none made with the receiver's secret")
+			}},
 		{name: "body-changed", rule: ruleAuthentic, doc: "a %s delivery whose body was changed after it was signed (the amount) is refused",
 			send: (*checkRun).bodyChanged},
 		{name: "other-secret", rule: ruleAuthentic, doc: "a %s delivery signed with another secret is refused",
@@ -76,6 +82,20 @@ func attacks() []attack {
 				c.expectRejected(d, "a "+t+" delivery whose only signature is version v2")
 			}},
 	}
+}
+
+// severalForged gives d a webhook-signature of three well-formed entries of which none verifies with
+// the receiver's secret, as a rotation's list looks: v1 by a secret the receiver does not hold, v2 by
+// another (a version the receiver must skip), and v1 by no secret. A receiver that takes a list for
+// a rotation and trusts it without verifying an entry accepts it.
+func severalForged(d delivery) delivery {
+	n, _ := strconv.ParseInt(d.header.Get(webhook.HeaderTimestamp), 10, 64)
+	ts := time.Unix(n, 0)
+	other, _ := webhook.NewSecret()
+	another, _ := webhook.NewSecret()
+	_, mac, _ := strings.Cut(webhook.Sign(d.id, ts, d.body, another), ",")
+	d.header.Set(webhook.HeaderSignature, webhook.Sign(d.id, ts, d.body, other)+" v2,"+mac+" "+forgedSignature())
+	return d
 }
 
 // beyondTolerance is how far from now the timestamp attacks are stamped: a minute past the tolerance

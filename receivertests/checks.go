@@ -176,6 +176,8 @@ func (c *checkRun) rejectFix() string {
 	switch c.check.rule {
 	case ruleTolerance:
 		return fmt.Sprintf("refuse a webhook-timestamp more than %s from your clock (the official libraries do, with a five-minute tolerance)", c.g.tolerance)
+	case ruleSeveral:
+		return "a list of signatures proves nothing by itself: try each space-separated v1 signature against your secret, in constant time, and accept only when one of them verifies (the official libraries do)"
 	case ruleVersions:
 		return "parse webhook-signature as space-separated <version>,<base64> entries and compare only v1 entries, in constant time"
 	default:

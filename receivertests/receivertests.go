@@ -124,6 +124,7 @@ const (
 	swSpec          = "Standard Webhooks (standardwebhooks.com, spec/standard-webhooks.md)"
 	ruleAuthentic   = swSpec + ", \"Verifying webhook authenticity\" and \"Signature scheme\": sign {webhook-id}.{webhook-timestamp}.{body}, compare in constant time"
 	ruleRotation    = swSpec + ", \"Webhook headers\": webhook-signature is a space-delimited list during a rotation; try each until one matches"
+	ruleSeveral     = "openapi/malipo.yaml " + signatureParameter + ": \"" + severalListQuote + "\" … \"" + severalAcceptQuote + "\" (so not when none does); " + swSpec + ", \"Verifying webhook authenticity\""
 	ruleVersions    = swSpec + ", \"Signature scheme\": a signature is <version>,<base64>; verify the versions you know (v1) and ignore the others"
 	ruleTolerance   = swSpec + ", \"Verifying signatures\": reject a webhook-timestamp outside the tolerance (replays); openapi/malipo.yaml info.description, \"Verifying webhooks\": five minutes"
 	ruleIdempotency = swSpec + ", \"Verifying signatures\": use webhook-id as an idempotency key; openapi/malipo.yaml webhooks.*.parameters.webhook-id: delivery is at least once"
@@ -131,6 +132,15 @@ const (
 	ruleAdditive    = "openapi/malipo.yaml tags[Events]: events change only by addition (new fields, new event types)"
 	ruleRawBody     = "openapi/malipo.yaml webhooks.*.parameters.webhook-signature: the HMAC is of \"{webhook-id}.{webhook-timestamp}.{body}\", the body as sent; " + swSpec + ", \"Signature scheme\""
 	ruleSchema      = "openapi/malipo.yaml webhooks.*.requestBody: every body the event's schema allows (each enum value, optional fields absent or present, any text, amounts up to the maximum) and " + ruleAdditive
+)
+
+// The document's words on a webhook-signature that lists several signatures, in the description of
+// every webhook's webhook-signature parameter (TestSeveralSignaturesRuleQuotesTheDocument finds them
+// there): ruleSeveral quotes them.
+const (
+	signatureParameter = "webhooks.*.parameters.webhook-signature"
+	severalListQuote   = "Standard Webhooks signatures, space-separated"
+	severalAcceptQuote = "After a rotation there is one signature per valid secret; accept the delivery when any of them verifies."
 )
 
 // checks returns the battery for the selected event types, in a stable order.

@@ -84,8 +84,8 @@ func perType(t *testing.T, prefixes ...string) []string {
 }
 
 // attacks are the receiver.rejects checks, each sent for every event type.
-var attacks = []string{"no-signature", "empty-signature", "forged-signature", "body-changed", "other-secret", "timestamp-past", "timestamp-future",
-	"malformed-signature", "unknown-version"}
+var attacks = []string{"no-signature", "empty-signature", "forged-signature", "several-forged-signatures", "body-changed", "other-secret",
+	"timestamp-past", "timestamp-future", "malformed-signature", "unknown-version"}
 
 // rawBodies are the spellings of receiver.accepts.raw-body/*.
 var rawBodies = []string{"whitespace", "key-order", "unicode-escapes", "number-trailing-zero", "number-exponent", "non-ascii",
@@ -141,18 +141,20 @@ func TestEachFlawedReceiverFailsItsChecks(t *testing.T) {
 		prefixed("receiver.accepts.raw-body/", rawBodies...), perType(t, "receiver.accepts.generated"))
 	want := map[string][]string{
 		"accepts-any-signature": perType(t, prefixed("receiver.rejects.", "body-changed", "empty-signature", "forged-signature", "malformed-signature",
-			"other-secret", "unknown-version")...),
+			"other-secret", "several-forged-signatures", "unknown-version")...),
 		"accepts-no-signature": perType(t, "receiver.rejects.no-signature", "receiver.rejects.empty-signature"),
 		// A bare HMAC without "v1," lists no signature either, so it passes too.
 		"accepts-empty-signature-list": perType(t, "receiver.rejects.empty-signature", "receiver.rejects.malformed-signature"),
-		"tries-last-signature-only":    {"receiver.accepts.dual-signature"},
-		"unknown-type-4xx":             {"receiver.robustness.unknown-event-type"},
-		"ignores-timestamp":            perType(t, "receiver.rejects.timestamp-future", "receiver.rejects.timestamp-past"),
-		"tolerance-doubled":            perType(t, "receiver.rejects.timestamp-future", "receiver.rejects.timestamp-past"),
-		"rejects-dual-signature":       {"receiver.accepts.dual-signature"},
-		"duplicate-500":                {"receiver.accepts.redelivery"},
-		"slow":                         slowFails,
-		"unknown-type-500":             {"receiver.robustness.unknown-event-type"},
+		// Every other list of several signatures the grader sends holds a valid one.
+		"trusts-several-signatures": perType(t, "receiver.rejects.several-forged-signatures"),
+		"tries-last-signature-only": {"receiver.accepts.dual-signature"},
+		"unknown-type-4xx":          {"receiver.robustness.unknown-event-type"},
+		"ignores-timestamp":         perType(t, "receiver.rejects.timestamp-future", "receiver.rejects.timestamp-past"),
+		"tolerance-doubled":         perType(t, "receiver.rejects.timestamp-future", "receiver.rejects.timestamp-past"),
+		"rejects-dual-signature":    {"receiver.accepts.dual-signature"},
+		"duplicate-500":             {"receiver.accepts.redelivery"},
+		"slow":                      slowFails,
+		"unknown-type-500":          {"receiver.robustness.unknown-event-type"},
 		// A strict decoder fails on every undeclared field: the one the check adds, those each
 		// generated check adds, and the large integer's.
 		"unknown-field-500": slices.Concat([]string{"receiver.robustness.unknown-field", "receiver.accepts.raw-body/large-integer",

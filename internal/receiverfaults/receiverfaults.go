@@ -179,6 +179,18 @@ func All() []Fault {
 					verified.ServeHTTP(w, r)
 				})
 			}},
+		{Name: "trusts-several-signatures", Rule: "a webhook-signature that lists more than one signature is taken for a rotation and trusted without verifying any of them; a single signature is verified",
+			New: func(secret webhook.Secret) http.Handler {
+				return rewrite(Correct(secret), func(r *http.Request, body []byte) {
+					if len(strings.Fields(strings.Join(r.Header.Values(webhook.HeaderSignature), " "))) < 2 {
+						return
+					}
+					// Whatever the list holds, the receiver behaves as if it held the right signature.
+					if n, err := strconv.ParseInt(r.Header.Get(webhook.HeaderTimestamp), 10, 64); err == nil {
+						r.Header.Set(webhook.HeaderSignature, webhook.Sign(r.Header.Get(webhook.HeaderID), time.Unix(n, 0), body, secret))
+					}
+				})
+			}},
 		{Name: "tries-last-signature-only", Rule: "only the last signature of webhook-signature is tried (a service that signs with the new secret first is refused during a rotation)",
 			New: func(secret webhook.Secret) http.Handler {
 				return rewrite(Correct(secret), func(r *http.Request, _ []byte) {
