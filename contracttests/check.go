@@ -165,9 +165,10 @@ func (t *T) failAbout(seq uint64, f report.Failure) {
 // Failed reports whether a failure has been recorded.
 func (t *T) Failed() bool { return t.rec.Failed() }
 
-// Eventually polls cond every interval until it reports done, and fails the check (with cond's last
-// explanation) when the suite's eventual-consistency time-out passes first. How long the outcome took
-// is the target's pace, which sizes the settle windows (Settle).
+// Eventually polls cond until it reports done, and fails the check (with cond's last explanation)
+// when the suite's eventual-consistency time-out passes first. cond may ask the target: it runs with
+// the check's concurrency slot, and the pauses between polls without it (idle). How long the outcome
+// took is the target's pace, which sizes the settle windows (Settle).
 func (t *T) Eventually(what string, cond func() (done bool, state string)) {
 	t.suite.pace.observe(t.eventually(what, cond))
 }
@@ -183,7 +184,21 @@ func (t *T) eventually(what string, cond func() (done bool, state string)) time.
 
 // poll is eventually without the verdict: it reports whether cond came true within the run's wait
 // (--wait), and the last state seen, so that a check can tell "not yet observable" from "missing".
+// cond runs with the check's slot, the pauses between polls without it.
 func (t *T) poll(what string, cond func() (done bool, state string)) (took time.Duration, ok bool, state string) {
+	return t.pollEvery(what, cond, t.idle)
+}
+
+// watch is poll for a cond that only reads what the suite's receiver has seen: it sends nothing, so
+// the whole wait is idle.
+func (t *T) watch(what string, cond func() (done bool, state string)) (took time.Duration, ok bool, state string) {
+	t.idle(func() { took, ok, state = t.pollEvery(what, cond, func(pause func()) { pause() }) })
+	return took, ok, state
+}
+
+// pollEvery polls cond, pausing between polls through pause, at intervals that start at 10 ms and
+// grow with the time waited (pollInterval).
+func (t *T) pollEvery(what string, cond func() (done bool, state string), pause func(func())) (took time.Duration, ok bool, state string) {
 	start := time.Now()
 	deadline := start.Add(t.suite.cfg.EventuallyTimeout)
 	interval := 10 * time.Millisecond
@@ -195,16 +210,37 @@ func (t *T) poll(what string, cond func() (done bool, state string)) (took time.
 		if time.Now().After(deadline) {
 			return time.Since(start), false, state
 		}
-		select {
-		case <-t.ctx.Done():
+		cancelled := false
+		pause(func() {
+			select {
+			case <-t.ctx.Done():
+				cancelled = true
+			case <-time.After(interval):
+			}
+		})
+		if cancelled {
 			t.Fatalf("cancelled while waiting for %s (%v); last seen: %s", what, context.Cause(t.ctx), state)
-		case <-time.After(interval):
 		}
-		if interval < 200*time.Millisecond {
-			interval *= 2
-		}
+		interval = pollInterval(interval, time.Since(start))
 	}
 }
+
+// Polls start every 10 ms and double to pollSteady; past that, an interval is at most pollShare of
+// the time already waited. A fast target's outcome is seen within a few milliseconds; a wait for one
+// that takes a minute costs some fifty polls rather than three hundred, and sees it at most a tenth
+// late, which the pace it measures (and so the settle windows) only rounds up.
+const (
+	pollSteady = 200 * time.Millisecond
+	pollShare  = 10
+)
+
+// pollInterval is the interval after prev, having waited waited.
+func pollInterval(prev, waited time.Duration) time.Duration {
+	return min(2*prev, max(pollSteady, waited/pollShare))
+}
+
+// idle runs wait, which sends nothing, without the check's concurrency slot (runner.Recorder.Idle).
+func (t *T) idle(wait func()) { t.rec.Idle(wait) }
 
 // Settle waits for a settle window, so that a check can verify that something does NOT happen (a
 // final state changes, an unsubscribed endpoint gets a delivery). The window follows the target
@@ -214,9 +250,15 @@ func (t *T) Settle() {
 	window := t.suite.settleWindow()
 	timer := time.NewTimer(window)
 	defer timer.Stop()
-	select {
-	case <-t.ctx.Done():
+	cut := false
+	t.idle(func() {
+		select {
+		case <-t.ctx.Done():
+			cut = true
+		case <-timer.C:
+		}
+	})
+	if cut {
 		t.Fatalf("a %s settle window was cut short: %v", window, context.Cause(t.ctx))
-	case <-timer.C:
 	}
 }

@@ -303,7 +303,7 @@ func signaturesCheck() *Check {
 // that ended sooner than that after the failure has not seen the promise broken: the check is then
 // skipped, naming the --wait that would observe it. Past the bound, a missing retry fails.
 func (t *T) waitRetry(path, what string, failAfter time.Duration, done func([]*Delivery) bool) []*Delivery {
-	_, ok, state := t.poll(what, func() (bool, string) {
+	_, ok, state := t.watch(what, func() (bool, string) {
 		ds := t.Deliveries(path)
 		return done(ds), describeDeliveries(ds)
 	})

@@ -49,8 +49,9 @@ const (
 // a payout's whole range (2^53) after a few properties are dropped.
 const maxShrinkSteps = 64
 
-// genConcurrency is how many generated bodies of one check are judged at once: most of a body's time is
-// the wait for its object's final event.
+// genConcurrency is how many generated bodies of one check are sent and read back at once. The wait for
+// a body's events holds none of these: every body's wait runs at once, so a check costs one settlement
+// of the target, not one per few bodies.
 const genConcurrency = 4
 
 // genTarget is one request body of the document and the properties its generated bodies are made of.
@@ -296,22 +297,36 @@ func (g *genTarget) send(t *T, c *genCase) (*Exchange, []problem) {
 
 // judgeValid sends a valid body and judges the answer, the read-backs and the events.
 func (g *genTarget) judgeValid(t *T, c *genCase) (problems []problem, seq uint64) {
+	problems, seq, events := g.judgeValidSent(t, c)
+	return append(problems, events()...), seq
+}
+
+// judgeValidSent is judgeValid in two parts: it sends the body, judges the answer and the read-backs,
+// and returns the rest, which waits for the object's events and judges them (and then deletes what the
+// body made), for the caller to run when it suits it: the run's bodies wait for their events together.
+func (g *genTarget) judgeValidSent(t *T, c *genCase) (problems []problem, seq uint64, events func() []problem) {
 	op := g.bt.op
 	ex, problems := g.send(t, c)
 	seq = ex.seq
-	defer g.removeMade(t, ex)
+	nothing := func() []problem { return nil }
 	switch {
 	case ex.Status >= 500:
 		return append(problems, problem{"5xx", report.Failure{Message: fmt.Sprintf("answered %d to a body the document allows: %s", ex.Status, snippet(ex.Body)),
-			Exchange: ex.String()}}), seq
+			Exchange: ex.String()}}), seq, nothing
 	case ex.Status/100 != 2:
 		if g.refusalAllowed(t, c, ex) {
-			return nil, seq
+			return nil, seq, nothing
 		}
 		return append(problems, problem{"refused " + strings.Join(ex.FieldErrors(), ","), report.Failure{
 			Message:  fmt.Sprintf("refused a body its schema allows with %d (code %v, naming %q): %s", ex.Status, ex.Get("/code"), ex.FieldErrors(), snippet(ex.Body)),
-			Exchange: ex.String(), Pointer: firstOf(ex.FieldErrors()), SpecLocation: g.bt.location}}), seq
+			Exchange: ex.String(), Pointer: firstOf(ex.FieldErrors()), SpecLocation: g.bt.location}}), seq, nothing
 	}
+	removed := false
+	defer func() {
+		if !removed { // a check that ends here (Fatalf) still removes what it made
+			g.removeMade(t, ex)
+		}
+	}()
 	problems = append(problems, g.echoed(t, c.body, ex, op, "the response")...)
 	src := recordOf(t.suite.spec, ex, c.body)
 	_, links, _ := linksOf(t.suite.spec, op)
@@ -336,10 +351,15 @@ func (g *genTarget) judgeValid(t *T, c *genCase) (problems []problem, seq uint64
 		}
 		problems = append(problems, g.echoed(t, c.body, back, l.Target, "the read-back "+l.Target.ID+" (link "+l.Name+")")...)
 	}
+	wait := nothing
 	if c.hookPath != "" && !c.skipEvents {
-		problems = append(problems, g.eventsEcho(t, c, ex, src)...)
+		wait = g.eventsEcho(t, c, ex, src)
 	}
-	return problems, seq
+	removed = true
+	return problems, seq, func() []problem {
+		defer g.removeMade(t, ex)
+		return wait()
+	}
 }
 
 // refusalAllowed says whether a refused valid body is one the document refuses by a rule of its own:
@@ -410,10 +430,11 @@ func compareObject(body map[string]any, object any, where, exchange string, memb
 	return out
 }
 
-// eventsEcho completes a payment the body initialized (through the document's link to completePayment),
-// waits for the object's final event, and compares every event's object with the body.
-func (g *genTarget) eventsEcho(t *T, c *genCase, created *Exchange, src *seqRecord) []problem {
+// eventsEcho completes a payment the body initialized (through the document's link to completePayment)
+// and returns the wait for the object's final event, which compares every event's object with the body.
+func (g *genTarget) eventsEcho(t *T, c *genCase, created *Exchange, src *seqRecord) func() []problem {
 	var out []problem
+	failed := func() []problem { return out }
 	sent := c.body
 	_, links, _ := linksOf(t.suite.spec, g.bt.op)
 	for _, l := range links {
@@ -422,7 +443,8 @@ func (g *genTarget) eventsEcho(t *T, c *genCase, created *Exchange, src *seqReco
 		}
 		path, _, _, err := l.request(src)
 		if err != nil {
-			return append(out, problem{"link " + l.Name, report.Failure{Message: "cannot follow the document's link " + l.Name + ": " + err.Error(), Exchange: created.String()}})
+			out = append(out, problem{"link " + l.Name, report.Failure{Message: "cannot follow the document's link " + l.Name + ": " + err.Error(), Exchange: created.String()}})
+			return failed
 		}
 		var body any
 		if _, ok := sent["phone_number"]; !ok {
@@ -431,15 +453,24 @@ func (g *genTarget) eventsEcho(t *T, c *genCase, created *Exchange, src *seqReco
 		var violations []report.Failure
 		done := t.Do(l.Target.Method, path, body, collectViolations(&violations), inDocumentTerms())
 		if done.Status/100 != 2 {
-			return append(out, problem{"complete", report.Failure{Message: fmt.Sprintf("completing the generated payment through the link %s answered %d: %s",
+			out = append(out, problem{"complete", report.Failure{Message: fmt.Sprintf("completing the generated payment through the link %s answered %d: %s",
 				l.Name, done.Status, snippet(done.Body)), Exchange: done.String()}})
+			return failed
 		}
 	}
+	return func() []problem { return g.eventsJudged(t, c, created) }
+}
+
+// eventsJudged waits for the final event of the object c's body made and compares every event's
+// object with the body.
+func (g *genTarget) eventsJudged(t *T, c *genCase, created *Exchange) []problem {
+	var out []problem
+	sent := c.body
 	// Whether every status change is delivered is the state and sequence checks' rule, not this one's:
 	// an event still missing after the wait (a busy target queues deliveries) is left unjudged, and the
 	// ones that arrived are compared.
 	var ds []*Delivery
-	_, _, _ = t.poll("the final event of the generated object", func() (bool, string) {
+	_, _, _ = t.watch("the final event of the generated object", func() (bool, string) {
 		ds = t.Deliveries(c.hookPath)
 		for _, d := range Acknowledged(ds) {
 			if api.PaymentStatus(d.ObjectStatus).Final() || api.PayoutStatus(d.ObjectStatus).Final() {
@@ -509,8 +540,12 @@ func (g *genTarget) run(t *T, invalid bool) {
 		t.Skip("generated checks are off (--generated -1)")
 	}
 	judge := g.judgeValid
+	// sent judges a body up to the wait for its events, which it returns (judgeValidSent).
+	var sent func(t *T, c *genCase) ([]problem, uint64, func() []problem)
 	if g.params != nil {
 		judge = g.judgeParameters
+	} else if !invalid {
+		sent = g.judgeValidSent
 	}
 	r := t.Rand()
 	var designs []genDesign
@@ -539,8 +574,17 @@ func (g *genTarget) run(t *T, invalid bool) {
 		slots <- struct{}{}
 		go func() {
 			defer wg.Done()
-			defer func() { <-slots }()
-			ps, seq := judge(t, c)
+			var ps []problem
+			var seq uint64
+			if sent != nil {
+				var events func() []problem
+				ps, seq, events = sent(t, c)
+				<-slots
+				ps = append(ps, events()...)
+			} else {
+				defer func() { <-slots }()
+				ps, seq = judge(t, c)
+			}
 			if len(ps) == 0 {
 				g.release(t, c)
 			}

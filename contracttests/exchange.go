@@ -193,12 +193,18 @@ func (t *T) send(r *request) *Exchange {
 		if !ok {
 			return ex
 		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-t.ctx.Done():
-			timer.Stop()
+		cancelled := false
+		t.idle(func() {
+			timer := time.NewTimer(wait)
+			defer timer.Stop()
+			select {
+			case <-t.ctx.Done():
+				cancelled = true
+			case <-timer.C:
+			}
+		})
+		if cancelled {
 			return ex
-		case <-timer.C:
 		}
 	}
 }

@@ -116,7 +116,7 @@ func (t *T) Deliveries(path string) []*Delivery { return t.suite.receiver.Delive
 func (t *T) WaitDeliveries(path, what string, done func([]*Delivery) bool) []*Delivery {
 	var ds []*Delivery
 	start := time.Now()
-	_, ok, state := t.poll(what, func() (bool, string) {
+	_, ok, state := t.watch(what, func() (bool, string) {
 		ds = t.Deliveries(path)
 		return done(ds), describeDeliveries(ds)
 	})

@@ -43,7 +43,8 @@ type Check struct {
 
 // Options say how to run the checks.
 type Options struct {
-	// Concurrency is how many checks run at once (default 8).
+	// Concurrency is how many checks act at once (default 8): a check that only waits (Recorder.Idle)
+	// holds none of them meanwhile, so more checks than this may have started.
 	Concurrency int
 	// CheckTimeout bounds each check (default 60 s).
 	CheckTimeout time.Duration
@@ -60,6 +61,11 @@ type Options struct {
 // the goroutines of one check.
 type Recorder struct {
 	run context.Context
+	// check is the check's own context; slots, when not nil, are the phase's, of which the check holds
+	// one while held is true (see Idle). Alone checks have none to give back.
+	check context.Context
+	slots *slots
+	held  bool
 
 	mu       sync.Mutex
 	failures []report.Failure
@@ -98,6 +104,55 @@ func (r *Recorder) Skip(reason string) {
 	r.skip = reason
 	r.mu.Unlock()
 	runtime.Goexit()
+}
+
+// Idle runs wait, which only waits (for a settlement, a delivery, a retry, a settle window) and sends
+// nothing, without the check's concurrency slot, so that other checks act meanwhile; it takes a slot
+// back before it returns, ahead of the checks that have not started yet. A check may end its goroutine
+// inside wait (a time-out is fatal); the slot is then not taken back. A goroutine of the check that
+// acts while another one is idle acts without a slot. An Alone check keeps its slot: nothing else may
+// run beside it.
+func (r *Recorder) Idle(wait func()) {
+	r.mu.Lock()
+	release := r.slots != nil && r.held
+	r.held = r.held && !release
+	r.mu.Unlock()
+	if release {
+		r.slots.release()
+	}
+	wait()
+	r.reclaim()
+}
+
+// reclaim takes a slot back after Idle, unless another goroutine of the check already has: a slot
+// comes back when the check's context ends, and the check acts without one (its requests fail with
+// that context anyway).
+func (r *Recorder) reclaim() {
+	r.mu.Lock()
+	need := r.slots != nil && !r.held
+	r.mu.Unlock()
+	if !need {
+		return
+	}
+	got := r.slots.acquire(r.check, true)
+	r.mu.Lock()
+	extra := got && r.held
+	r.held = r.held || got
+	r.mu.Unlock()
+	if extra {
+		r.slots.release()
+	}
+}
+
+// giveBack returns the slot the check holds when it ends.
+func (r *Recorder) giveBack() {
+	r.mu.Lock()
+	held := r.held
+	r.held = false
+	r.mu.Unlock()
+	if held {
+		r.slots.release()
+	}
 }
 
 // OnResult registers f to complete the check's result once its outcome is known and before any
@@ -156,9 +211,9 @@ func Run(ctx context.Context, opts Options, checks []Check, reporters []report.R
 			regular = append(regular, c)
 		}
 	}
-	runAll(ctx, opts, regular, opts.Concurrency, done)
-	runAll(ctx, opts, final, opts.Concurrency, done)
-	runAll(ctx, opts, alone, 1, done)
+	runAll(ctx, opts, regular, opts.Concurrency, true, done)
+	runAll(ctx, opts, final, opts.Concurrency, true, done)
+	runAll(ctx, opts, alone, 1, false, done)
 
 	sort.SliceStable(sum.Results, func(i, j int) bool { return sum.Results[i].ID < sum.Results[j].ID })
 	sum.Count()
@@ -173,21 +228,28 @@ func Run(ctx context.Context, opts Options, checks []Check, reporters []report.R
 	return &sum, errors.Join(errs...)
 }
 
-// runAll runs the checks, concurrency at a time, and starts none once ctx has ended.
-func runAll(ctx context.Context, opts Options, checks []Check, concurrency int, done func(report.Result)) {
-	sem := make(chan struct{}, concurrency)
+// runAll runs the checks in their order, concurrency acting at a time, and starts none once ctx has
+// ended. With yield, a check gives its slot back while it waits (Recorder.Idle); without, it keeps it.
+func runAll(ctx context.Context, opts Options, checks []Check, concurrency int, yield bool, done func(report.Result)) {
+	slots := newSlots(concurrency)
 	var wg sync.WaitGroup
 	for _, c := range checks {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
+		if !slots.acquire(ctx, false) {
 			break
 		}
 		wg.Go(func() {
-			defer func() { <-sem }()
-			done(runOne(ctx, opts.CheckTimeout, c))
+			rec := &Recorder{run: ctx, held: true}
+			if yield {
+				rec.slots = slots
+			}
+			defer func() {
+				if yield {
+					rec.giveBack()
+				} else {
+					slots.release()
+				}
+			}()
+			done(runOne(ctx, opts.CheckTimeout, c, rec))
 		})
 	}
 	wg.Wait()
@@ -195,11 +257,11 @@ func runAll(ctx context.Context, opts Options, checks []Check, concurrency int, 
 
 // runOne runs one check in a goroutine of its own, so that a check that ends it (a fatal failure, a
 // skip) or panics ends only itself, and makes its Result.
-func runOne(ctx context.Context, timeout time.Duration, c Check) report.Result {
+func runOne(ctx context.Context, timeout time.Duration, c Check, rec *Recorder) report.Result {
 	res := report.Result{ID: c.ID, Category: c.Category, Rule: c.Rule, Doc: c.Doc}
-	rec := &Recorder{run: ctx}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	rec.check = cctx
 	start := time.Now()
 	finished := make(chan struct{})
 	go func() {
