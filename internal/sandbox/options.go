@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -22,6 +23,21 @@ type Timings struct {
 	PromptDelay time.Duration
 	// PayoutDelay is how long a payout stays `processing` before it settles.
 	PayoutDelay time.Duration
+	// Spread makes settlement times differ from object to object, as a real network's do: each
+	// payment and payout settles its delay plus a share of Spread drawn from its id (the same share
+	// after a restart), so that the delays run from the delay to the delay plus Spread.
+	Spread time.Duration
+}
+
+// settleAfter is how long the object id stays processing when its delay is delay: delay plus its
+// share of Spread, drawn from a hash of the id.
+func (t Timings) settleAfter(delay time.Duration, id string) time.Duration {
+	if t.Spread <= 0 {
+		return delay
+	}
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(id))
+	return delay + time.Duration(h.Sum64()%uint64(t.Spread+1))
 }
 
 // DefaultTimings are the timings of a sandbox built without WithTimings: slow enough for a person to
@@ -108,8 +124,8 @@ func CheckKeys(publicKey, secretKey string) error {
 // WithTimings sets the timings of the simulated network; see Timings.
 func WithTimings(t Timings) Option {
 	return func(c *config) {
-		if t.PromptDelay < 0 || t.PayoutDelay < 0 {
-			c.errs = append(c.errs, fmt.Errorf("WithTimings: delays must not be negative (got prompt %s, payout %s)", t.PromptDelay, t.PayoutDelay))
+		if t.PromptDelay < 0 || t.PayoutDelay < 0 || t.Spread < 0 {
+			c.errs = append(c.errs, fmt.Errorf("WithTimings: delays must not be negative (got prompt %s, payout %s, spread %s)", t.PromptDelay, t.PayoutDelay, t.Spread))
 			return
 		}
 		c.timings = t

@@ -100,10 +100,12 @@ func (s *Server) sendPrompt(req *request, ref, phone string) (Payment, *response
 	return p, nil
 }
 
-// armPayment schedules the simulated customer's answer to a processing payment, PromptDelay after
-// since (the prompt; at once when that is past). The prompt and a restart both arm it here.
+// armPayment schedules the simulated customer's answer to a processing payment, PromptDelay (and its
+// share of Spread) after since (the prompt; at once when that is past). The prompt and a restart both
+// arm it here.
 func (s *Server) armPayment(m *merchant, ref string, since time.Time) {
-	s.after(dueIn(since, s.cfg.timings.PromptDelay, time.Now()), func() { s.settlePayment(m, ref) })
+	delay := s.cfg.timings.settleAfter(s.cfg.timings.PromptDelay, ref)
+	s.after(dueIn(since, delay, time.Now()), func() { s.settlePayment(m, ref) })
 }
 
 // settlePayment applies the simulated customer's answer to a processing payment.

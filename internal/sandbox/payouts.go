@@ -34,10 +34,11 @@ func (s *Server) processPayout(req *request) *response {
 	return created
 }
 
-// armPayout schedules a processing payout's settlement, PayoutDelay after since (its creation; at
-// once when that is past). The create and a restart both arm it here.
+// armPayout schedules a processing payout's settlement, PayoutDelay (and its share of Spread) after
+// since (its creation; at once when that is past). The create and a restart both arm it here.
 func (s *Server) armPayout(m *merchant, id string, since time.Time) {
-	s.after(dueIn(since, s.cfg.timings.PayoutDelay, time.Now()), func() { s.settlePayout(m, id) })
+	delay := s.cfg.timings.settleAfter(s.cfg.timings.PayoutDelay, id)
+	s.after(dueIn(since, delay, time.Now()), func() { s.settlePayout(m, id) })
 }
 
 // dueIn is how long until a simulated change that was due delay after since happens: at once when it
