@@ -239,8 +239,15 @@ func pollInterval(prev, waited time.Duration) time.Duration {
 	return min(2*prev, max(pollSteady, waited/pollShare))
 }
 
-// idle runs wait, which sends nothing, without the check's concurrency slot (runner.Recorder.Idle).
-func (t *T) idle(wait func()) { t.rec.Idle(wait) }
+// idle runs wait, which sends nothing, without the check's concurrency slot (runner.Recorder.Idle); a
+// T made outside a run (the package's own tests) has no slot and just waits.
+func (t *T) idle(wait func()) {
+	if t.rec == nil {
+		wait()
+		return
+	}
+	t.rec.Idle(wait)
+}
 
 // Settle waits for a settle window, so that a check can verify that something does NOT happen (a
 // final state changes, an unsubscribed endpoint gets a delivery). The window follows the target
