@@ -145,9 +145,7 @@ type varianceCase struct {
 // so the longest runs overlap the others instead of starting last.
 func runVariants(cases []varianceCase, checks []*contracttests.Check) []varianceRun {
 	runs := make([]varianceRun, len(cases))
-	slowest := func(c varianceCase) time.Duration {
-		return max(c.variant.Timings.PromptDelay, c.variant.Timings.PayoutDelay)
-	}
+	slowest := func(c varianceCase) time.Duration { return c.variant.Slowest() }
 	order := make([]int, len(cases))
 	for i := range order {
 		order[i] = i
@@ -169,6 +167,11 @@ func runVariants(cases []varianceCase, checks []*contracttests.Check) []variance
 	return runs
 }
 
+// slowTargetWait is the --wait a run against a target whose slowest settlement is slowest needs for
+// settle windows of their full length (contracttests' settleFactor times the slowest outcome): what
+// the README tells users of slow targets to pass.
+func slowTargetWait(slowest time.Duration) time.Duration { return 3*slowest + 5*time.Second }
+
 // runVariant runs the suite against one variant sandbox.
 func runVariant(c varianceCase, checks []*contracttests.Check) (run varianceRun) {
 	run.variant = c.variant
@@ -188,6 +191,9 @@ func runVariant(c varianceCase, checks []*contracttests.Check) (run varianceRun)
 	// bodies hold every case of the largest body) rather than the default budget's random tail, which
 	// would double the test's CPU across the 24 variants for draws the boundaries already span.
 	cfg.Generated = variantRunsGenerated
+	// A slow variant settles in tens of seconds; the run waits as a user would tell it to (--wait):
+	// three times the slowest settlement, so that the settle windows are as long as the fast runs'.
+	cfg.EventuallyTimeout = max(cfg.EventuallyTimeout, slowTargetWait(c.variant.Slowest()))
 	if c.wait > 0 {
 		cfg.EventuallyTimeout = c.wait
 	}

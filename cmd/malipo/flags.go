@@ -14,6 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/malipo/terraform-provider-malipo/internal/variance"
 )
 
 // The flag values below check what the user typed when the flag is parsed, so that a wrong value is a
@@ -40,6 +42,38 @@ func (v durationValue) String() string {
 }
 
 func (durationValue) Type() string { return "duration" }
+
+// latencyValue is --latency: MIN-MAX, or one duration for both.
+type latencyValue struct{ l *variance.Latency }
+
+func (v latencyValue) Set(s string) error {
+	lo, hi, ranged := strings.Cut(strings.TrimSpace(s), "-")
+	if !ranged {
+		hi = lo
+	}
+	minimum, err := parseDuration(lo)
+	if err != nil {
+		return err
+	}
+	maximum, err := parseDuration(hi)
+	if err != nil {
+		return err
+	}
+	if minimum < 0 || maximum < minimum {
+		return fmt.Errorf("%q is not a range of durations: give MIN-MAX with 0 <= MIN <= MAX, e.g. 100ms-300ms", s)
+	}
+	*v.l = variance.Latency{Min: minimum, Max: maximum}
+	return nil
+}
+
+func (v latencyValue) String() string {
+	if v.l == nil || v.l.Max == 0 {
+		return ""
+	}
+	return v.l.Min.String() + "-" + v.l.Max.String()
+}
+
+func (latencyValue) Type() string { return "range" }
 
 // parseDuration is time.ParseDuration with an error that says what to type: a bare number is the most
 // common mistake, as in `--payout-delay 5`.

@@ -33,6 +33,8 @@ type sandboxFlags struct {
 	merchants       []sandbox.KeyPair // every merchant served, the first the default (resolveMerchants)
 	promptDelay     time.Duration
 	payoutDelay     time.Duration
+	spread          time.Duration
+	latency         variance.Latency
 	retrySchedule   []time.Duration
 	webhookTimeout  time.Duration
 	concurrency     int
@@ -134,6 +136,8 @@ func (f *sandboxFlags) declare(cmd *cobra.Command) {
 	fs.StringArrayVar(&f.merchantArgs, "merchant", nil, "serve another merchant with the keys `PUBLIC:SECRET` (repeatable; the first is the default one unless --public-key/--secret-key or their variables are given)")
 	fs.Var(durationValue{&f.promptDelay}, "prompt-delay", "how long the simulated customer takes to answer a push prompt")
 	fs.Var(durationValue{&f.payoutDelay}, "payout-delay", "how long a payout stays processing")
+	fs.Var(durationValue{&f.spread}, "settle-spread", "let each payment and payout settle up to this much later than its delay, differently per object, as a real network does")
+	fs.Var(latencyValue{&f.latency}, "latency", "add a network round trip of `MIN-MAX` (e.g. 100ms-300ms, or one duration) to every answer and every webhook attempt, drawn anew for each")
 	fs.Var(retryScheduleValue{&f.retrySchedule}, "webhook-retry-schedule", "comma-separated `waits` between webhook attempts, e.g. 1s,5s,30s (\"none\": one attempt only)")
 	fs.Var(durationValue{&f.webhookTimeout}, "webhook-timeout", "how long one webhook attempt may take before it is retried")
 	fs.IntVar(&f.concurrency, "delivery-concurrency", f.concurrency, "how many webhook attempts may be in flight at once")
@@ -156,8 +160,9 @@ func (f *sandboxFlags) variant() (variance.Variant, bool) {
 		return variance.Variant{}, false
 	}
 	v := variance.Draw(*f.vary)
-	v.Timings = sandbox.Timings{PromptDelay: f.promptDelay, PayoutDelay: f.payoutDelay}
+	v.Timings = sandbox.Timings{PromptDelay: f.promptDelay, PayoutDelay: f.payoutDelay, Spread: f.spread}
 	v.RetrySchedule = f.retrySchedule
+	v.Latency = f.latency
 	return v, true
 }
 
@@ -173,6 +178,12 @@ func (f *sandboxFlags) drawnTimings(cmd *cobra.Command) {
 	}
 	if !cmd.Flags().Changed("payout-delay") {
 		f.payoutDelay = v.Timings.PayoutDelay
+	}
+	if !cmd.Flags().Changed("settle-spread") {
+		f.spread = v.Timings.Spread
+	}
+	if !cmd.Flags().Changed("latency") {
+		f.latency = v.Latency
 	}
 	if !cmd.Flags().Changed("webhook-retry-schedule") {
 		f.retrySchedule = v.RetrySchedule
@@ -431,7 +442,7 @@ func runSandbox(ctx context.Context, f *sandboxFlags, stdout, stderr io.Writer) 
 func newSandbox(spec *openapi.Spec, f *sandboxFlags, logger *slog.Logger) (*sandbox.Server, error) {
 	opts := []sandbox.Option{
 		sandbox.WithSpec(spec),
-		sandbox.WithTimings(sandbox.Timings{PromptDelay: f.promptDelay, PayoutDelay: f.payoutDelay}),
+		sandbox.WithTimings(sandbox.Timings{PromptDelay: f.promptDelay, PayoutDelay: f.payoutDelay, Spread: f.spread}),
 		sandbox.WithRetrySchedule(f.retrySchedule),
 		sandbox.WithWebhookTimeout(f.webhookTimeout),
 		sandbox.WithDeliveryConcurrency(f.concurrency),
@@ -444,14 +455,20 @@ func newSandbox(spec *openapi.Spec, f *sandboxFlags, logger *slog.Logger) (*sand
 	if f.dataDir != "" {
 		opts = append(opts, sandbox.WithDataDir(f.dataDir))
 	}
-	if v, ok := f.variant(); ok {
-		opts = append(opts, v.Options()...)
+	v, varied := f.variant()
+	if varied {
+		opts = append(opts, v.Options()...) // the variant's latency among them, last
 	}
 	faulty, err := faults.Options(f.faults...)
 	if err != nil {
 		return nil, err
 	}
-	return sandbox.New(append(opts, faulty...)...)
+	opts = append(opts, faulty...)
+	if !varied {
+		// Last, so that its middleware is the outermost: the network is outside the service.
+		opts = append(opts, f.latency.Options(time.Now().UnixNano())...)
+	}
+	return sandbox.New(opts...)
 }
 
 // serveSandbox serves on ln until ctx ends (exit code 0, after draining) or serving fails (exit code
@@ -520,8 +537,17 @@ func printBanner(w io.Writer, spec *openapi.Spec, f *sandboxFlags, url string) e
 	for _, m := range f.others() {
 		fmt.Fprintf(tw, "  another merchant\tpublic-key %s, its secret key as configured\n", m.Public)
 	}
-	fmt.Fprintf(tw, "  push prompt answered after\t%s\n", f.promptDelay)
-	fmt.Fprintf(tw, "  payouts settle after\t%s\n", f.payoutDelay)
+	settles := func(d time.Duration) string {
+		if f.spread <= 0 {
+			return d.String()
+		}
+		return fmt.Sprintf("%s to %s (each object its own)", d, d+f.spread)
+	}
+	fmt.Fprintf(tw, "  push prompt answered after\t%s\n", settles(f.promptDelay))
+	fmt.Fprintf(tw, "  payouts settle after\t%s\n", settles(f.payoutDelay))
+	if f.latency.Max > 0 {
+		fmt.Fprintf(tw, "  network latency\t%s\n", f.latency)
+	}
 	fmt.Fprintf(tw, "  webhook retries after\t%s (time-out %s)\n", formatDurations(f.retrySchedule), f.webhookTimeout)
 	if f.dataDir != "" {
 		fmt.Fprintf(tw, "  state kept in\t%s (survives a restart)\n", f.dataDir)

@@ -28,6 +28,8 @@ const (
 	DimEndpointSecrets   = "endpoint-secrets"
 	DimNewEventTypes     = "new-event-types"
 	DimRateLimitFields   = "rate-limit-fields"
+	DimSlowSettlement    = "slow-settlement"
+	DimLatency           = "network-latency"
 )
 
 // Citation is words of openapi/malipo.yaml: where they are, as a JSON pointer into the document, and
@@ -228,5 +230,19 @@ func Dimensions() []Dimension {
 			Allowed: []Citation{
 				{"#/components/headers/RateLimitLimit/description", "must not rely on their presence"},
 			}},
+		{Name: DimSlowSettlement,
+			Varies: "whether payments and payouts settle in tens of seconds, as on a staging service: one seed in six draws each delay from 10 s to 20 s, and each object settles up to 2 s to 10 s later than that (the settlement-delays above give way)",
+			Allowed: []Citation{
+				{"#/components/schemas/PaymentStatus/description", "`processing`: push prompt sent, waiting for the customer and the network."},
+				{"#/paths/~1v1~1payment~1payouts~1process/post/description", "Creates a payout in status `processing`; it ends in `success` or `failed`"},
+			},
+			Silence: "The document sets no time for either, and no two objects need take the same."},
+		{Name: DimLatency,
+			Varies: "a network's round trip: one seed in four adds between 50 ms and 300 ms (its own range, drawn anew for each) to every answer, half before the service sees the request and half after it answered, and to every webhook attempt",
+			Allowed: []Citation{
+				{"#/tags/6/description", "counted from the moment the request is sent until the status line arrives."},
+				{"#/tags/6/description", "No order of delivery is promised. Each event is delivered on its own, at least once, and a retried delivery can arrive after a later event of the same object."},
+			},
+			Silence: "The document sets no time for an answer, and HTTP sets none: a client meets the round trip of whatever network lies between it and the service, and a webhook may arrive before the answer to the request that caused it."},
 	}
 }

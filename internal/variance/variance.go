@@ -43,6 +43,12 @@ type Variant struct {
 
 	// Timings are the simulated network's delays: how long a push prompt and a payout take to settle.
 	Timings sandbox.Timings
+	// SlowSettlement draws Timings in tens of seconds, with a spread from object to object, as a
+	// staging service's do, whose payments wait for a simulated customer and payouts for a partner's
+	// test rails.
+	SlowSettlement bool
+	// Latency is a network's round trip, added to every answer and every delivery attempt.
+	Latency Latency
 	// RetrySchedule is the exponential back-off between webhook attempts.
 	RetrySchedule []time.Duration
 	// FinalEventFirst delivers a payment's final event before its payment.processing: the first attempt
@@ -255,7 +261,21 @@ func Draw(seed int64) Variant {
 	v.SecretBytes = []int{0, 24, 48, 64}[r.IntN(4)]
 	v.NewEventTypes = !v.EventLog && r.IntN(2) == 0
 	v.NoRateLimitFields = r.IntN(2) == 0
+	v.SlowSettlement = r.IntN(6) == 0
+	if v.SlowSettlement {
+		v.Timings = sandbox.Timings{PromptDelay: logUniform(r, minSlowDelay, maxSlowDelay), PayoutDelay: logUniform(r, minSlowDelay, maxSlowDelay),
+			Spread: logUniform(r, minSlowSpread, maxSlowSpread)}
+	}
+	if r.IntN(4) == 0 {
+		low := logUniform(r, minLatency, maxLatency/2)
+		v.Latency = Latency{Min: low, Max: logUniform(r, low, maxLatency)}
+	}
 	return v
+}
+
+// Slowest is the longest a payment or payout of the variant stays processing.
+func (v Variant) Slowest() time.Duration {
+	return max(v.Timings.PromptDelay, v.Timings.PayoutDelay) + v.Timings.Spread
 }
 
 // The ranges Draw draws from. Settlement and retries are kept short, since the document sets no time
@@ -266,6 +286,17 @@ const (
 	maxDelay      = 2 * time.Second
 	minFirstRetry = 20 * time.Millisecond
 	maxFirstRetry = 400 * time.Millisecond
+	// A slow variant (one seed in six) settles in tens of seconds: each delay from 10 s to 20 s, plus
+	// a spread of 2 s to 10 s from object to object. Against it the suite needs a --wait of three
+	// times its slowest settlement, as against any target (README: "A slow target").
+	minSlowDelay  = 10 * time.Second
+	maxSlowDelay  = 20 * time.Second
+	minSlowSpread = 2 * time.Second
+	maxSlowSpread = 10 * time.Second
+	// A distant variant (one seed in four) adds a round trip between 50 ms and 300 ms to every answer
+	// and delivery.
+	minLatency = 50 * time.Millisecond
+	maxLatency = 300 * time.Millisecond
 )
 
 // logUniform draws a duration between lo and hi whose logarithm is uniform, so that short and long
@@ -338,6 +369,8 @@ func (v Variant) Lines() []string {
 		DimReferenceIDs:      string(v.ReferenceIDs),
 		DimCursors:           string(v.Cursors),
 		DimSettlement:        fmt.Sprintf("push prompt %s, payout %s", v.Timings.PromptDelay, v.Timings.PayoutDelay),
+		DimSlowSettlement:    onOff(v.SlowSettlement, fmt.Sprintf("tens of seconds: push prompt %s, payout %s, each object up to %s more", v.Timings.PromptDelay, v.Timings.PayoutDelay, v.Timings.Spread), "no"),
+		DimLatency:           v.Latency.String(),
 		DimEventOrder:        order,
 		DimDuplicates:        onOff(v.LostAcks, "about half the events delivered again after an acknowledgement is lost", "none"),
 		DimRetrySchedule:     durations(v.RetrySchedule),
@@ -429,5 +462,5 @@ func (v Variant) Options() []sandbox.Option {
 	if v.NoRateLimitFields {
 		opts = append(opts, sandbox.WithRateLimit(0))
 	}
-	return opts
+	return append(opts, v.Latency.Options(v.Seed)...)
 }

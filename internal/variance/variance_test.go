@@ -81,8 +81,23 @@ func TestDrawCoversEveryDimensionBothWays(t *testing.T) {
 			}
 			seen[name][value] = true
 		}
-		assert.LessOrEqual(t, v.Timings.PromptDelay, maxDelay)
-		assert.GreaterOrEqual(t, v.Timings.PayoutDelay, minDelay)
+		lo, hi := minDelay, maxDelay
+		if v.SlowSettlement {
+			lo, hi = minSlowDelay, maxSlowDelay
+			assert.GreaterOrEqual(t, v.Timings.Spread, minSlowSpread)
+			assert.LessOrEqual(t, v.Timings.Spread, maxSlowSpread)
+		} else {
+			assert.Zero(t, v.Timings.Spread)
+		}
+		for _, d := range []time.Duration{v.Timings.PromptDelay, v.Timings.PayoutDelay} {
+			assert.LessOrEqual(t, d, hi)
+			assert.GreaterOrEqual(t, d, lo)
+		}
+		if v.Latency.Max > 0 {
+			assert.GreaterOrEqual(t, v.Latency.Min, minLatency)
+			assert.LessOrEqual(t, v.Latency.Min, v.Latency.Max)
+			assert.LessOrEqual(t, v.Latency.Max, maxLatency)
+		}
 		require.GreaterOrEqual(t, len(v.RetrySchedule), 2)
 		assert.LessOrEqual(t, v.RetrySchedule[0], firstRetryBound, "the document bounds the first retry")
 		for i := 1; i < len(v.RetrySchedule); i++ {
