@@ -6,8 +6,8 @@ import (
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
-// The registry: which families of checks make up the suite, in the order reports list them. Each
-// family lives in its own checks_*.go file.
+// The registry: which families of checks make up the suite, in the order they start (reports list
+// them by id). Each family lives in its own checks_*.go file.
 
 // All returns every check of the suite: derived from the embedded spec, then written by hand.
 func All() ([]*Check, error) {
@@ -36,9 +36,16 @@ func AllFor(spec *openapi.Spec) ([]*Check, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The sequences first: each runs its steps one after another for a few seconds under load, and
-	// started first they overlap the other checks instead of lengthening the run's tail.
+	// The families whose checks wait for the target (a settlement, a delivery, a retry, a settle
+	// window) first, the longest chains of waits (the sequences) leading: a waiting check holds no
+	// concurrency slot, so started first its waits overlap the other checks' requests instead of
+	// following them, and the run ends with its slowest chain of waits, not after it.
 	all := sequenceChecks()
+	all = append(all, stateChecks(tv)...)
+	all = append(all, extensionChecks()...)
+	all = append(all, eventChecks()...)
+	all = append(all, webhookRetryChecks()...)
+	all = append(all, generated...)
 	all = append(all, referenceChecks()...)
 	all = append(all, negative...)
 	all = append(all, protocolChecks()...)
@@ -46,13 +53,8 @@ func AllFor(spec *openapi.Spec) ([]*Check, error) {
 	all = append(all, derivedAuthChecks(spec)...)
 	all = append(all, isolationChecks()...)
 	all = append(all, idempotencyChecks()...)
-	all = append(all, stateChecks(tv)...)
-	all = append(all, webhookRetryChecks()...)
-	all = append(all, extensionChecks()...)
 	all = append(all, scenarioChecks(spec)...)
-	all = append(all, eventChecks()...)
 	all = append(all, listChecks()...)
-	all = append(all, generated...)
 	all = append(all, generatedParameterChecks(spec)...)
 	if err := assignRules(all); err != nil {
 		return nil, err

@@ -28,7 +28,8 @@ type Config struct {
 	WebhookListen string
 	// WebhookURL is the receiver's base URL as the target reaches it (default: from WebhookListen).
 	WebhookURL string
-	// Concurrency is how many checks run at once (default 8).
+	// Concurrency is how many checks act at once (default 8): a check that only waits for the target
+	// (T.Eventually's pauses, WaitDeliveries, Settle, a 429's Retry-After) holds no place meanwhile.
 	Concurrency int
 	// CheckTimeout bounds each check (default: 60 s, or four times EventuallyTimeout plus WebhookStall
 	// when that is longer).

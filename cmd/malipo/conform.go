@@ -84,7 +84,7 @@ func (f *conformFlags) declare(cmd *cobra.Command) {
 	fs.Var(baseURLValue{&f.hookURL}, "webhook-url", "base `URL` the target uses to reach the receiver (default: from --webhook-listen)")
 	f.reports.declare(cmd, conformChecks)
 	fs.BoolVar(&f.requireExt, "require-extensions", false, "fail (not skip) the checks of an extension the target lacks ("+api.OpListWebhookEndpoints().Path+", "+api.OpListEvents().Path+")")
-	fs.IntVar(&f.concurrency, "concurrency", f.concurrency, "checks run at once")
+	fs.IntVar(&f.concurrency, "concurrency", f.concurrency, "checks that act (send requests) at once; a check that only waits for the target holds no place")
 	fs.Var(durationValue{&f.wait}, "wait", "how long to wait for asynchronous outcomes (settlement, webhooks)")
 	fs.Var(durationValue{&f.stall}, "webhook-stall", "how long the receiver stalls to test the target's delivery time-out")
 	fs.Var(durationValue{&f.settle}, "settle", "fixed time to wait when checking that something does NOT happen (no second webhook, no state change); 0 follows the target: 3x its slowest observed outcome")
