@@ -48,3 +48,21 @@ func TestWaitDeliveriesObservesThePace(t *testing.T) {
 	assert.True(t, s.pace.observed)
 	assert.GreaterOrEqual(t, s.pace.slowest, 41*time.Second, "measured by arrival, not by the poll that saw it")
 }
+
+// Polls start fast, so a fast target's outcome is seen within milliseconds, and back off with the time
+// waited, so a minute's wait costs tens of polls, not hundreds, and sees the outcome at most a tenth
+// of the time waited late.
+func TestPollIntervalFollowsTheWait(t *testing.T) {
+	assert.Equal(t, 20*time.Millisecond, pollInterval(10*time.Millisecond, 10*time.Millisecond))
+	assert.Equal(t, pollSteady, pollInterval(pollSteady, time.Second), "steady while the wait is short")
+	waited, polls, interval := time.Duration(0), 0, 10*time.Millisecond
+	for waited < time.Minute {
+		waited += interval
+		polls++
+		interval = pollInterval(interval, waited)
+		assert.LessOrEqual(t, interval, max(pollSteady, waited/pollShare), "never later than a tenth of the wait")
+	}
+	assert.Less(t, polls, 70, "a minute's wait")
+	assert.Greater(t, polls, 30, "a minute's wait still looks often")
+	t.Logf("a one-minute wait polls %d times", polls)
+}
