@@ -26,7 +26,7 @@ func (a *activity) enter() {
 
 func (a *activity) leave() { a.now.Add(-1) }
 
-// act runs f as acting, and idle as what Idle waits for.
+// check is a check that acts, waits (idle) until wait is closed or its deadline, and acts again.
 func (a *activity) check(wait <-chan struct{}) func(context.Context, *runner.Recorder) {
 	return func(ctx context.Context, rec *runner.Recorder) {
 		a.enter()
