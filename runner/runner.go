@@ -1,6 +1,7 @@
-// Package runner runs a grader's checks and turns them into a report.Summary: how many at once, which
-// after the others, a deadline for each, a check that panics or ends its goroutine, a run that is
-// interrupted or loses its target, and the exit status that tells CI the verdict. Both graders run on
+// Package runner runs a grader's checks and turns them into a report.Summary: how many act at once (a
+// check that only waits gives its place to another, Recorder.Idle), which after the others, a deadline
+// for each, a check that panics or ends its goroutine, a run that is interrupted or loses its target,
+// and the exit status that tells CI the verdict. Both graders run on
 // it: `malipo conform` (package contracttests) and `malipo webhooks test` (package receivertests).
 //
 // A grader owns what a check does and what it sends; the runner knows a check only by its id, its
