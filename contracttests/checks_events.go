@@ -20,8 +20,9 @@ import (
 
 // eventChecks are the checks of the event-log extension; a target without it skips them.
 func eventChecks() []*Check {
-	return []*Check{eventListCheck(), eventPaginationCheck(), eventGetCheck(), eventAttemptsCheck(), eventResendCheck(),
+	checks := []*Check{eventListCheck(), eventPaginationCheck(), eventGetCheck(), eventAttemptsCheck(), eventResendCheck(),
 		eventResendToEndpointCheck(), eventNotFoundCheck(), eventIsolationCheck()}
+	return append(checks, eventOrderChecks()...)
 }
 
 // deliveredPayment makes a payment that succeeds, with its webhooks to a fresh hook of the check, and

@@ -20,7 +20,7 @@ import (
 // extensionChecks are the checks of the webhook-endpoint extension; a target without it skips them.
 func extensionChecks() []*Check {
 	return []*Check{endpointCRUDCheck(), endpointDeliveryCheck(), rotateSecretCheck(), rotateWithoutGraceCheck(), rotateTwiceCheck(),
-		suppliedSecretCheck(), rotateSuppliedSecretCheck(), weakSecretCheck(), endpointNotFoundCheck()}
+		suppliedSecretCheck(), rotateSuppliedSecretCheck(), weakSecretCheck(), endpointNotFoundCheck(), endpointsOldestFirstCheck()}
 }
 
 // endpointCRUDCheck is extensions.webhook-endpoints.crud.

@@ -39,6 +39,7 @@ var (
 	opListCountries     = apiOperationLocation(api.OpListCountries())
 	opListBanks         = apiOperationLocation(api.OpListBanks())
 	opCreateEndpoint    = apiOperationLocation(api.OpCreateWebhookEndpoint())
+	opListEndpoints     = apiOperationLocation(api.OpListWebhookEndpoints())
 	opRotateEndpoint    = apiOperationLocation(api.OpRotateWebhookEndpointSecret())
 	opListEvents        = apiOperationLocation(api.OpListEvents())
 	opGetEvent          = apiOperationLocation(api.OpGetEvent())

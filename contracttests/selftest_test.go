@@ -52,11 +52,12 @@ func checkEnding(rules ...string) string { return `(.+\.)?(` + strings.Join(rule
 // and on no check outside the rule. A fault the suite does not catch is a blind spot of the suite.
 var faultChecks = map[faults.Fault]faultRule{
 	faults.DropRequiredResponseField: {`^state\.payout\.mobile\.success\.`,
-		`^(auth\.isolation\.payout|extensions\.webhook-endpoints|idempotency\.(processPayout|reference)|state\.payout|webhooks\.retry-after-|sequences\.|generated\.processPayout\.)`}, // every check that reads a payout
+		`^(auth\.isolation\.payout|extensions\.webhook-endpoints|extensions\.events\.attempts-oldest-first$|idempotency\.(processPayout|reference)|state\.payout|webhooks\.retry-after-|sequences\.|generated\.processPayout\.)`}, // every check that reads a payout
 	faults.WrongSuccessStatus: {`^idempotency\.processPayout\.replay$`,
 		`^(auth\.isolation|extensions|idempotency|positive|state|webhooks|sequences|generated)\.|^negative\.(completePayment|rotateWebhookEndpointSecret|updateWebhookEndpoint|resendEvent)\.` + checkEnding(schemaRules, typeRules, `malformed-json|wrong-content-type`)}, // every check that creates what it uses
-	// Invalid creates it accepts leave webhook endpoints behind, which the cap's check then finds.
-	faults.AcceptInvalidInput:  {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^negative\.\w+\.` + checkEnding(schemaRules) + `|^extensions\.webhook-endpoints\.(crud|limit)$|^idempotency\.\w+\.key-after-validation-error$|^generated\.[\w.]+\.invalid$`},
+	// Invalid creates it accepts leave webhook endpoints behind, which the cap's check then finds, and
+	// which the endpoint list and a payout.success event's attempts (to every subscribed endpoint) show.
+	faults.AcceptInvalidInput:  {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^negative\.\w+\.` + checkEnding(schemaRules) + `|^extensions\.webhook-endpoints\.(crud|limit|oldest-first)$|^extensions\.events\.attempts-oldest-first$|^idempotency\.\w+\.key-after-validation-error$|^generated\.[\w.]+\.invalid$`},
 	faults.AuthNotEnforced:     {`^auth\.processPayout\.no-keys$`, `^auth\.\w+\.(no-|wrong-|keys-swapped)`},
 	faults.SecretKeyNotChecked: {`^auth\.processPayout\.wrong-secret-key$`, `^auth\.\w+\.wrong-secret-key$`},
 	faults.ErrorNotEnvelope: {`^negative\.unknown-path$`, // every check that provokes an error
@@ -64,7 +65,7 @@ var faultChecks = map[faults.Fault]faultRule{
 	faults.ErrorMissingFieldPointer: {`^negative\.processPayout\.bank\.bank_id\.missing$`,
 		`^(negative\.\w+\.` + checkEnding(schemaRules, typeRules, otherRules) + `)|^generated\.|^idempotency\.(reference\.|\w+\.key-after-validation-error$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-without-phone$|^extensions\.webhook-endpoints\.weak-secret$`}, // every check that expects a field named
 	faults.BadSignature:               {`^webhooks\.signatures$`, `^(state|webhooks|sequences|extensions\.(webhook-endpoints|events))\.`}, // every check that verifies a delivery
-	faults.NoWebhookRetry:             {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
+	faults.NoWebhookRetry:             {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-|^extensions\.events\.attempts-oldest-first$`},
 	faults.UnstableWebhookID:          {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
 	faults.IdempotencyIgnored:         {`^idempotency\.processPayout\.replay$`, `^idempotency\.\w+\.(replay|conflict|concurrent)$`},
 	faults.IdempotencyConflictIgnored: {`^idempotency\.processPayout\.conflict$`, `^idempotency\.\w+\.conflict$`},
@@ -90,6 +91,13 @@ var faultChecks = map[faults.Fault]faultRule{
 	faults.SuppliedSecretIgnored:        {`^extensions\.webhook-endpoints\.supplied-secret$`, `^extensions\.webhook-endpoints\.(rotate-)?supplied-secret$`},
 	faults.ResendNewWebhookID:           {`^extensions\.events\.resend$`, `^extensions\.events\.resend(-to-endpoint)?$`},
 	faults.LimitAsValidationError:       {`^extensions\.webhook-endpoints\.limit$`, `^extensions\.webhook-endpoints\.limit$`},
+	faults.AttemptsNewestFirst:          {`^extensions\.events\.attempts-oldest-first$`, `^extensions\.events\.attempts-oldest-first$`},
+	faults.EndpointsNewestFirst:         {`^extensions\.webhook-endpoints\.oldest-first$`, `^extensions\.webhook-endpoints\.oldest-first$`},
+	// Every check that reads the order of the event log's pages: list (by created_at), pagination (pages
+	// of one event against one page) and newest-first.
+	faults.EventsOldestFirst: {`^extensions\.events\.newest-first$`, `^extensions\.events\.(list|pagination|newest-first)$`},
+	// Every check that follows next_cursor over pages of fewer events than the object or window has.
+	faults.CursorRepeatsLastEvent: {`^extensions\.events\.cursor$`, `^extensions\.events\.(pagination|cursor)$`},
 	// The faults only generated inputs reveal: their scope is the generated checks alone, so that this
 	// test proves no check built from the document's examples fails under them
 	// (TestOnlyGeneratedChecksMayFailTheInputFaults).

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // Fault names one rule of the contract that the sandbox can be made to break.
@@ -56,6 +57,10 @@ const (
 	ResendNewWebhookID           Fault = "resend-new-webhook-id"
 	ValidationErrorUsesKey       Fault = "validation-error-uses-key"
 	LimitAsValidationError       Fault = "limit-as-validation-error"
+	AttemptsNewestFirst          Fault = "attempts-newest-first"
+	EventsOldestFirst            Fault = "events-oldest-first"
+	CursorRepeatsLastEvent       Fault = "cursor-repeats-last-event"
+	EndpointsNewestFirst         Fault = "endpoints-newest-first"
 
 	// Faults that only generated inputs reveal (inputs.go): the document's examples pass them.
 	NonASCIICrash                Fault = "non-ascii-crash"
@@ -106,6 +111,10 @@ var descriptions = map[Fault]string{
 	RateLimitWithoutRetryAfter:   "429 answers (the rate_limited scenario) do not say when to retry: no Retry-After",
 	ResendNewWebhookID:           "an event resent through the event log carries a new webhook-id (and body id), so receivers cannot tell it from a new event",
 	LimitAsValidationError:       "a webhook-endpoint create past the merchant's cap is refused with 400 validation_failed instead of 409 limit_reached",
+	AttemptsNewestFirst:          "an event's delivery attempts are listed newest first instead of oldest first",
+	EventsOldestFirst:            "each page of the event log lists its events oldest first instead of newest first (which events a page holds, and its cursor, stay as they were)",
+	CursorRepeatsLastEvent:       "an event-log page's next_cursor continues at the page's last event instead of after it, so the next page starts with that event again",
+	EndpointsNewestFirst:         "webhook endpoints are listed newest first instead of oldest first",
 
 	NonASCIICrash:                "a valid payment initialization or payout whose narration holds a character outside ASCII (an accented letter, Arabic, an emoji) answers 500 and creates nothing; an invalid one still gets its 400",
 	LargeAmountRefused:           "a valid payout above 1,000,000 is refused with 400 (code 1000) naming /amount, although PayoutAmount allows up to 2^53-1",
@@ -182,6 +191,10 @@ var builders = map[Fault]func() sandbox.Option{
 	FinalStateChanges:          middleware(finalStateChanges),
 	WeakSecretAccepted:         middleware(weakSecretAccepted),
 	LimitAsValidationError:     middleware(limitAsValidationError),
+	AttemptsNewestFirst:        middleware(reversedList(api.OpListEventAttempts(), false)),
+	EventsOldestFirst:          middleware(reversedList(api.OpListEvents(), true)),
+	CursorRepeatsLastEvent:     middleware(cursorRepeatsLastEvent),
+	EndpointsNewestFirst:       middleware(reversedList(api.OpListWebhookEndpoints(), false)),
 	NonASCIICrash:              middleware(onCreate(nonASCIICrash)),
 	LargeAmountRefused:         middleware(onCreate(largeAmountRefused)),
 	LongTextTruncated:          middleware(onCreate(longTextTruncated)),

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -289,6 +290,62 @@ var breaks = map[faults.Fault]func(t *testing.T, f *faulty){
 		r := f.do(http.MethodPost, api.OpRotateWebhookEndpointSecret().URL(ep["id"].(string)), map[string]any{"secret": "not-a-secret"})
 		assert.Equal(t, http.StatusOK, r.status, "%s", r.body)
 	},
+	faults.AttemptsNewestFirst: func(t *testing.T, f *faulty) {
+		f.rc.respond = func(nth int) int {
+			return map[bool]int{true: http.StatusInternalServerError, false: http.StatusOK}[nth == 1]
+		}
+		first := f.rc.waitFor(2, f.createPayout(f.payoutWithHook()))[0]
+		f.idle()
+		r := f.do(http.MethodGet, api.OpListEventAttempts().URL(first.header.Get(webhook.HeaderID)), nil)
+		attempts := listOf(t, r)
+		require.Len(t, attempts, 2)
+		assert.Equal(t, []any{true, false}, []any{attempts[0]["delivered"], attempts[1]["delivered"]}, "the retry, delivered, is listed before the attempt that failed")
+		assert.Equal(t, []any{2.0, 1.0}, []any{attempts[0]["number"], attempts[1]["number"]})
+		assert.Empty(t, r.violations, "the list is still valid")
+	},
+	faults.EventsOldestFirst: func(t *testing.T, f *faulty) {
+		ref := f.startPayment()
+		f.do(http.MethodPost, api.OpCompletePayment().URL(ref), nil)
+		f.idle()
+		r := f.do(http.MethodGet, api.OpListEvents().URL()+"?object_id="+ref, nil)
+		items := itemsOf(t, r)
+		require.Len(t, items, 2)
+		assert.Equal(t, []any{string(api.EventTypePaymentProcessing), string(api.EventTypePaymentSuccess)}, []any{items[0]["type"], items[1]["type"]},
+			"the payment's first event is listed first")
+		assert.Empty(t, r.violations, "the page is still valid")
+	},
+	faults.CursorRepeatsLastEvent: func(t *testing.T, f *faulty) {
+		for range 2 {
+			ref := f.startPayment()
+			f.do(http.MethodPost, api.OpCompletePayment().URL(ref), nil)
+		}
+		f.idle()
+		first := f.do(http.MethodGet, api.OpListEvents().URL()+"?limit=2", nil)
+		page := itemsOf(t, first)
+		require.Len(t, page, 2)
+		cursor, _ := first.data(t)["next_cursor"].(string)
+		require.NotEmpty(t, cursor)
+		next := itemsOf(t, f.do(http.MethodGet, api.OpListEvents().URL()+"?limit=2&cursor="+cursor, nil))
+		require.NotEmpty(t, next)
+		assert.Equal(t, page[1]["id"], next[0]["id"], "the next page starts with the last event of the one before")
+		single := f.do(http.MethodGet, api.OpListEvents().URL()+"?limit=1&cursor="+cursor, nil)
+		again, _ := single.data(t)["next_cursor"].(string)
+		assert.Equal(t, cursor, again, "a page of one event continues where it started: at itself")
+	},
+	faults.EndpointsNewestFirst: func(t *testing.T, f *faulty) {
+		var made []any
+		for i := range 3 {
+			ep := f.createEndpoint(map[string]any{"url": f.rc.url("/e" + strconv.Itoa(i)), "events": []string{string(api.EventTypePayoutSuccess)}, "enabled": false})
+			made = append(made, ep["id"])
+		}
+		r := f.do(http.MethodGet, api.OpListWebhookEndpoints().URL(), nil)
+		var listed []any
+		for _, ep := range listOf(t, r) {
+			listed = append(listed, ep["id"])
+		}
+		assert.Equal(t, []any{made[2], made[1], made[0]}, listed, "the newest endpoint first")
+		assert.Empty(t, r.violations, "the list is still valid")
+	},
 	faults.NonASCIICrash:                breaksNonASCII,
 	faults.LargeAmountRefused:           breaksLargeAmount,
 	faults.LongTextTruncated:            breaksLongText,
@@ -310,6 +367,28 @@ var breaks = map[faults.Fault]func(t *testing.T, f *faulty){
 		require.NoError(t, json.Unmarshal(r.body, &env))
 		assert.Equal(t, api.CodeValidationFailed, env.Code)
 	},
+}
+
+// listOf is a reply's data array.
+func listOf(t *testing.T, r reply) []map[string]any {
+	t.Helper()
+	var env struct {
+		Data []map[string]any `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(r.body, &env), "%s", r.body)
+	return env.Data
+}
+
+// itemsOf is the events of a reply's event page.
+func itemsOf(t *testing.T, r reply) []map[string]any {
+	t.Helper()
+	var env struct {
+		Data struct {
+			Items []map[string]any `json:"items"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(r.body, &env), "%s", r.body)
+	return env.Data.Items
 }
 
 func TestEveryFaultBreaksItsRule(t *testing.T) {
