@@ -270,13 +270,15 @@ func failedIDs(sum *report.Summary) []string {
 
 // Cancelling the run's context (Ctrl-C) interrupts the checks in flight, which are not failures; a
 // failure recorded before the cancellation stands; checks not yet started do not run; reporters
-// still finish; the exit status is 130.
+// still finish; the exit status is 130. The waiting check gives its slot to the next check while it
+// waits (x.holds), which then keeps it, with the two others, until the end: the last check cannot
+// start.
 func TestCancelledRunReportsInterruptedChecks(t *testing.T) {
 	cfg := embeddedConfig(t)
 	cfg.Concurrency = 3
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	started := make(chan struct{}, 3)
+	started := make(chan struct{}, 4)
 	running := func() { started <- struct{}{} }
 	checks := []*contracttests.Check{
 		{ID: "a.waits", Run: func(t *contracttests.T) {
@@ -295,10 +297,15 @@ func TestCancelledRunReportsInterruptedChecks(t *testing.T) {
 			<-t.Context().Done()
 			t.Errorf("what fails after the interruption does not count")
 		}},
-		{ID: "d.never-starts", Run: func(t *contracttests.T) { t.Errorf("must not run") }},
+		{ID: "x.holds", Run: func(t *contracttests.T) {
+			running()
+			<-t.Context().Done()
+			t.Errorf("what fails after the interruption does not count")
+		}},
+		{ID: "y.never-starts", Run: func(t *contracttests.T) { t.Errorf("must not run") }},
 	}
 	go func() {
-		for range 3 {
+		for range 4 {
 			<-started
 		}
 		cancel(errors.New("interrupt signal received"))
@@ -321,9 +328,10 @@ func TestCancelledRunReportsInterruptedChecks(t *testing.T) {
 	assert.Empty(t, got["b.requests"].Failures)
 	require.Equal(t, report.Failed, got["c.failed-before"].Outcome)
 	assert.Len(t, got["c.failed-before"].Failures, 1)
-	assert.NotContains(t, got, "d.never-starts")
+	assert.Equal(t, report.Interrupted, got["x.holds"].Outcome)
+	assert.NotContains(t, got, "y.never-starts")
 	assert.Equal(t, 1, sum.NotRun)
-	assert.Equal(t, 2, sum.Interrupted)
+	assert.Equal(t, 3, sum.Interrupted)
 	assert.Equal(t, 1, sum.Failed)
 	assert.True(t, strings.HasPrefix(sum.Aborted, "run interrupted: interrupt signal received"), sum.Aborted)
 }

@@ -238,6 +238,10 @@ func runAll(ctx context.Context, opts Options, checks []Check, concurrency int, 
 		if !slots.acquire(ctx, false) {
 			break
 		}
+		if ctx.Err() != nil { // a slot handed over as the run stopped: start nothing more
+			slots.release()
+			break
+		}
 		wg.Go(func() {
 			rec := &Recorder{run: ctx, held: true}
 			if yield {
