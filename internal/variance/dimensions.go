@@ -231,7 +231,7 @@ func Dimensions() []Dimension {
 				{"#/components/headers/RateLimitLimit/description", "must not rely on their presence"},
 			}},
 		{Name: DimSlowSettlement,
-			Varies: "whether payments and payouts settle in tens of seconds, as on a staging service: one seed in six draws each delay from 10 s to 14 s, and each object settles up to 1 s to 4 s later than that (the settlement-delays above give way)",
+			Varies: "whether payments and payouts settle in tens of seconds, as on a staging service: one seed in six draws each delay from 10 s to 11 s, and each object settles up to 0.5 s to 1.5 s later than that (the settlement-delays above give way)",
 			Allowed: []Citation{
 				{"#/components/schemas/PaymentStatus/description", "`processing`: push prompt sent, waiting for the customer and the network."},
 				{"#/paths/~1v1~1payment~1payouts~1process/post/description", "Creates a payout in status `processing`; it ends in `success` or `failed`"},

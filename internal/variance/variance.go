@@ -286,15 +286,15 @@ const (
 	maxDelay      = 2 * time.Second
 	minFirstRetry = 20 * time.Millisecond
 	maxFirstRetry = 400 * time.Millisecond
-	// A slow variant (one seed in six) settles in tens of seconds: each delay from 10 s to 14 s, plus
-	// a spread of 1 s to 4 s from object to object. Against it the suite needs a --wait of three times
+	// A slow variant (one seed in six) settles in tens of seconds: each delay from 10 s to 11 s, plus
+	// a spread of 0.5 s to 1.5 s from object to object. Against it the suite needs a --wait of three times
 	// its slowest settlement, as against any target. The range is kept near its floor because the
 	// variance test lasts as long as its slowest variant's run, some five of its settlements, inside
 	// make test's time budget; make bench-conform-pace measures settlements of up to a minute.
 	minSlowDelay  = 10 * time.Second
-	maxSlowDelay  = 14 * time.Second
-	minSlowSpread = 1 * time.Second
-	maxSlowSpread = 4 * time.Second
+	maxSlowDelay  = 11 * time.Second
+	minSlowSpread = 500 * time.Millisecond
+	maxSlowSpread = 1500 * time.Millisecond
 	// A distant variant (one seed in four) adds a round trip between 50 ms and 300 ms to every answer
 	// and delivery.
 	minLatency = 50 * time.Millisecond
