@@ -31,7 +31,7 @@ var (
 	engineErr  error
 )
 
-// currentEngine reads the first line of `<engine> version`: "Terraform v1.14.9" or "OpenTofu v1.12.6".
+// currentEngine reads the first line of `<engine> version`: "Terraform v1.16.4" or "OpenTofu v1.12.6".
 func currentEngine() (engine, error) {
 	engineOnce.Do(func() {
 		out, err := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), "version").Output()
@@ -61,6 +61,11 @@ var (
 	featureIdentity = feature{what: "resource identity (import blocks with identity)", terraform: "1.12.0", openTofu: "1.12.0"}
 	featureQuery    = feature{what: "list resources (terraform query)", terraform: "1.14.0"}
 	featureActions  = feature{what: "actions", terraform: "1.14.0"}
+	// featureActionFailure is what Terraform 1.16 added to actions: on_failure in action_trigger
+	// blocks, and -invoke together with -target.
+	featureActionFailure = feature{what: "action_trigger on_failure and -invoke with -target", terraform: "1.16.0"}
+	// featureEphemeral is an ephemeral resource's value in a write-only argument.
+	featureEphemeral = feature{what: "ephemeral resources into write-only arguments", terraform: "1.11.0", openTofu: "1.11.0"}
 )
 
 // needs skips the test, naming the engine and its version, when the engine lacks f; without TF_ACC it
@@ -98,16 +103,20 @@ func (e engine) lacks(f feature) string {
 func TestEngineLacks(t *testing.T) {
 	tofu := engine{"OpenTofu", version.Must(version.NewVersion("1.12.6"))}
 	old := engine{"Terraform", version.Must(version.NewVersion("1.11.4"))}
-	newest := engine{"Terraform", version.Must(version.NewVersion("1.14.9"))}
+	newest := engine{"Terraform", version.Must(version.NewVersion("1.16.4"))}
+	before := engine{"Terraform", version.Must(version.NewVersion("1.14.9"))}
+	if got := before.lacks(featureActionFailure); got != "Terraform 1.16.0 or later is needed for action_trigger on_failure and -invoke with -target" {
+		t.Errorf("Terraform 1.14.9: %q", got)
+	}
 	if got := tofu.lacks(featureQuery); got != "OpenTofu has no list resources (terraform query) (Terraform has them from 1.14.0)" {
 		t.Errorf("OpenTofu: %q", got)
 	}
 	if got := old.lacks(featureIdentity); got != "Terraform 1.12.0 or later is needed for resource identity (import blocks with identity)" {
 		t.Errorf("old Terraform: %q", got)
 	}
-	for _, f := range []feature{featureIdentity, featureQuery, featureActions} {
+	for _, f := range []feature{featureIdentity, featureQuery, featureActions, featureActionFailure, featureEphemeral} {
 		if got := newest.lacks(f); got != "" {
-			t.Errorf("Terraform 1.14.9 lacks %s: %q", f.what, got)
+			t.Errorf("Terraform 1.16.4 lacks %s: %q", f.what, got)
 		}
 	}
 	if got := (engine{"OpenTofu", tofu.version}).lacks(feature{what: "x", terraform: "1.11.0", openTofu: "1.11.0"}); got != "" {

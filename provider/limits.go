@@ -19,6 +19,7 @@ const (
 	merchantReferenceMaxLen = 64     // MerchantReference (minLength 1)
 	gracePeriodMaxSeconds   = 604800 // RotateSecretRequest.grace_period_seconds (minimum 0)
 	gracePeriodDefault      = 86400  // its default, what the service applies when the provider sends none
+	eventTypeMaxLength      = 64     // AnyEventType
 )
 
 var (
@@ -30,6 +31,8 @@ var (
 	countryCodePattern   = regexp.MustCompile(`^[A-Z]{2}$`)         // CountryCode
 	// merchantReferencePattern is MerchantReference's: the merchant's own reference of a payout.
 	merchantReferencePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]*$`)
+	// eventTypePattern is AnyEventType's: an event type this version declares or one added later.
+	eventTypePattern = regexp.MustCompile(`^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$`)
 	// singleLinePattern rejects line breaks, which cannot travel in a header (the idempotency key).
 	singleLinePattern = regexp.MustCompile(`^[^\r\n]+$`)
 	// httpURLPattern is what base_url must look like: an absolute http or https URL without a query.

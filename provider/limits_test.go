@@ -50,6 +50,7 @@ func TestValidationConstantsMatchTheSpec(t *testing.T) {
 	checkString("WebhookURL", component("WebhookURL"), webhookURLPattern, webhookURLMinLength, webhookURLMaxLength)
 	checkString("PhoneNumber", component("PhoneNumber"), phoneNumberPattern, 0, 0)
 	checkString("CountryCode", component("CountryCode"), countryCodePattern, 0, 0)
+	checkString("AnyEventType", component("AnyEventType"), eventTypePattern, 0, eventTypeMaxLength)
 	checkString("Narration", component("Narration"), nil, 1, narrationMaxLength)
 	checkString("BankPayoutRequest.account_number", property("BankPayoutRequest", "account_number"),
 		accountNumberPattern, accountNumberMinLength, accountNumberMaxLength)

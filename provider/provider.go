@@ -1,6 +1,6 @@
 // Package provider is the Terraform provider `malipo`: webhook endpoints and payouts of the Malipo v1
 // Collections & Payouts API as resources, and its reference data, webhook endpoints and status checks
-// as data sources.
+// as data sources; a webhook signing secret that is never stored as an ephemeral resource.
 // It talks to the API only through openapi/client.
 package provider
 
@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -45,9 +46,10 @@ const (
 
 // Ensure MalipoProvider satisfies the framework's provider interfaces.
 var (
-	_ provider.Provider                  = &MalipoProvider{}
-	_ provider.ProviderWithListResources = &MalipoProvider{}
-	_ provider.ProviderWithActions       = &MalipoProvider{}
+	_ provider.Provider                       = &MalipoProvider{}
+	_ provider.ProviderWithListResources      = &MalipoProvider{}
+	_ provider.ProviderWithActions            = &MalipoProvider{}
+	_ provider.ProviderWithEphemeralResources = &MalipoProvider{}
 )
 
 // MalipoProvider is the `malipo` provider. It builds one API client in Configure and hands it to every
@@ -293,6 +295,13 @@ func (p *MalipoProvider) Actions(_ context.Context) []func() action.Action {
 	return []func() action.Action{
 		NewRotateSecretAction,
 		NewResendEventAction,
+	}
+}
+
+// EphemeralResources lists the provider's ephemeral resource types (Terraform 1.10 or later).
+func (p *MalipoProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
+	return []func() ephemeral.EphemeralResource{
+		NewWebhookSecretEphemeralResource,
 	}
 }
 

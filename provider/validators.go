@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // The validators of each kind of value, shared by resources and data sources. They check the limits and
@@ -24,6 +27,50 @@ func webhookURLValidators() []validator.String {
 	return []validator.String{
 		stringvalidator.LengthBetween(webhookURLMinLength, webhookURLMaxLength),
 		stringvalidator.RegexMatches(webhookURLPattern, "must be an absolute http or https URL of RFC 3986 characters only (percent-encode spaces and non-ASCII)"),
+	}
+}
+
+// eventTypesValidators check a set of event types as the document's open AnyEventType has them: each
+// well formed (an error otherwise), and one this provider does not know is a warning, not an error,
+// since the document lets the service add event types without a new version.
+func eventTypesValidators() []validator.Set {
+	return []validator.Set{
+		setvalidator.SizeAtLeast(1),
+		setvalidator.ValueStringsAre(
+			stringvalidator.LengthAtMost(eventTypeMaxLength),
+			stringvalidator.RegexMatches(eventTypePattern, "must be an event type: <object>.<status> in lower case, e.g. payout.success"),
+		),
+		knownEventTypes{known: eventTypeValues()},
+	}
+}
+
+// knownEventTypes warns of each event type in a set that is not one of known, naming them: the service
+// may have added it (an endpoint subscribed to it elsewhere is read, imported and planned with it; the
+// API client, built from this version of the document, sends only the types it declares), or it is a
+// typing mistake.
+type knownEventTypes struct{ known []string }
+
+func (v knownEventTypes) Description(context.Context) string {
+	return "warns of an event type this provider does not know: " + strings.Join(v.known, ", ")
+}
+
+func (v knownEventTypes) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v knownEventTypes) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	for _, el := range req.ConfigValue.Elements() {
+		s, ok := el.(types.String)
+		if !ok || s.IsNull() || s.IsUnknown() || slices.Contains(v.known, s.ValueString()) {
+			continue
+		}
+		resp.Diagnostics.AddAttributeWarning(req.Path.AtSetValue(el), "Unknown Event Type",
+			fmt.Sprintf("This provider does not know the event type %q; it knows %s. The API adds event types "+
+				"without a new version, so an endpoint another tool subscribed to %q is read, imported and planned "+
+				"with it, but this version of the provider cannot send it: a create, or a change of events, is "+
+				"refused before it is sent. Upgrade the provider to subscribe to it, or, if you meant one of the "+
+				"types above, correct it.", s.ValueString(), strings.Join(v.known, ", "), s.ValueString()))
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -114,13 +113,11 @@ func (r *WebhookEndpointResource) Schema(_ context.Context, _ resource.SchemaReq
 				Validators:          webhookURLValidators(),
 			},
 			"events": schema.SetAttribute{
-				MarkdownDescription: "The event types delivered to `url`, at least one of " + quotedList(eventTypeValues()) + ".",
-				Required:            true,
-				ElementType:         types.StringType,
-				Validators: []validator.Set{
-					setvalidator.SizeAtLeast(1),
-					setvalidator.ValueStringsAre(stringvalidator.OneOf(eventTypeValues()...)),
-				},
+				MarkdownDescription: "The event types delivered to `url`, at least one: " + quotedList(eventTypeValues()) + ", " +
+					"or a type the API added later, which this provider does not know: a warning says so and it is sent as it is.",
+				Required:    true,
+				ElementType: types.StringType,
+				Validators:  eventTypesValidators(),
 			},
 			"description": schema.StringAttribute{
 				MarkdownDescription: fmt.Sprintf("A note for people reading the configuration, at most %d characters. "+

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -269,9 +270,12 @@ func verifies(t *testing.T, d delivery, secret string) error {
 
 // planFileCheck searches the saved plan that the apply is about to use, and its JSON rendering.
 type planFileCheck struct {
-	t        *testing.T
-	root     string
-	secrets  []string
+	t       *testing.T
+	root    string
+	secrets []string
+	// made, when set, are more secrets to search for, known only once the plan is made (an ephemeral
+	// resource's, opened during the plan).
+	made     func() []string
 	mustHave func() map[string]string // what the plan file must contain, by what it is
 }
 
@@ -285,7 +289,11 @@ func (c planFileCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanReque
 	rendered, err := json.Marshal(req.Plan)
 	require.NoError(t, err)
 	plans["terraform show -json tfplan"] = rendered
-	for _, secret := range c.secrets {
+	secrets := c.secrets
+	if c.made != nil {
+		secrets = append(slices.Clone(secrets), c.made()...)
+	}
+	for _, secret := range secrets {
 		for name, data := range plans {
 			if form, found := findSecret(t, data, secret); found {
 				resp.Error = fmt.Errorf("the saved plan %s contains %s", name, form)

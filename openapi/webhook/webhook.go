@@ -203,8 +203,16 @@ func ParseEndpointSecret(s string) (Secret, error) {
 // NewSecret generates a fresh endpoint secret: 32 random bytes from
 // crypto/rand, encoded as "whsec_<base64>". The server uses it when a webhook
 // endpoint is created or its secret is rotated.
-func NewSecret() (Secret, error) {
-	key := make([]byte, 32)
+func NewSecret() (Secret, error) { return NewSecretOfSize(32) }
+
+// NewSecretOfSize generates an endpoint secret of n random bytes from crypto/rand, encoded as
+// "whsec_<base64>": what ParseEndpointSecret accepts when n is MinSecretBytes to MaxSecretBytes, which
+// it must be.
+func NewSecretOfSize(n int) (Secret, error) {
+	if n < MinSecretBytes || n > MaxSecretBytes {
+		return Secret{}, fmt.Errorf("webhook: a secret of %d bytes was asked for; an endpoint secret holds %d to %d", n, MinSecretBytes, MaxSecretBytes)
+	}
+	key := make([]byte, n)
 	if _, err := rand.Read(key); err != nil {
 		return Secret{}, fmt.Errorf("webhook: generating secret: %w", err)
 	}
