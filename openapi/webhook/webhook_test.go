@@ -562,3 +562,23 @@ func TestMerchantSigningSecret(t *testing.T) {
 	SetHeaders(h, "evt_1", time.Now(), []byte(`{}`), raw)
 	assert.NoError(t, Verifier{Secrets: []Secret{whsec}}.Verify(h, []byte(`{}`)))
 }
+
+// NewSecretOfSize makes, for every size an endpoint secret may have, a secret ParseEndpointSecret takes
+// and that decodes to that many bytes, different each time; other sizes are refused.
+func TestNewSecretOfSize(t *testing.T) {
+	for n := MinSecretBytes; n <= MaxSecretBytes; n++ {
+		s, err := NewSecretOfSize(n)
+		require.NoError(t, err)
+		parsed, err := ParseEndpointSecret(s.Reveal())
+		require.NoError(t, err, "size %d", n)
+		v, _ := parsed.value()
+		assert.Len(t, v.key, n)
+		other, err := NewSecretOfSize(n)
+		require.NoError(t, err)
+		assert.NotEqual(t, s.Reveal(), other.Reveal())
+	}
+	for _, n := range []int{0, MinSecretBytes - 1, MaxSecretBytes + 1} {
+		_, err := NewSecretOfSize(n)
+		assert.Error(t, err, "size %d", n)
+	}
+}
