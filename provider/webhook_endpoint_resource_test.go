@@ -214,8 +214,10 @@ func TestAccWebhookEndpointResource_invalidInput(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             sb.checkEndpointsDestroyed,
 		Steps: []resource.TestStep{
+			// A type the provider does not know is a warning (TestEventTypesAreOpen); one that is not
+			// an event type at all is an error.
 			step(`url = "https://merchant.example.org/h"
-			      events = ["payout.sent"]`, `(?s)Attribute events\[Value\("payout.sent"\)\].*must be one of`),
+			      events = ["Payout Sent"]`, `(?s)Attribute events\[Value\("Payout Sent"\)\].*must be an event type`),
 			step(`url = "https://merchant.example.org/h"
 			      events = []`, `(?s)Attribute events set must contain at least 1`),
 			step(`url = "merchant.example.org/h"
