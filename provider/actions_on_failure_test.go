@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -121,5 +120,5 @@ resource "terraform_data" %[1]q {
 	require.NoError(t, rb.expectRotation(0, nil)(nil), "creating the resources triggers nothing (after_update only)")
 	out := r.run(t, dir, "apply", "-auto-approve", "-invoke=action.malipo_webhook_endpoint_rotate_secret.now", "-target=terraform_data.a")
 	require.NoError(t, rb.expectRotation(1, nil)(nil), "one invocation, for the targeted resource:\n%s", out)
-	assert.False(t, strings.Contains(out, os.Getenv("MALIPO_TEST_ROTATE_SECRET")), "the secret is in no output")
+	assert.NotContains(t, out, os.Getenv("MALIPO_TEST_ROTATE_SECRET"), "the secret is in no output")
 }
