@@ -39,7 +39,7 @@ type newerService struct {
 
 func (n *newerService) middleware(_ *sandbox.Server, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		endpoints := strings.HasPrefix(r.URL.Path, "/v1/webhooks")
+		endpoints := strings.HasPrefix(r.URL.Path, api.OpListWebhookEndpoints().Path)
 		asked := false // the request subscribes the endpoint to addedEventType
 		named := false // the request says which types the endpoint gets
 		if endpoints && r.Body != nil && (r.Method == http.MethodPost || r.Method == http.MethodPatch) {
