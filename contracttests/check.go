@@ -186,19 +186,19 @@ func (t *T) eventually(what string, cond func() (done bool, state string)) time.
 // (--wait), and the last state seen, so that a check can tell "not yet observable" from "missing".
 // cond runs with the check's slot, the pauses between polls without it.
 func (t *T) poll(what string, cond func() (done bool, state string)) (took time.Duration, ok bool, state string) {
-	return t.pollEvery(what, cond, t.idle)
+	return t.pollEvery(what, cond, t.idleSleep)
 }
 
 // watch is poll for a cond that only reads what the suite's receiver has seen: it sends nothing, so
 // the whole wait is idle.
 func (t *T) watch(what string, cond func() (done bool, state string)) (took time.Duration, ok bool, state string) {
-	t.idle(func() { took, ok, state = t.pollEvery(what, cond, func(pause func()) { pause() }) })
+	t.idle(func() { took, ok, state = t.pollEvery(what, cond, t.sleep) })
 	return took, ok, state
 }
 
-// pollEvery polls cond, pausing between polls through pause, at intervals that start at 10 ms and
+// pollEvery polls cond, sleeping between polls through sleep, at intervals that start at 10 ms and
 // grow with the time waited (pollInterval).
-func (t *T) pollEvery(what string, cond func() (done bool, state string), pause func(func())) (took time.Duration, ok bool, state string) {
+func (t *T) pollEvery(what string, cond func() (done bool, state string), sleep func(time.Duration) bool) (took time.Duration, ok bool, state string) {
 	start := time.Now()
 	deadline := start.Add(t.suite.cfg.EventuallyTimeout)
 	interval := 10 * time.Millisecond
@@ -210,15 +210,7 @@ func (t *T) pollEvery(what string, cond func() (done bool, state string), pause 
 		if time.Now().After(deadline) {
 			return time.Since(start), false, state
 		}
-		cancelled := false
-		pause(func() {
-			select {
-			case <-t.ctx.Done():
-				cancelled = true
-			case <-time.After(interval):
-			}
-		})
-		if cancelled {
+		if !sleep(interval) {
 			t.Fatalf("cancelled while waiting for %s (%v); last seen: %s", what, context.Cause(t.ctx), state)
 		}
 		interval = pollInterval(interval, time.Since(start))
@@ -239,6 +231,24 @@ func pollInterval(prev, waited time.Duration) time.Duration {
 	return min(2*prev, max(pollSteady, waited/pollShare))
 }
 
+// sleep waits d, or until the check's context ends; it reports whether the wait was whole.
+func (t *T) sleep(d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-t.ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
+}
+
+// idleSleep is sleep without the check's concurrency slot (idle).
+func (t *T) idleSleep(d time.Duration) (whole bool) {
+	t.idle(func() { whole = t.sleep(d) })
+	return whole
+}
+
 // idle runs wait, which sends nothing, without the check's concurrency slot (runner.Recorder.Idle); a
 // T made outside a run (the package's own tests) has no slot and just waits.
 func (t *T) idle(wait func()) {
@@ -255,17 +265,7 @@ func (t *T) idle(wait func()) {
 // own time-out ended it, as interrupted when the run stopped.
 func (t *T) Settle() {
 	window := t.suite.settleWindow()
-	timer := time.NewTimer(window)
-	defer timer.Stop()
-	cut := false
-	t.idle(func() {
-		select {
-		case <-t.ctx.Done():
-			cut = true
-		case <-timer.C:
-		}
-	})
-	if cut {
+	if !t.idleSleep(window) {
 		t.Fatalf("a %s settle window was cut short: %v", window, context.Cause(t.ctx))
 	}
 }

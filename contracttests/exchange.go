@@ -193,17 +193,7 @@ func (t *T) send(r *request) *Exchange {
 		if !ok {
 			return ex
 		}
-		cancelled := false
-		t.idle(func() {
-			timer := time.NewTimer(wait)
-			defer timer.Stop()
-			select {
-			case <-t.ctx.Done():
-				cancelled = true
-			case <-timer.C:
-			}
-		})
-		if cancelled {
+		if !t.idleSleep(wait) {
 			return ex
 		}
 	}
