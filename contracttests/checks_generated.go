@@ -238,16 +238,35 @@ func (g *genTarget) fill(t *T, d genDesign, index int) *genCase {
 // that a run does not find the references of an earlier one taken; a reference too short to hold
 // them keeps its generated value (and a target that has seen it answers the documented conflict).
 func uniqueTail(f *genField, v string) string {
-	const tail = 10
 	runes := []rune(v)
-	if len(runes) < tail+2 {
+	if len(runes) < uniqueTailLen+2 {
 		return v
 	}
-	unique := string(runes[:len(runes)-tail]) + NewID("")[:tail]
+	unique := string(runes[:len(runes)-uniqueTailLen]) + NewID("")[:uniqueTailLen]
 	if f.pattern != nil && !f.pattern.match.MatchString(unique) {
 		return v
 	}
 	return unique
+}
+
+// uniqueTailLen is how many characters of a merchant reference uniqueTail makes the run's own.
+const uniqueTailLen = 10
+
+// roomForUniqueTail lengthens a merchant reference too short for uniqueTail, where its pattern and
+// maxLength allow. An invalid body's reference is not what the body tests, and must be the run's own:
+// a target that wrongly keeps the body keeps an object no valid request can make, under a reference
+// another check may draw and look up (the parameters checks draw the shortest ones).
+func (f *genField) roomForUniqueTail(v genValue) genValue {
+	s, ok := v.v.(string)
+	short := uniqueTailLen + 2 - len([]rune(s))
+	if !ok || short <= 0 {
+		return v
+	}
+	padded := s + strings.Repeat("0", short)
+	if _, hi := f.lengthBounds(); (hi >= 0 && len([]rune(padded)) > hi) || (f.pattern != nil && !f.pattern.match.MatchString(padded)) {
+		return v
+	}
+	return genValue{v: padded, label: v.label + ", lengthened to take the run's unique tail"}
 }
 
 // pathFor returns the operation's path for c: a payment of its own (whose events go to a receiver
@@ -622,6 +641,11 @@ func (g *genTarget) invalidDesigns(r *rand.Rand, n int) []genDesign {
 	for i := range out {
 		d := g.design(r, i)
 		w := ways[i%len(ways)]
+		for _, f := range g.fields {
+			if f.role == roleUnique && f.name != w.field {
+				d.values[f.name] = f.roomForUniqueTail(d.values[f.name])
+			}
+		}
 		d.values[w.field] = w.inv.genValue
 		d.broken, d.keyword = w.field, w.inv.keyword
 		out[i] = d

@@ -108,7 +108,9 @@ func TestGeneratedBodiesAreValidAndReproducible(t *testing.T) {
 }
 
 // Every body an `.invalid` check sends breaks the document at the property it says it breaks, and the
-// document's own validator names that property.
+// document's own validator names that property. Its merchant reference, unless that is what it breaks,
+// is long enough to be made the run's own (uniqueTail): a target that wrongly keeps the body must not
+// keep it under a reference another check looks up.
 func TestGeneratedInvalidBodiesBreakTheirProperty(t *testing.T) {
 	spec, targets := genTargets(t)
 	for _, g := range targets {
@@ -123,6 +125,12 @@ func TestGeneratedInvalidBodiesBreakTheirProperty(t *testing.T) {
 				}
 				assert.True(t, named, "%s %s: invalid body %d of seed %d (%s: %s) must break /%s; the validator says %v\n%s",
 					g.bt.op.ID, g.bt.branch, i, seed, d.broken, d.values[d.broken].label, d.broken, vs, show(body))
+				for _, f := range g.fields {
+					if ref, ok := body[f.name].(string); ok && f.role == roleUnique && f.name != d.broken {
+						assert.NotEqual(t, ref, uniqueTail(f, ref), "%s %s: invalid body %d of seed %d: its reference %q cannot be made the run's own",
+							g.bt.op.ID, g.bt.branch, i, seed, ref)
+					}
+				}
 			}
 		}
 	}
