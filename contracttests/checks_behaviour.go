@@ -43,7 +43,8 @@ func examplePayment(t *T) map[string]any { return t.ExampleBody(api.OpInitialize
 // response, marked as a replay, and must not create a second object.
 func replayCheck(op api.Operation, status int, body func(t *T) map[string]any, idPointer string) *Check {
 	return &Check{ID: "idempotency." + op.ID + ".replay", Category: CategoryIdempotency, Covers: []string{op.ID},
-		Doc: op.ID + ": the same Idempotency-Key and body replays the first response with Idempotent-Replayed: true",
+		Rule: Rule{Pointer: infoDescription, Quote: replayQuote},
+		Doc:  op.ID + ": the same Idempotency-Key and body replays the first response with Idempotent-Replayed: true",
 		Run: func(t *T) {
 			key, b := NewID("conform-key-"), body(t)
 			first := t.Do(op.Method, op.URL(), b, WithIdempotencyKey(key))
@@ -66,7 +67,8 @@ func replayCheck(op api.Operation, status int, body func(t *T) map[string]any, i
 // is a client bug the service must refuse rather than replay the first answer to a different request.
 func conflictCheck(op api.Operation, body func(t *T) map[string]any) *Check {
 	return &Check{ID: "idempotency." + op.ID + ".conflict", Category: CategoryIdempotency, Covers: []string{op.ID},
-		Doc: fmt.Sprintf("%s: the same Idempotency-Key with another body is rejected with %d (code %d)", op.ID, api.CodeIdempotencyKeyReused.HTTPStatus(), api.CodeIdempotencyKeyReused),
+		Rule: Rule{Pointer: infoDescription, Quote: "The same key with a different body is rejected with `409` (code 4000)."},
+		Doc:  fmt.Sprintf("%s: the same Idempotency-Key with another body is rejected with %d (code %d)", op.ID, api.CodeIdempotencyKeyReused.HTTPStatus(), api.CodeIdempotencyKeyReused),
 		Run: func(t *T) {
 			key, b := NewID("conform-key-"), body(t)
 			first := t.Do(op.Method, op.URL(), b, WithIdempotencyKey(key))
@@ -87,7 +89,8 @@ func conflictCheck(op api.Operation, body func(t *T) map[string]any) *Check {
 // request are the case keys exist for, and the one where a check-then-insert implementation pays twice.
 func concurrentPayoutCheck() *Check {
 	return &Check{ID: "idempotency.processPayout.concurrent", Category: CategoryIdempotency, Covers: []string{"processPayout"},
-		Doc: "10 concurrent payouts with one Idempotency-Key create one payout: every success names the same payout_id",
+		Rule: Rule{Pointer: opProcessPayout + "/description", Quote: "Send an `Idempotency-Key` so that a retry never pays twice."},
+		Doc:  "10 concurrent payouts with one Idempotency-Key create one payout: every success names the same payout_id",
 		Run: func(t *T) {
 			ids := sendConcurrently(t, 10, NewID("conform-key-"), creditedPayout(t))
 			if len(ids) == 0 {
@@ -150,7 +153,8 @@ func sendConcurrently(t *T, n int, key string, body map[string]any) []string {
 // payment is processing), so only the key tells a retry from a second attempt.
 func completeReplayCheck() *Check {
 	return &Check{ID: "idempotency.completePayment.replay", Category: CategoryIdempotency, Covers: []string{"completePayment"},
-		Doc: "completePayment replayed with its Idempotency-Key returns the first 202 instead of 422",
+		Rule: Rule{Pointer: infoDescription, Quote: replayQuote},
+		Doc:  "completePayment replayed with its Idempotency-Key returns the first 202 instead of 422",
 		Run: func(t *T) {
 			_, hook := t.Hook()
 			ref := t.InitPayment(t.Inputs().ApprovingPhone(), hook, nil).Str("/data/paymentReference")
@@ -168,7 +172,8 @@ func completeReplayCheck() *Check {
 // reference is what stops a second payout, and the error must say which payout holds it.
 func payoutDuplicateReferenceCheck() *Check {
 	return &Check{ID: "idempotency.reference.payout-duplicate", Category: CategoryIdempotency, Covers: []string{"processPayout"},
-		Doc: errorDoc("a second payout with a used merchant reference", api.CodeDuplicateReference) + ", naming the existing payout",
+		Rule: Rule{Pointer: "#/components/responses/Conflict/description", Quote: referenceUsedQuote},
+		Doc:  errorDoc("a second payout with a used merchant reference", api.CodeDuplicateReference) + ", naming the existing payout",
 		Run: func(t *T) {
 			b := creditedPayout(t)
 			first := t.CreatePayout(b)
@@ -184,7 +189,8 @@ func payoutDuplicateReferenceCheck() *Check {
 // paymentDuplicateReferenceCheck is idempotency.reference.payment-duplicate, the same rule for payments.
 func paymentDuplicateReferenceCheck() *Check {
 	return &Check{ID: "idempotency.reference.payment-duplicate", Category: CategoryIdempotency, Covers: []string{"initializePayment"},
-		Doc: errorDoc("a second payment with a used merchant reference", api.CodeDuplicateReference) + ", naming the existing payment",
+		Rule: Rule{Pointer: opInitializePayment + "/description", Quote: "a `reference` already used by this merchant is rejected with `409` (code 4002) and `data.existing_id` names the payment that holds it"},
+		Doc:  errorDoc("a second payment with a used merchant reference", api.CodeDuplicateReference) + ", naming the existing payment",
 		Run: func(t *T) {
 			_, hook := t.Hook()
 			first := t.InitPayment("", hook, nil)
@@ -202,7 +208,8 @@ func paymentDuplicateReferenceCheck() *Check {
 // by merchant reference, so one reference must not name both a payment and a payout.
 func sharedReferenceCheck() *Check {
 	return &Check{ID: "idempotency.reference.shared-across-kinds", Category: CategoryIdempotency, Covers: []string{"initializePayment", "processPayout"},
-		Doc: "merchant references are unique across payments and payouts: " + errorDoc("a payout reusing a payment's reference", api.CodeDuplicateReference),
+		Rule: Rule{Pointer: "#/components/schemas/MerchantReference/description", Quote: "The merchant's own reference, unique among the merchant's payments and payouts."},
+		Doc:  "merchant references are unique across payments and payouts: " + errorDoc("a payout reusing a payment's reference", api.CodeDuplicateReference),
 		Run: func(t *T) {
 			_, hook := t.Hook()
 			ref := t.InitPayment("", hook, nil).Str("/data/reference")
@@ -362,6 +369,7 @@ func forObject(ds []*Delivery, id string) []*Delivery {
 func isolationChecks() []*Check {
 	return []*Check{
 		{ID: "auth.isolation.payout", Category: CategoryAuth, NeedsSecondMerchant: true,
+			Rule:   Rule{Pointer: opTransactionStatus + "/description", Quote: "Objects of other merchants are reported as not found."},
 			Covers: []string{"getPayout", "getTransactionStatus"},
 			Doc:    "another merchant's payout is not found (404), by payout_id and by the status API",
 			Run: func(t *T) {
@@ -371,6 +379,7 @@ func isolationChecks() []*Check {
 				t.ExpectError(t.Transaction(created.Str("/data/payout_id"), other), api.CodeNotFound)
 			}},
 		{ID: "auth.isolation.payment", Category: CategoryAuth, NeedsSecondMerchant: true,
+			Rule:   Rule{Pointer: opTransactionStatus + "/description", Quote: "Objects of other merchants are reported as not found."},
 			Covers: []string{"completePayment", "getTransactionStatus"},
 			Doc:    "another merchant's payment cannot be completed or read (404)",
 			Run: func(t *T) {
@@ -381,6 +390,7 @@ func isolationChecks() []*Check {
 				t.ExpectError(t.Transaction(init.Str("/data/reference"), other), api.CodeNotFound)
 			}},
 		{ID: "auth.isolation.webhook-endpoint", Category: CategoryAuth, NeedsSecondMerchant: true, Extension: true,
+			Rule:   Rule{Pointer: errorTable, Quote: notFoundQuote},
 			Covers: []string{"getWebhookEndpoint"},
 			Doc:    "another merchant's webhook endpoint is not found (404)",
 			Run: func(t *T) {

@@ -106,6 +106,7 @@ func newestFirst(t *T, items []map[string]any, what string) {
 // eventListCheck is extensions.events.list.
 func eventListCheck() *Check {
 	return &Check{ID: "extensions.events.list", Category: CategoryExtensions, Extension: true,
+		Rule:   Rule{Pointer: opListEvents + "/description", Quote: "The merchant's events, newest first: one per status change of a payment or payout, the same events the webhooks deliver."},
 		Covers: []string{"listEvents", "payment.success"},
 		Doc:    "the events of an object are listed newest first, filtered by object_id and by type, the delivered event among them",
 		Run: func(t *T) {
@@ -135,6 +136,7 @@ func eventListCheck() *Check {
 // eventPaginationCheck is extensions.events.pagination.
 func eventPaginationCheck() *Check {
 	return &Check{ID: "extensions.events.pagination", Category: CategoryExtensions, Extension: true,
+		Rule:   Rule{Pointer: opListEvents + "/description", Quote: "page with `limit` and the `next_cursor` of the previous page, which continues exactly after its last event, so that events created while paging neither repeat nor shift a page"},
 		Covers: []string{"listEvents"},
 		Doc:    "pages that follow next_cursor list every event once, newest first, even while new events arrive",
 		Run: func(t *T) {
@@ -199,6 +201,7 @@ func eventPaginationCheck() *Check {
 // eventGetCheck is extensions.events.get.
 func eventGetCheck() *Check {
 	return &Check{ID: "extensions.events.get", Category: CategoryExtensions, Extension: true,
+		Rule:   Rule{Pointer: opGetEvent + "/description", Quote: "with `payload`, the body its webhook deliveries carry (their `webhook-id` is the event's `id`)"},
 		Covers: []string{"getEvent", "payment.success"},
 		Doc:    "an event read by id is the delivered one: its id is the webhook-id, its payload the delivered body",
 		Run: func(t *T) {
@@ -262,6 +265,7 @@ func (t *T) waitAttempt(eventID, url, what string, match func(a map[string]any) 
 // eventAttemptsCheck is extensions.events.attempts.
 func eventAttemptsCheck() *Check {
 	return &Check{ID: "extensions.events.attempts", Category: CategoryExtensions, Extension: true,
+		Rule:   Rule{Pointer: opListEventAttempts + "/description", Quote: "Every delivery attempt of the event, oldest first"},
 		Covers: []string{"listEventAttempts", "payment.success"},
 		Doc:    "an acknowledged delivery is listed as a delivered attempt to the webhook_url, with the receiver's status",
 		Run: func(t *T) {
@@ -283,6 +287,7 @@ func eventAttemptsCheck() *Check {
 // eventResendCheck is extensions.events.resend.
 func eventResendCheck() *Check {
 	return &Check{ID: "extensions.events.resend", Category: CategoryExtensions, Extension: true,
+		Rule:   Rule{Pointer: opResendEvent + "/description", Quote: "the same body and the same `webhook-id` (receivers that deduplicate on it see a repeat), a fresh `webhook-timestamp` and signature"},
 		Covers: []string{"resendEvent", "listEventAttempts", "payment.success"},
 		Doc:    "a resend delivers the event again with the same webhook-id and body, freshly signed, and lists a new attempt",
 		Run: func(t *T) {
@@ -331,6 +336,7 @@ func mustDecode(b []byte) any {
 // eventResendToEndpointCheck is extensions.events.resend-to-endpoint.
 func eventResendToEndpointCheck() *Check {
 	return &Check{ID: "extensions.events.resend-to-endpoint", Category: CategoryExtensions, Extension: true,
+		Rule:   Rule{Pointer: opResendEvent + "/description", Quote: "With `endpoint_id` it goes to that endpoint only, whether or not it subscribes to the type or is enabled, as long as it belongs to the merchant (else `404`)"},
 		Covers: []string{"resendEvent", "createWebhookEndpoint", "payment.success"},
 		Doc:    "a resend with endpoint_id goes to that endpoint only, whatever it subscribes to, signed with its secret; an unknown endpoint_id is 404",
 		Run: func(t *T) {
@@ -377,6 +383,7 @@ func eventResendToEndpointCheck() *Check {
 // eventNotFoundCheck is extensions.events.not-found.
 func eventNotFoundCheck() *Check {
 	return &Check{ID: "extensions.events.not-found", Category: CategoryExtensions, Extension: true,
+		Rule:   Rule{Pointer: errorTable, Quote: notFoundQuote},
 		Covers: []string{"getEvent", "listEventAttempts", "resendEvent"},
 		Doc:    "an unknown event id is 404 (code 3000) to get, attempts and resend",
 		Run: func(t *T) {
@@ -389,6 +396,7 @@ func eventNotFoundCheck() *Check {
 // eventIsolationCheck is auth.isolation.event.
 func eventIsolationCheck() *Check {
 	return &Check{ID: "auth.isolation.event", Category: CategoryAuth, NeedsSecondMerchant: true, Extension: true,
+		Rule:   Rule{Pointer: opListEvents + "/description", Quote: "Another merchant's events are never listed."},
 		Covers: []string{"listEvents", "getEvent", "listEventAttempts", "resendEvent"},
 		Doc:    "another merchant cannot list, read, list the attempts of or resend a merchant's event (404)",
 		Run: func(t *T) {

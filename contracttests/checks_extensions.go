@@ -26,6 +26,7 @@ func extensionChecks() []*Check {
 // endpointCRUDCheck is extensions.webhook-endpoints.crud.
 func endpointCRUDCheck() *Check {
 	return &Check{ID: "extensions.webhook-endpoints.crud", Category: CategoryExtensions, Extension: true,
+		Rule:   Rule{Pointer: opCreateEndpoint + "/description", Quote: "The response is the only one that carries the endpoint's signing `secret` (besides rotate-secret)"},
 		Covers: []string{"createWebhookEndpoint", "getWebhookEndpoint", "listWebhookEndpoints", "updateWebhookEndpoint", "deleteWebhookEndpoint"},
 		Doc:    "create returns a whsec_ secret once; get and list hide it; update changes only what is sent; delete makes it 404",
 		Run: func(t *T) {
@@ -73,6 +74,7 @@ func endpointCRUDCheck() *Check {
 // endpointDeliveryCheck is extensions.webhook-endpoints.delivery.
 func endpointDeliveryCheck() *Check {
 	return &Check{ID: "extensions.webhook-endpoints.delivery", Category: CategoryExtensions, Extension: true,
+		Rule:   Rule{Pointer: "#/tags/" + endpointsTagIndex + "/description", Quote: "URLs that receive every event of the types they subscribe to, signed with their own `whsec_` secret."},
 		Covers: []string{"createWebhookEndpoint", "payout.success"},
 		Doc:    "a subscribed, enabled endpoint gets the event signed with its own secret; unsubscribed and disabled ones get none",
 		Run: func(t *T) {
@@ -109,6 +111,7 @@ func endpointDeliveryCheck() *Check {
 // rotateSecretCheck is extensions.webhook-endpoints.rotate-secret.
 func rotateSecretCheck() *Check {
 	return &Check{ID: "extensions.webhook-endpoints.rotate-secret", Category: CategoryExtensions, Extension: true,
+		Rule:   Rule{Pointer: opRotateEndpoint + "/description", Quote: "until then every delivery carries one signature per valid secret in `webhook-signature`"},
 		Covers: []string{"rotateWebhookEndpointSecret", "payout.success"},
 		Doc:    "after rotate-secret, deliveries carry two signatures: one verifies with the old secret, one with the new",
 		Run: func(t *T) {
@@ -144,6 +147,7 @@ func rotateSecretCheck() *Check {
 // rotateWithoutGraceCheck is extensions.webhook-endpoints.rotate-without-grace.
 func rotateWithoutGraceCheck() *Check {
 	return &Check{ID: "extensions.webhook-endpoints.rotate-without-grace", Category: CategoryExtensions, Extension: true,
+		Rule:   Rule{Pointer: opRotateEndpoint + "/description", Quote: "A grace period of 0 ends the old secret at once."},
 		Covers: []string{"rotateWebhookEndpointSecret"},
 		Doc:    "rotate-secret with grace_period_seconds 0 retires the old secret at once",
 		Run: func(t *T) {
@@ -166,6 +170,7 @@ func rotateWithoutGraceCheck() *Check {
 // rotateTwiceCheck is extensions.webhook-endpoints.rotate-twice.
 func rotateTwiceCheck() *Check {
 	return &Check{ID: "extensions.webhook-endpoints.rotate-twice", Category: CategoryExtensions, Extension: true,
+		Rule:   Rule{Pointer: opRotateEndpoint + "/description", Quote: "Secrets retired by earlier rotations stop signing at once, even if their own grace period had not ended"},
 		Covers: []string{"rotateWebhookEndpointSecret", "payout.success"},
 		Doc: "a rotation's response is the whole truth about which secrets sign: after rotating with grace 3600 and " +
 			"then with grace 0, only the newest secret signs; the first, still inside its own grace, is retired too",
@@ -220,6 +225,7 @@ func parseSupplied(t *T, s string) webhook.Secret {
 // suppliedSecretCheck is extensions.webhook-endpoints.supplied-secret.
 func suppliedSecretCheck() *Check {
 	return &Check{ID: "extensions.webhook-endpoints.supplied-secret", Category: CategoryExtensions, Extension: true,
+		Rule:   Rule{Pointer: opCreateEndpoint + "/description", Quote: "a supplied secret is used exactly as given, and the response shows it like a generated one"},
 		Covers: []string{"createWebhookEndpoint", "payout.success"},
 		Doc: "create with a secret of the caller's (the shortest the contract allows, 24 bytes) shows that secret " +
 			"and signs every delivery with it, and with no other",
@@ -246,6 +252,7 @@ func suppliedSecretCheck() *Check {
 // rotateSuppliedSecretCheck is extensions.webhook-endpoints.rotate-supplied-secret.
 func rotateSuppliedSecretCheck() *Check {
 	return &Check{ID: "extensions.webhook-endpoints.rotate-supplied-secret", Category: CategoryExtensions, Extension: true,
+		Rule:   Rule{Pointer: opRotateEndpoint + "/description", Quote: "Issues a new `whsec_` secret and returns it: the one the body supplies in `secret`"},
 		Covers: []string{"rotateWebhookEndpointSecret", "payout.success"},
 		Doc: "rotate-secret with a secret of the caller's (the longest the contract allows, 64 bytes) shows that " +
 			"secret, and deliveries verify with it and, during the grace period, with the secret it replaced",
@@ -276,6 +283,7 @@ func rotateSuppliedSecretCheck() *Check {
 // weakSecretCheck is extensions.webhook-endpoints.weak-secret.
 func weakSecretCheck() *Check {
 	return &Check{ID: "extensions.webhook-endpoints.weak-secret", Category: CategoryExtensions, Extension: true,
+		Rule:   Rule{Pointer: opCreateEndpoint + "/description", Quote: "A secret that is too short, too long or not `whsec_` and base64 is refused with `400` naming `/secret`, and nothing is created."},
 		Covers: []string{"createWebhookEndpoint", "rotateWebhookEndpointSecret"},
 		Doc: errorDoc("a supplied secret one byte too short or too long (23 or 65 bytes), without whsec_, or not padded "+
 			"base64, on create and on rotate-secret,", api.CodeValidationFailed) + `, naming "/secret" and without repeating it`,
@@ -318,6 +326,7 @@ func expectSecretRefused(t *T, ex *Exchange, what, secret string) {
 // endpointNotFoundCheck is extensions.webhook-endpoints.not-found.
 func endpointNotFoundCheck() *Check {
 	return &Check{ID: "extensions.webhook-endpoints.not-found", Category: CategoryExtensions, Extension: true,
+		Rule:   Rule{Pointer: errorTable, Quote: notFoundQuote},
 		Covers: []string{"getWebhookEndpoint"},
 		Doc:    errorDoc("an endpoint id that does not exist", api.CodeNotFound),
 		Run: func(t *T) {

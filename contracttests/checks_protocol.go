@@ -16,7 +16,8 @@ import (
 func referenceChecks() []*Check {
 	return []*Check{
 		{ID: "reference.countries", Category: CategoryReference, Covers: []string{"listCountries"},
-			Doc: api.OpListCountries().Method + " " + api.OpListCountries().Path + " lists at least one country with id, name, country_code and currency_code",
+			Rule: Rule{Pointer: opListCountries + "/description", Quote: "Countries where payouts can be sent, with the `id` to use as a payout's `countryId`."},
+			Doc:  api.OpListCountries().Method + " " + api.OpListCountries().Path + " lists at least one country with id, name, country_code and currency_code",
 			Run: func(t *T) {
 				ex := t.Do(api.OpListCountries().Method, api.OpListCountries().URL(), nil)
 				t.RequireStatus(ex, http.StatusOK)
@@ -25,7 +26,8 @@ func referenceChecks() []*Check {
 				}
 			}},
 		{ID: "reference.banks", Category: CategoryReference, Covers: []string{"listCountries", "listBanks"},
-			Doc: "each bank listed for a country belongs to it, and some listed country has a bank (the bank test values need one)",
+			Rule: Rule{Pointer: opListBanks + "/description", Quote: "Banks that accept payouts in one country, with the `id` to use as a bank payout's `bank_id`."},
+			Doc:  "each bank listed for a country belongs to it, and some listed country has a bank (the bank test values need one)",
 			Run: func(t *T) {
 				// A country may take mobile payouts only: the document lists countries "where payouts can
 				// be sent", not where banks are. The bank payouts of x-malipo-test-values need one bank.
@@ -50,12 +52,14 @@ func referenceChecks() []*Check {
 				}
 			}},
 		{ID: "reference.banks.unknown-country", Category: CategoryReference, Covers: []string{"listBanks"},
-			Doc: "banks of an unknown country code are rejected with 400 naming query.country",
+			Rule: Rule{Pointer: opListBanks + "/description", Quote: "An unknown country code is rejected with `400` naming `query.country`."},
+			Doc:  "banks of an unknown country code are rejected with 400 naming query.country",
 			Run: func(t *T) {
 				t.ExpectError(t.Do(api.OpListBanks().Method, api.OpListBanks().URL()+"?country=QQ", nil), api.CodeValidationFailed, "query.country")
 			}},
 		{ID: "reference.banks.missing-country", Category: CategoryReference, Covers: []string{"listBanks"},
-			Doc: "banks without ?country= are rejected with 400 naming query.country",
+			Rule: Rule{Pointer: opListBanks + "/parameters/0/required"},
+			Doc:  "banks without ?country= are rejected with 400 naming query.country",
 			Run: func(t *T) {
 				t.ExpectError(t.Do(api.OpListBanks().Method, api.OpListBanks().URL(), nil), api.CodeValidationFailed, "query.country")
 			}},
@@ -90,13 +94,15 @@ func malformedBodyChecks() []*Check {
 	for _, op := range protocolTargets {
 		checks = append(checks,
 			&Check{ID: "negative." + op.ID + ".malformed-json", Category: CategoryNegative, Covers: []string{op.ID}, Extension: op.Extension,
-				Doc: errorDoc(op.ID+" with a body that is not JSON", api.CodeMalformedJSON),
+				Rule: Rule{Pointer: errorTable, Quote: "The body is not valid JSON."},
+				Doc:  errorDoc(op.ID+" with a body that is not JSON", api.CodeMalformedJSON),
 				Run: func(t *T) {
 					path := t.pathToExisting(t.documentOperation(op))
 					t.ExpectError(t.Do(op.Method, path, nil, WithRawBody("application/json", []byte(`{"amount": 1,`))), api.CodeMalformedJSON)
 				}},
 			&Check{ID: "negative." + op.ID + ".wrong-content-type", Category: CategoryNegative, Covers: []string{op.ID}, Extension: op.Extension,
-				Doc: errorDoc(op.ID+" with a form-encoded body", api.CodeUnsupportedMediaType),
+				Rule: Rule{Pointer: "#/components/responses/UnsupportedMediaType/description", Quote: "The body is not sent as `application/json` (code 1002); `errors` names `header.content-type`."},
+				Doc:  errorDoc(op.ID+" with a form-encoded body", api.CodeUnsupportedMediaType),
 				Run: func(t *T) {
 					path := t.pathToExisting(t.documentOperation(op))
 					t.ExpectError(t.Do(op.Method, path, nil, WithRawBody("application/x-www-form-urlencoded", []byte("amount=1"))),
@@ -111,18 +117,21 @@ func malformedBodyChecks() []*Check {
 func sizeAndRouteChecks() []*Check {
 	return []*Check{
 		{ID: "negative.processPayout.body-too-large", Category: CategoryNegative, Covers: []string{"processPayout"},
-			Doc: errorDoc("a body over 1 MiB", api.CodePayloadTooLarge),
+			Rule: Rule{Pointer: errorTable, Quote: "The body is larger than 1 MiB."},
+			Doc:  errorDoc("a body over 1 MiB", api.CodePayloadTooLarge),
 			Run: func(t *T) {
 				big := []byte(`{"narration":"` + strings.Repeat("a", 1<<20+10) + `"}`)
 				t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), nil, WithRawBody("application/json", big)), api.CodePayloadTooLarge)
 			}},
 		{ID: "negative.unknown-path", Category: CategoryNegative,
-			Doc: errorDoc("a path the spec does not document", api.CodeNotFound),
+			Rule: Rule{Pointer: infoDescription, Quote: "A path that is not documented answers `404` (code 3000)"},
+			Doc:  errorDoc("a path the spec does not document", api.CodeNotFound),
 			Run: func(t *T) {
 				t.ExpectError(t.Do(http.MethodGet, path.Dir(api.OpListCountries().Path)+"/conform-no-such-path", nil), api.CodeNotFound)
 			}},
 		{ID: "negative.unknown-method", Category: CategoryNegative, Covers: []string{"listCountries"},
-			Doc: errorDoc("a method the spec does not document on a known path", api.CodeMethodNotAllowed),
+			Rule: Rule{Pointer: infoDescription, Quote: "a documented path with another method answers `405` (code 3001) with an `Allow` header"},
+			Doc:  errorDoc("a method the spec does not document on a known path", api.CodeMethodNotAllowed),
 			Run: func(t *T) {
 				ex := t.Do(http.MethodDelete, api.OpListCountries().URL(), nil)
 				if t.ExpectError(ex, api.CodeMethodNotAllowed) && !strings.Contains(ex.Header.Get("Allow"), api.OpListCountries().Method) {
@@ -138,21 +147,24 @@ func sizeAndRouteChecks() []*Check {
 func unknownReferenceChecks() []*Check {
 	return []*Check{
 		{ID: "negative.processPayout.unknown-country", Category: CategoryNegative, Covers: []string{"processPayout"},
-			Doc: "a payout to a countryId that does not exist is rejected with 400 naming /countryId",
+			Rule: Rule{Pointer: opProcessPayout + "/description", Quote: unknownReferenceQuote},
+			Doc:  "a payout to a countryId that does not exist is rejected with 400 naming /countryId",
 			Run: func(t *T) {
 				b := t.MobilePayout("", "")
 				b["countryId"] = "conform-no-such-country"
 				t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b), api.CodeValidationFailed, "/countryId")
 			}},
 		{ID: "negative.processPayout.unknown-bank", Category: CategoryNegative, Covers: []string{"processPayout"},
-			Doc: "a bank payout to a bank_id that does not exist is rejected with 400 naming /bank_id",
+			Rule: Rule{Pointer: opProcessPayout + "/description", Quote: unknownReferenceQuote},
+			Doc:  "a bank payout to a bank_id that does not exist is rejected with 400 naming /bank_id",
 			Run: func(t *T) {
 				b := t.BankPayout(t.Inputs().CreditedAccount(), "")
 				b["bank_id"] = "conform-no-such-bank"
 				t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b), api.CodeValidationFailed, "/bank_id")
 			}},
 		{ID: "negative.processPayout.bank-of-other-country", Category: CategoryNegative, Covers: []string{"processPayout"},
-			Doc: "a bank payout to a bank of another country is rejected with 400 naming /bank_id",
+			Rule: Rule{Pointer: opProcessPayout + "/description", Quote: unknownReferenceQuote},
+			Doc:  "a bank payout to a bank of another country is rejected with 400 naming /bank_id",
 			Run: func(t *T) {
 				rd := t.RefData()
 				if rd.OtherBankID == "" {
@@ -176,7 +188,8 @@ func notFoundChecks() []*Check {
 	var checks []*Check
 	for _, nf := range []api.Operation{api.OpGetPayout(), api.OpGetTransactionStatus(), api.OpCompletePayment()} {
 		checks = append(checks, &Check{ID: "negative." + nf.ID + ".not-found", Category: CategoryNegative, Covers: []string{nf.ID},
-			Doc: fmt.Sprintf("%s of an id that does not exist answers %d (code %d)", nf.ID, api.CodeNotFound.HTTPStatus(), api.CodeNotFound),
+			Rule: Rule{Pointer: errorTable, Quote: notFoundQuote},
+			Doc:  fmt.Sprintf("%s of an id that does not exist answers %d (code %d)", nf.ID, api.CodeNotFound.HTTPStatus(), api.CodeNotFound),
 			Run: func(t *T) {
 				var opts []ReqOption
 				if nf.Method == http.MethodPost {

@@ -71,7 +71,8 @@ func testValueChecks(tv openapi.TestValues) []*Check {
 // momo_phone_number, which no test value can express.
 func ownWalletCheck() *Check {
 	return &Check{ID: "state.payout.mobile.own-wallet", Category: CategoryState, Covers: []string{"processPayout", "getPayout"},
-		Doc: "a mobile payout without momo_phone_number pays the merchant's own wallet and succeeds",
+		Rule: Rule{Pointer: testValuesText, Quote: "A mobile payout without `momo_phone_number` (the merchant's own wallet) succeeds."},
+		Doc:  "a mobile payout without momo_phone_number pays the merchant's own wallet and succeeds",
 		Run: func(t *T) {
 			path, hook := t.Hook()
 			payoutLifecycle(t, t.MobilePayout("", hook), path, openapi.Outcome{Status: string(api.PayoutStatusSuccess)})
@@ -82,7 +83,8 @@ func ownWalletCheck() *Check {
 // customer twice, so a payment past pending must refuse it.
 func completeTwiceCheck() *Check {
 	return &Check{ID: "state.payment.complete-twice", Category: CategoryState, Covers: []string{"completePayment"},
-		Doc: errorDoc("completing a payment that is no longer pending", api.CodeInvalidState),
+		Rule: Rule{Pointer: opCompletePayment + "/description", Quote: "A payment that is not `pending` is rejected with `422` (code 5000)."},
+		Doc:  errorDoc("completing a payment that is no longer pending", api.CodeInvalidState),
 		Run: func(t *T) {
 			_, hook := t.Hook()
 			ref := t.InitPayment(t.Inputs().ApprovingPhone(), hook, nil).Str("/data/paymentReference")
@@ -95,7 +97,8 @@ func completeTwiceCheck() *Check {
 // completion, and with neither the error must name where it belongs.
 func completeWithoutPhoneCheck() *Check {
 	return &Check{ID: "state.payment.complete-without-phone", Category: CategoryState, Covers: []string{"completePayment"},
-		Doc: "completing a payment with no phone number at init or in the body is rejected with 400 naming /phone_number",
+		Rule: Rule{Pointer: opCompletePayment + "/description", Quote: "with neither the call fails with `400` naming `/phone_number`"},
+		Doc:  "completing a payment with no phone number at init or in the body is rejected with 400 naming /phone_number",
 		Run: func(t *T) {
 			_, hook := t.Hook()
 			ref := t.InitPayment("", hook, nil).Str("/data/paymentReference")
@@ -107,7 +110,8 @@ func completeWithoutPhoneCheck() *Check {
 // given only at completion is used.
 func phoneAtCompleteCheck() *Check {
 	return &Check{ID: "state.payment.phone-at-complete", Category: CategoryState, Covers: []string{"initializePayment", "completePayment"},
-		Doc: "a phone number given at completion (not at init) is used: the payment moves to processing",
+		Rule: Rule{Pointer: opCompletePayment + "/description", Quote: "The customer's number comes from `phone_number` in this body or, when the body has none, from initialization"},
+		Doc:  "a phone number given at completion (not at init) is used: the payment moves to processing",
 		Run: func(t *T) {
 			_, hook := t.Hook()
 			ref := t.InitPayment("", hook, nil).Str("/data/paymentReference")
@@ -123,7 +127,8 @@ func phoneAtCompleteCheck() *Check {
 // customer or send events, and both references must find the pending payment.
 func pendingAfterInitCheck() *Check {
 	return &Check{ID: "state.payment.pending-after-init", Category: CategoryState, Covers: []string{"initializePayment", "getTransactionStatus"},
-		Doc: "an initialized payment is pending, by paymentReference and by merchant reference, and the customer is not contacted",
+		Rule: Rule{Pointer: opInitializePayment + "/description", Quote: "No money moves and the customer is not contacted yet"},
+		Doc:  "an initialized payment is pending, by paymentReference and by merchant reference, and the customer is not contacted",
 		Run: func(t *T) {
 			path, hook := t.Hook()
 			init := t.InitPayment(t.Inputs().ApprovingPhone(), hook, nil)
@@ -149,7 +154,8 @@ func pendingAfterInitCheck() *Check {
 // generated one must be as usable as one the merchant chose.
 func generatedReferenceCheck() *Check {
 	return &Check{ID: "positive.payment.generated-reference", Category: CategoryPositive, Covers: []string{"initializePayment", "getTransactionStatus"},
-		Doc: "a payment initialized without reference gets one generated, usable with the status API",
+		Rule: Rule{Pointer: opInitializePayment + "/description", Quote: "When `reference` is omitted the service generates one and returns it"},
+		Doc:  "a payment initialized without reference gets one generated, usable with the status API",
 		Run: func(t *T) {
 			_, hook := t.Hook()
 			ex := t.InitPayment("", hook, map[string]any{"reference": nil})

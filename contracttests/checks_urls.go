@@ -50,6 +50,7 @@ func urlChecks() []*Check {
 		}},
 	} {
 		checks = append(checks, &Check{ID: "negative." + target.op.ID + ".unusable-webhook-url", Category: CategoryNegative,
+			Rule:   Rule{Pointer: "#/components/schemas/WebhookURL/description", Quote: "Besides this pattern the URL must parse as a URL with a host name (`http://[x` and `http://:80/` are refused), and a port, when given, is 1 to 65535."},
 			Covers: []string{target.op.ID}, Extension: target.op.Extension,
 			Doc: fmt.Sprintf("%d URLs no client can deliver to (Unicode spaces, controls, no host, unparsable) are each refused with 400 naming %s",
 				len(unusableWebhookURLs), target.field),
@@ -62,6 +63,7 @@ func urlChecks() []*Check {
 			}})
 	}
 	checks = append(checks, &Check{ID: "positive.initializePayment.amount-exact", Category: CategoryPositive,
+		Rule:   Rule{Pointer: "#/components/schemas/PaymentAmount/description", Quote: "Every amount this schema allows has at most 15 significant digits"},
 		Covers: []string{"initializePayment", "getTransactionStatus"},
 		Doc:    "payment amounts up to the maximum keep every digit: 987654321.12 and 999999999999.99 come back as sent",
 		Run: func(t *T) {

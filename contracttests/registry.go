@@ -56,7 +56,7 @@ func AllFor(spec *openapi.Spec) ([]*Check, error) {
 	all = append(all, scenarioChecks(spec)...)
 	all = append(all, listChecks()...)
 	all = append(all, generatedParameterChecks(spec)...)
-	if err := assignRules(all); err != nil {
+	if err := ruleless(all); err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}

@@ -40,7 +40,7 @@ func TestEveryCheckNamesItsRule(t *testing.T) {
 // The guard fails: a check without a rule is refused by the registry, and a quote the document does
 // not hold, or a pointer to nothing, is reported.
 func TestRuleGuardCatchesUnfoundedChecks(t *testing.T) {
-	err := assignRules([]*Check{{ID: "made.up.check"}})
+	err := ruleless([]*Check{{ID: "made.up.check"}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "made.up.check")
 
