@@ -42,12 +42,7 @@ func (s *Server) settleSandboxPayment(req *request) *response {
 		}
 		return s.fail(api.CodeInvalidState, fmt.Sprintf("Payment %s is %s; only a processing payment can be settled: %s.", ref, p.Status, hint), nil, nil)
 	}
-	settled, _ := m.st.UpdatePayment(req.tx, ref, func(p *Payment) {
-		p.Status, p.FailureReason = out.status, out.failureReason
-		p.UpdatedAt = s.now()
-	})
-	s.emitPayment(req.tx, m, settled, api.PaymentStatusProcessing)
-	return s.success(http.StatusOK, "Payment settled", settled)
+	return s.success(http.StatusOK, "Payment settled", settle(s, req.tx, m, &paymentKind, ref, out))
 }
 
 // settleSandboxPayout ends a processing payout now with the outcome the body chooses.
@@ -65,12 +60,7 @@ func (s *Server) settleSandboxPayout(req *request) *response {
 	if p.Status != api.PayoutStatusProcessing {
 		return s.fail(api.CodeInvalidState, fmt.Sprintf("Payout %s is %s; only a processing payout can be settled: it is final and never changes again.", id, p.Status), nil, nil)
 	}
-	settled, _ := m.st.UpdatePayout(req.tx, id, func(p *Payout) {
-		p.Status, p.FailureReason = api.PayoutStatus(out.status), out.failureReason
-		p.UpdatedAt = s.now()
-	})
-	s.emitPayout(req.tx, m, settled, api.PayoutStatusProcessing)
-	return s.success(http.StatusOK, "Payout settled", settled)
+	return s.success(http.StatusOK, "Payout settled", settle(s, req.tx, m, &payoutKind, id, out))
 }
 
 // decodeSettle reads a settle body: a failure needs its reason, a success takes none (the schema

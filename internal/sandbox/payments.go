@@ -108,20 +108,6 @@ func (s *Server) armPayment(m *merchant, ref string, since time.Time) {
 	s.after(dueIn(since, delay, time.Now()), func() { s.settlePayment(m, ref) })
 }
 
-// settlePayment applies the simulated customer's answer to a processing payment.
-func (s *Server) settlePayment(m *merchant, ref string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	tx := s.store.Begin()
-	defer tx.Commit() // before the unlock: the file sees the merchant's changes in order
-	p, ok := m.st.Payment(ref)
-	if !ok || p.Status != api.PaymentStatusProcessing {
-		return // final states never change
-	}
-	out := s.outcomes.payment(p.PhoneNumber)
-	p, _ = m.st.UpdatePayment(tx, ref, func(p *Payment) {
-		p.Status, p.FailureReason = out.status, out.failureReason
-		p.UpdatedAt = s.now()
-	})
-	s.emitPayment(tx, m, p, api.PaymentStatusProcessing)
-}
+// settlePayment is the simulated customer's answer to a processing payment, when it is due (see
+// settleDue).
+func (s *Server) settlePayment(m *merchant, ref string) { settleDue(s, m, &paymentKind, ref) }

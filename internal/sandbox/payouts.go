@@ -92,23 +92,9 @@ func (s *Server) decodePayout(value any) (api.Payout, *response) {
 	return api.Payout{}, s.invalid(FieldError{Field: "/transfer_to", Reason: "must be bank or mobile_number"})
 }
 
-// settlePayout moves a processing payout to its final status and reports the change.
-func (s *Server) settlePayout(m *merchant, id string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	tx := s.store.Begin()
-	defer tx.Commit() // before the unlock: the file sees the merchant's changes in order
-	p, ok := m.st.Payout(id)
-	if !ok || p.Status != api.PayoutStatusProcessing {
-		return // final states never change
-	}
-	out := s.outcomes.payout(&p)
-	p, _ = m.st.UpdatePayout(tx, id, func(p *Payout) {
-		p.Status, p.FailureReason = api.PayoutStatus(out.status), out.failureReason
-		p.UpdatedAt = s.now()
-	})
-	s.emitPayout(tx, m, p, api.PayoutStatusProcessing)
-}
+// settlePayout is the simulated network's settlement of a processing payout, when it is due (see
+// settleDue).
+func (s *Server) settlePayout(m *merchant, id string) { settleDue(s, m, &payoutKind, id) }
 
 // getPayout returns one of the merchant's payouts.
 func (s *Server) getPayout(req *request) *response {
