@@ -186,7 +186,7 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...report.R
 	return runner.Run(run, runner.Options{
 		Concurrency:  cfg.Concurrency,
 		CheckTimeout: cfg.CheckTimeout,
-		Summary:      report.Summary{Target: cfg.BaseURL, Rerun: cfg.Rerun, Spec: spec, Seed: cfg.Seed},
+		Summary:      report.Summary{Target: cfg.BaseURL, Rerun: cfg.Rerun, Seed: cfg.Seed},
 		Done: func(sum *report.Summary) {
 			sum.Coverage = s.coverage.summary(s.receiver.TypesSeen())
 			// The run sends nothing more. Pooled connections would keep the target's graceful shutdown
@@ -237,7 +237,11 @@ func Select(checks []*Check, run, skip *regexp.Regexp) []*Check {
 // job is the check as the runner runs it: what the target or the document lacks skips it first; then
 // it runs on a T of its own, whose evidence goes into its result.
 func (s *suite) job(c *Check) runner.Check {
-	return runner.Check{ID: c.ID, Category: c.Category, Doc: c.Doc, Rule: c.Rule, Final: c.Final,
+	rule := c.Rule
+	if rule.Quote == "" {
+		rule.Says = s.spec.Words(rule.Pointer) // the reports print words, they do not read the document
+	}
+	return runner.Check{ID: c.ID, Category: c.Category, Doc: c.Doc, Rule: rule, Final: c.Final,
 		Run: func(ctx context.Context, rec *runner.Recorder) {
 			if reason, fail := s.unmet(c); fail {
 				rec.Fail(report.Failure{Message: reason})

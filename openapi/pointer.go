@@ -53,6 +53,58 @@ func (s *Spec) Text(pointer string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
+// maxWords is how long the document's words shown for a rule may be: a line of a report.
+const maxWords = 160
+
+// Words is what the document says at pointer, short, for a report's line: `keyword: value` for a
+// schema keyword (a list or object inline: `required: [status, message]`), the opening of a
+// description, or "" when the pointer does not resolve or the text is too long to be a line (a whole
+// operation). A nil Spec has no words.
+func (s *Spec) Words(pointer string) string {
+	if s == nil || !strings.HasPrefix(pointer, "#/") {
+		return ""
+	}
+	n, err := s.Resolve(pointer)
+	if err != nil {
+		return ""
+	}
+	key := pointer[strings.LastIndex(pointer, "/")+1:]
+	key = strings.ReplaceAll(strings.ReplaceAll(key, "~1", "/"), "~0", "~")
+	if n.Kind == yaml.ScalarNode {
+		text := strings.Join(strings.Fields(n.Value), " ")
+		if key != "description" && key != "summary" {
+			text = key + ": " + text
+		}
+		if r := []rune(text); len(r) > maxWords {
+			text = string(r[:maxWords-1]) + "…"
+		}
+		return text
+	}
+	out, err := yaml.Marshal(flow(n))
+	if err != nil {
+		return ""
+	}
+	text := key + ": " + strings.Join(strings.Fields(string(out)), " ")
+	if len([]rune(text)) > maxWords {
+		return ""
+	}
+	return text
+}
+
+// flow returns a copy of n with every mapping and sequence in flow style, to print on one line.
+func flow(n *yaml.Node) *yaml.Node {
+	c := *n
+	if c.Kind == yaml.MappingNode || c.Kind == yaml.SequenceNode {
+		c.Style |= yaml.FlowStyle
+	}
+	c.HeadComment, c.LineComment, c.FootComment = "", "", ""
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, k := range n.Content {
+		c.Content[i] = flow(k)
+	}
+	return &c
+}
+
 // Says reports whether the text at pointer contains quote, comparing words: line breaks and runs of
 // white space in either are one space, so a sentence wrapped across lines of a description matches.
 func (s *Spec) Says(pointer, quote string) error {

@@ -5,10 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
-	"go.yaml.in/yaml/v4"
-
-	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
 // One broken rule makes many checks fail: an implementation whose error responses are not the error
@@ -80,7 +76,6 @@ func Findings(s *Summary) []Finding {
 		}
 		failed = append(failed, c)
 	}
-	spec := s.document()
 	byKey := map[string]*Finding{}
 	var order []string
 	for _, c := range failed {
@@ -92,7 +87,7 @@ func Findings(s *Summary) []Finding {
 		}
 		fd := byKey[best]
 		if fd == nil {
-			fd = newFinding(spec, *c.res, firstWithKey(*c.res, best))
+			fd = newFinding(*c.res, firstWithKey(*c.res, best))
 			byKey[best] = fd
 			order = append(order, best)
 		}
@@ -130,14 +125,14 @@ func firstWithKey(res Result, k string) Failure {
 }
 
 // newFinding starts the finding of res's failure f.
-func newFinding(spec *openapi.Spec, res Result, f Failure) *Finding {
+func newFinding(res Result, f Failure) *Finding {
 	fd := &Finding{Violation: f.Message}
 	if f.Pointer != "" {
 		fd.Violation = f.Pointer + ": " + f.Message
 	}
 	switch loc := f.SpecLocation; {
 	case strings.HasPrefix(loc, "#/"):
-		fd.Rule = Rule{Pointer: loc}
+		fd.Rule = Rule{Pointer: loc, Says: f.Says}
 	case loc != "":
 		// Not a pointer: another grader's citation in words (receivertests cites Standard Webhooks).
 		fd.Says = loc
@@ -145,10 +140,7 @@ func newFinding(spec *openapi.Spec, res Result, f Failure) *Finding {
 	default:
 		fd.Rule = res.Rule
 	}
-	fd.Says = fd.Rule.Quote
-	if fd.Says == "" {
-		fd.Says = docWords(spec, fd.Rule.Pointer)
-	}
+	fd.Says = cmp.Or(fd.Rule.Quote, fd.Rule.Says)
 	return fd
 }
 
@@ -260,85 +252,20 @@ func maskMessage(m string) string {
 	return method.ReplaceAllString(m, "METHOD")
 }
 
-// maxWords is how long the document's words shown for a rule may be: a line of a report.
-const maxWords = 160
-
-// docWords is what the document says at pointer, short, for a report: `keyword: value` for a schema
-// keyword (a list or object inline: `required: [status, message]`), the opening of a description, or
-// nothing when the pointer does not resolve or the text is too long to be a line (a whole operation).
-func docWords(spec *openapi.Spec, pointer string) string {
-	if spec == nil || !strings.HasPrefix(pointer, "#/") {
-		return ""
-	}
-	n, err := spec.Resolve(pointer)
-	if err != nil {
-		return ""
-	}
-	key := pointer[strings.LastIndex(pointer, "/")+1:]
-	key = strings.ReplaceAll(strings.ReplaceAll(key, "~1", "/"), "~0", "~")
-	if n.Kind == yaml.ScalarNode {
-		text := strings.Join(strings.Fields(n.Value), " ")
-		if key != "description" && key != "summary" {
-			text = key + ": " + text
-		}
-		if r := []rune(text); len(r) > maxWords {
-			text = string(r[:maxWords-1]) + "…"
-		}
-		return text
-	}
-	out, err := yaml.Marshal(flow(n))
-	if err != nil {
-		return ""
-	}
-	text := key + ": " + strings.Join(strings.Fields(string(out)), " ")
-	if len([]rune(text)) > maxWords {
-		return ""
-	}
-	return text
-}
-
-// flow returns a copy of n with every mapping and sequence in flow style, to print on one line.
-func flow(n *yaml.Node) *yaml.Node {
-	c := *n
-	if c.Kind == yaml.MappingNode || c.Kind == yaml.SequenceNode {
-		c.Style |= yaml.FlowStyle
-	}
-	c.HeadComment, c.LineComment, c.FootComment = "", "", ""
-	c.Content = make([]*yaml.Node, len(n.Content))
-	for i, k := range n.Content {
-		c.Content[i] = flow(k)
-	}
-	return &c
-}
-
 // RuleWords is a check's rule as a report shows it after "the document says: ": the quote, or the
-// text at the pointer (docWords), then the pointer; empty for a check without a Rule.
-func (s *Summary) RuleWords(r Rule) string {
+// words the grader found at the pointer (Rule.Says), then the pointer; empty for a check without a Rule.
+func RuleWords(r Rule) string {
 	if r.Pointer == "" {
 		return ""
 	}
-	words := r.Quote
-	if words == "" {
-		words = docWords(s.document(), r.Pointer)
-	} else {
-		words = "\u201c" + words + "\u201d"
+	words := r.Says
+	if r.Quote != "" {
+		words = "\u201c" + r.Quote + "\u201d"
 	}
 	if words == "" {
 		return r.Pointer
 	}
 	return words + " (" + r.Pointer + ")"
-}
-
-// document is the document the run checked against, for the words of its rules.
-func (s *Summary) document() *openapi.Spec {
-	if s.Spec != nil {
-		return s.Spec
-	}
-	spec, err := openapi.Default()
-	if err != nil {
-		return nil // the words are left out; the pointers are still shown
-	}
-	return spec
 }
 
 // RerunCommand is the command that runs check id again, alone, against the same target: Rerun (the

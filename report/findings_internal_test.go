@@ -4,9 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
-	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
@@ -63,17 +61,4 @@ func TestGeneralLocation(t *testing.T) {
 	}
 	assert.Equal(t, "/errors/*/field", maskPointer("/errors/0/field"))
 	assert.Equal(t, "header.content-type", maskPointer("header.content-type"))
-}
-
-// The document's words at a pointer: a keyword with its value on one line, a description's opening,
-// nothing for what does not resolve or is too long for a line.
-func TestDocWords(t *testing.T) {
-	spec, err := openapi.Default()
-	require.NoError(t, err)
-	assert.Equal(t, "required: [status, code, message, errors]", docWords(spec, "#/components/schemas/Error/required"))
-	assert.Equal(t, "The error envelope.", docWords(spec, "#/components/schemas/Error/description"))
-	assert.Equal(t, "enum: [error]", docWords(spec, "#/components/schemas/Error/properties/status/enum"))
-	assert.Empty(t, docWords(spec, "#/components/schemas/Error"), "a whole schema is no line")
-	assert.Empty(t, docWords(spec, "#/components/schemas/NoSuchSchema/required"))
-	assert.Empty(t, docWords(nil, "#/components/schemas/Error/required"))
 }

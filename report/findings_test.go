@@ -28,13 +28,14 @@ func summaryOf(results ...report.Result) *report.Summary {
 }
 
 // The error envelope broken: checks whose failures name the same schema keyword and field are one
-// finding with their count and the document's words at the keyword, however their exchanges differ;
+// finding with their count and the document's words at the keyword (which the grader gave with the
+// failure: the reports do not read the document), however their exchanges differ;
 // unrelated failures are findings of their own; the largest comes first, then by rule.
 func TestFindingsGroupChecksBySchemaLocation(t *testing.T) {
 	const required = "#/components/schemas/Error/required"
 	envelope := func(exchange string) report.Failure {
 		return report.Failure{Message: "response breaks the spec: required property is missing", Exchange: exchange,
-			Pointer: "/code", SpecLocation: required}
+			Pointer: "/code", SpecLocation: required, Says: "required: [status, code, message, errors]"}
 	}
 	authRule := report.Rule{Pointer: "#/components/securitySchemes/SecretKey", Quote: "The secret key."}
 	s := summaryOf(
@@ -55,8 +56,8 @@ func TestFindingsGroupChecksBySchemaLocation(t *testing.T) {
 	first := findings[0]
 	assert.Equal(t, 3, first.Count)
 	assert.Equal(t, []string{"auth.getPayout.no-keys", "auth.processPayout.no-keys", "negative.initializePayment.amount.below-minimum"}, first.Checks)
-	assert.Equal(t, report.Rule{Pointer: required}, first.Rule)
-	assert.Equal(t, "required: [status, code, message, errors]", first.Says, "the document's words at the keyword")
+	assert.Equal(t, report.Rule{Pointer: required, Says: "required: [status, code, message, errors]"}, first.Rule)
+	assert.Equal(t, "required: [status, code, message, errors]", first.Says, "the document's words at the keyword, as the grader gave them")
 	assert.Equal(t, "required: [status, code, message, errors]", first.Headline())
 	assert.Equal(t, "/code: response breaks the spec: required property is missing", first.Violation)
 	assert.Equal(t, []string{required}, first.Locations)

@@ -233,7 +233,7 @@ func newHTMLPage(s *Summary, now time.Time) htmlPage {
 	for _, res := range s.Results {
 		hr := newHTMLResult(res)
 		if res.Outcome != Passed && res.Outcome != Skipped {
-			hr.Rule, hr.Rerun, hr.Finding = s.RuleWords(res.Rule), s.RerunCommand(res.ID), findingOf[res.ID]
+			hr.Rule, hr.Rerun, hr.Finding = RuleWords(res.Rule), s.RerunCommand(res.ID), findingOf[res.ID]
 		}
 		c := byCat[res.Category]
 		if c == nil {

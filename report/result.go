@@ -10,8 +10,6 @@ package report
 
 import (
 	"time"
-
-	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
 // Category groups checks in reports; each is explained in the README.
@@ -28,6 +26,9 @@ type Rule struct {
 	// Quote is the sentence of the text at Pointer that states the rule; empty when Pointer names a
 	// schema keyword, whose value is the rule.
 	Quote string `json:"quote,omitempty"`
+	// Says is, for a rule without a Quote, what the document says at Pointer, short (a keyword and its
+	// value, a description's opening): the grader reads it from the document, the reports show it.
+	Says string `json:"says,omitempty"`
 }
 
 // String renders the rule for a report: the quote, then where it is.
@@ -59,8 +60,11 @@ type Failure struct {
 	Exchange string `json:"exchange,omitempty"`
 	// Pointer names the offending field (JSON pointer or `header.name`), if known.
 	Pointer string `json:"pointer,omitempty"`
-	// SpecLocation points into openapi/malipo.yaml at the rule that was broken, if known.
+	// SpecLocation points into openapi/malipo.yaml at the rule that was broken, if known; a grader
+	// citing another text (Standard Webhooks) gives its words here instead of a pointer.
 	SpecLocation string `json:"spec_location,omitempty"`
+	// Says is what the document says at SpecLocation, short (see Rule.Says), when the grader found it.
+	Says string `json:"says,omitempty"`
 	// Evidence holds indexes into Result.Evidence of the exchanges the failure is about: the one
 	// Exchange names, or, for a failure that names none, the exchange the check had made last.
 	Evidence []int `json:"evidence,omitempty"`
@@ -143,9 +147,6 @@ type Summary struct {
 	// Seed is the seed the run drew its generated inputs from (`--seed`): the same seed repeats them.
 	// Zero: the grader generates nothing.
 	Seed uint64 `json:"seed,omitempty"`
-	// Spec is the document the run checked against, from which the reports read the words of each
-	// rule; nil means the embedded one.
-	Spec *openapi.Spec `json:"-"`
 }
 
 // DefaultTool is the name of a run whose Summary.Tool is empty, in the reports' titles: the contract

@@ -269,7 +269,7 @@ func (r *TextReporter) failures(s *Summary) {
 				doc = " \u2014 " + res.Doc
 			}
 			r.printf("  %s%s\n", res.ID, doc)
-			if words := s.RuleWords(res.Rule); words != "" {
+			if words := RuleWords(res.Rule); words != "" {
 				r.printf("    the document says: %s\n", words)
 			}
 			shown := map[int]bool{}

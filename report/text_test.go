@@ -119,7 +119,7 @@ func brokenEnvelopeRun() *report.Summary {
 				report.Failure{Pointer: "/status", Message: `want an error envelope with status "error", got Unauthorized`}),
 			check("auth.getPayout.wrong-secret-key", secretKey, textPlain(api.OpGetPayout().URL("po_1"), "get", "401")),
 			check("auth.processPayout.no-keys", secretKey, textPlain(api.OpProcessPayout().URL(), "post", "401")),
-			check("negative.initializePayment.amount.below-minimum", report.Rule{Pointer: "#/components/schemas/Error/required"},
+			check("negative.initializePayment.amount.below-minimum", report.Rule{Pointer: "#/components/schemas/Error/required", Says: "required: [status, code, message, errors]"},
 				textPlain(api.OpInitializePayment().URL(), "post", "400")),
 			check("state.payout.bank.success", report.Rule{Pointer: "#/components/schemas/Error/description", Quote: "The error envelope."},
 				report.Failure{Message: `want final status "success", got "failed"`}),

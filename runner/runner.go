@@ -50,7 +50,7 @@ type Options struct {
 	// CheckTimeout bounds each check (default 60 s).
 	CheckTimeout time.Duration
 	// Summary is the head of the run's summary: who ran (Tool), against what (Target), how to run it
-	// again (Rerun), against which document (Spec), how its curl lines replay (ReplayNote). The runner
+	// again (Rerun), from which seed (Seed), how its curl lines replay (ReplayNote). The runner
 	// fills in the results, the counts and the time.
 	Summary report.Summary
 	// Done, if set, is called once every check has ended and before the reporters finish, to complete

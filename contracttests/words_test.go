@@ -1,0 +1,49 @@
+package contracttests_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/internal/faults"
+	"github.com/malipo/terraform-provider-malipo/openapi"
+)
+
+// The reports only format (package report reads no document): the suite hands them the document's
+// words with each result. A rule without a quote carries the words at its pointer, and a failure that
+// points into the document the words there, for a run whose failures name schema keywords.
+func TestResultsCarryTheDocumentsWords(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	checks, err := contracttests.AllFor(spec)
+	require.NoError(t, err)
+	faulty, err := faults.Options(faults.ErrorNotEnvelope)
+	require.NoError(t, err)
+	cfg, stop, err := contracttests.StartEmbeddedWith(faulty...)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, stop()) }()
+	cfg.Run = regexp.MustCompile(`^(positive\.|negative\.initializePayment\.amount\.)`)
+	sum, err := contracttests.Run(context.Background(), cfg, checks)
+	require.NoError(t, err)
+
+	pointed, unquoted := 0, 0
+	for _, res := range sum.Results {
+		if res.Rule.Quote == "" {
+			unquoted++
+			assert.Equal(t, spec.Words(res.Rule.Pointer), res.Rule.Says, "%s: the words at its rule's pointer", res.ID)
+		}
+		for _, f := range res.Failures {
+			if strings.HasPrefix(f.SpecLocation, "#/") {
+				pointed++
+				assert.Equal(t, spec.Words(f.SpecLocation), f.Says, "%s: the words at %s", res.ID, f.SpecLocation)
+			}
+		}
+	}
+	assert.Positive(t, pointed, "the fault (errors that are not the envelope) makes failures that point into the document")
+	assert.Positive(t, unquoted, "the selection has checks whose rule is a schema keyword")
+}
