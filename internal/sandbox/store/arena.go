@@ -29,36 +29,43 @@ const (
 
 // packPayout moves p's strings into the arena's text; p is the caller's copy, not yet stored.
 func (a *objectArena) packPayout(p *Payout) {
-	if p.AccountNumber != nil {
-		p.accountNumber = *p.AccountNumber
-	}
-	a.pack(&p.PayoutID, &p.Reference, &p.MomoPhoneNumber, &p.Narration, &p.WebhookURL, &p.accountNumber)
+	a.pack(&p.PayoutID, &p.Reference, &p.MomoPhoneNumber, &p.Narration, &p.WebhookURL, ownValue(p.AccountNumber, &p.accountNumber))
 }
 
 // storePayout copies a packed payout into the arena and returns the stored one.
 func (a *objectArena) storePayout(p Payout) *Payout {
 	q := store(&a.payouts, p)
-	if q.AccountNumber != nil {
-		q.AccountNumber = &q.accountNumber // one pointer into the object itself, not a heap string
-	}
+	pointInside(&q.AccountNumber, &q.accountNumber)
 	return q
 }
 
 // packPayment moves p's strings into the arena's text; p is the caller's copy, not yet stored.
 func (a *objectArena) packPayment(p *Payment) {
-	if p.RedirectURL != nil {
-		p.redirectURL = *p.RedirectURL
-	}
-	a.pack(&p.PaymentReference, &p.Reference, &p.Narration, &p.PhoneNumber, &p.WebhookURL, &p.redirectURL)
+	a.pack(&p.PaymentReference, &p.Reference, &p.Narration, &p.PhoneNumber, &p.WebhookURL, ownValue(p.RedirectURL, &p.redirectURL))
 }
 
 // storePayment copies a packed payment into the arena and returns the stored one.
 func (a *objectArena) storePayment(p Payment) *Payment {
 	q := store(&a.payments, p)
-	if q.RedirectURL != nil {
-		q.RedirectURL = &q.redirectURL
-	}
+	pointInside(&q.RedirectURL, &q.redirectURL)
 	return q
+}
+
+// ownValue copies the value of an optional field, if it is set, into the object's own string (which pack
+// then moves into the text) and returns that string's place.
+func ownValue(field *string, own *string) *string {
+	if field != nil {
+		*own = *field
+	}
+	return own
+}
+
+// pointInside points a stored object's optional field, if it is set, at the object's own copy of its
+// value: one pointer into the object itself, not a heap string.
+func pointInside(field **string, own *string) {
+	if *field != nil {
+		*field = own
+	}
 }
 
 // store copies v into the chunk being filled, starting a new chunk when it is full, and returns the

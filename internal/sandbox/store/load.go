@@ -49,40 +49,10 @@ func (st *Store) Load(now time.Time) (Loaded, error) {
 	none.st = New()
 	var maxOutbox uint64
 	err := st.j.db.View(func(btx *bolt.Tx) error {
-		err := forEach(btx, bucketPayments, func(k, v []byte) error {
-			m, _ := split(k)
-			if m == nil {
-				return nil
-			}
-			var rec paymentRecord
-			if err := json.Unmarshal(v, &rec); err != nil {
-				return fmt.Errorf("payment %q: %w", k, err)
-			}
-			p, _, _ := m.CreatePayment(none, Payment{Payment: rec.Payment, Seeded: rec.Seeded}, ClaimReference)
-			if p.Status == "processing" {
-				out.Pending = append(out.Pending, Pending{Merchant: m.publicKey, Payment: &p})
-			}
-			return nil
-		})
-		if err != nil {
+		if err := loadObjects(btx, split, &paymentKind, none, &out); err != nil {
 			return err
 		}
-		err = forEach(btx, bucketPayouts, func(k, v []byte) error {
-			m, _ := split(k)
-			if m == nil {
-				return nil
-			}
-			var rec payoutRecord
-			if err := json.Unmarshal(v, &rec); err != nil {
-				return fmt.Errorf("payout %q: %w", k, err)
-			}
-			p, _, _ := m.CreatePayout(none, Payout{Payout: rec.Payout, Seeded: rec.Seeded}, ClaimReference)
-			if p.Status == "processing" {
-				out.Pending = append(out.Pending, Pending{Merchant: m.publicKey, Payout: &p})
-			}
-			return nil
-		})
-		if err != nil {
+		if err := loadObjects(btx, split, &payoutKind, none, &out); err != nil {
 			return err
 		}
 		if err := st.loadEndpoints(btx, split, none); err != nil {
@@ -91,7 +61,7 @@ func (st *Store) Load(now time.Time) (Loaded, error) {
 		if err := st.loadKeys(btx, split, now, cleanup); err != nil {
 			return err
 		}
-		err = forEach(btx, bucketFailures, func(k, v []byte) error {
+		err := forEach(btx, bucketFailures, func(k, v []byte) error {
 			m, _ := split(k)
 			if m == nil {
 				return nil
@@ -144,6 +114,28 @@ func (st *Store) Load(now time.Time) (Loaded, error) {
 	st.outboxSeq.Store(maxOutbox)
 	cleanup.Commit()
 	return out, nil
+}
+
+// loadObjects stores every object of k in the data file, of the merchants configured, through create (so
+// the reference claims and indexes are derived as they were the first time), and adds the processing
+// ones to out.Pending. none is a Tx that writes nothing: what is read is in the file already.
+func loadObjects[T any](btx *bolt.Tx, split func([]byte) (*Merchant, string), k *kind[T], none *Tx, out *Loaded) error {
+	return forEach(btx, k.bucket, func(key, v []byte) error {
+		m, _ := split(key)
+		if m == nil {
+			return nil
+		}
+		o, err := k.decode(v)
+		if err != nil {
+			return fmt.Errorf("%s %q: %w", k.name, key, err)
+		}
+		stored, _, _ := create(none, m, k, o, ClaimReference)
+		if p, ok := k.pending(&stored); ok {
+			p.Merchant = m.publicKey
+			out.Pending = append(out.Pending, p)
+		}
+		return nil
+	})
 }
 
 func forEach(btx *bolt.Tx, bucket []byte, fn func(k, v []byte) error) error {

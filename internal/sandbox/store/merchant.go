@@ -28,6 +28,15 @@ type Merchant struct {
 	failures   []DeliveryFailure
 }
 
+// AddMerchant adds the state of the merchant with publicKey, empty until Load or its first change.
+func (st *Store) AddMerchant(publicKey string) *Merchant {
+	m := &Merchant{st: st, publicKey: publicKey,
+		payments: map[string]*Payment{}, payouts: map[string]*Payout{}, references: map[string]string{},
+		endpoints: map[string]*Endpoint{}, idem: newIdemStore()}
+	st.merchants[publicKey] = m
+	return m
+}
+
 // Claim gives the merchant reference ref to the object id in refs, a merchant's reference book, or
 // returns the object that holds it already and false. ClaimReference is the contract's; the sandbox's
 // Rules seam may wrap it.
@@ -57,120 +66,43 @@ func (m *Merchant) ReferenceTaken(ref string) bool {
 // CreatePayment stores p unless claim refuses its reference, in which case it returns the holder and
 // false. The returned payment is a copy.
 func (m *Merchant) CreatePayment(tx *Tx, p Payment, claim Claim) (Payment, string, bool) {
-	m.arena.packPayment(&p)
-	if p.Reference != "" {
-		if holder, ok := claim(m.references, p.Reference, p.PaymentReference); !ok {
-			return Payment{}, holder, false
-		}
-	}
-	q := m.arena.storePayment(p)
-	m.payments[q.PaymentReference] = q
-	m.writePayment(tx, q)
-	return *q, "", true
+	return create(tx, m, &paymentKind, p, claim)
 }
 
 // CreatePayout stores p unless claim refuses its reference (see CreatePayment).
 func (m *Merchant) CreatePayout(tx *Tx, p Payout, claim Claim) (Payout, string, bool) {
-	if m.st.intern != nil {
-		m.st.intern(&p.Payout)
-	}
-	m.arena.packPayout(&p)
-	if p.Reference != "" {
-		if holder, ok := claim(m.references, p.Reference, p.PayoutID); !ok {
-			return Payout{}, holder, false
-		}
-	}
-	q := m.arena.storePayout(p)
-	m.payouts[q.PayoutID] = q
-	m.writePayout(tx, q)
-	return *q, "", true
+	return create(tx, m, &payoutKind, p, claim)
 }
 
 // UpdatePayment applies change to a copy of the payment with ref, stores it and returns it; false
 // when there is no such payment. change must not change the payment's id or reference.
 func (m *Merchant) UpdatePayment(tx *Tx, ref string, change func(*Payment)) (Payment, bool) {
-	q, ok := m.payments[ref]
-	if !ok {
-		return Payment{}, false
-	}
-	p := *q
-	change(&p)
-	*q = p
-	m.writePayment(tx, q)
-	return p, true
+	return update(tx, m, &paymentKind, ref, change)
 }
 
 // UpdatePayout applies change to a copy of the payout with id (see UpdatePayment).
 func (m *Merchant) UpdatePayout(tx *Tx, id string, change func(*Payout)) (Payout, bool) {
-	q, ok := m.payouts[id]
-	if !ok {
-		return Payout{}, false
-	}
-	p := *q
-	change(&p)
-	*q = p
-	m.writePayout(tx, q)
-	return p, true
-}
-
-func (m *Merchant) writePayment(tx *Tx, p *Payment) {
-	if tx.durable() {
-		tx.put(bucketPayments, m.key(p.PaymentReference), paymentRecord{p.Payment, p.Seeded})
-	}
-}
-
-func (m *Merchant) writePayout(tx *Tx, p *Payout) {
-	if tx.durable() {
-		tx.put(bucketPayouts, m.key(p.PayoutID), payoutRecord{p.Payout, p.Seeded})
-	}
+	return update(tx, m, &payoutKind, id, change)
 }
 
 // Payment returns a copy of the payment with paymentReference ref.
-func (m *Merchant) Payment(ref string) (Payment, bool) {
-	p, ok := m.payments[ref]
-	if !ok {
-		return Payment{}, false
-	}
-	return *p, true
-}
+func (m *Merchant) Payment(ref string) (Payment, bool) { return get(m, &paymentKind, ref) }
 
 // Payout returns a copy of the payout with id.
-func (m *Merchant) Payout(id string) (Payout, bool) {
-	p, ok := m.payouts[id]
-	if !ok {
-		return Payout{}, false
-	}
-	return *p, true
-}
+func (m *Merchant) Payout(id string) (Payout, bool) { return get(m, &payoutKind, id) }
 
 // Payments returns every payment, in no particular order.
-func (m *Merchant) Payments() []Payment {
-	out := make([]Payment, 0, len(m.payments))
-	for _, p := range m.payments {
-		out = append(out, *p)
-	}
-	return out
-}
+func (m *Merchant) Payments() []Payment { return all(m, &paymentKind) }
 
 // Payouts returns every payout, in no particular order.
-func (m *Merchant) Payouts() []Payout {
-	out := make([]Payout, 0, len(m.payouts))
-	for _, p := range m.payouts {
-		out = append(out, *p)
-	}
-	return out
-}
+func (m *Merchant) Payouts() []Payout { return all(m, &payoutKind) }
 
 // RecentPayments returns the n payments that changed last, newest first. It looks at every payment
 // but copies only n.
-func (m *Merchant) RecentPayments(n int) []Payment {
-	return newest(m.payments, n, func(p *Payment) (time.Time, string) { return p.UpdatedAt, p.PaymentReference })
-}
+func (m *Merchant) RecentPayments(n int) []Payment { return recent(m, &paymentKind, n) }
 
 // RecentPayouts returns the n payouts that changed last, newest first.
-func (m *Merchant) RecentPayouts(n int) []Payout {
-	return newest(m.payouts, n, func(p *Payout) (time.Time, string) { return p.UpdatedAt, p.PayoutID })
-}
+func (m *Merchant) RecentPayouts(n int) []Payout { return recent(m, &payoutKind, n) }
 
 // newest returns copies of the n values of objects with the latest (time, id), latest first.
 func newest[T any](objects map[string]*T, n int, key func(*T) (time.Time, string)) []T {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"net/http"
 	"time"
 
@@ -40,6 +41,16 @@ type paymentRecord struct {
 type payoutRecord struct {
 	Payout api.Payout `json:"payout"`
 	Seeded bool       `json:"seeded,omitempty"`
+}
+
+func (rec paymentRecord) object() Payment { return Payment{Payment: rec.Payment, Seeded: rec.Seeded} }
+func (rec payoutRecord) object() Payout   { return Payout{Payout: rec.Payout, Seeded: rec.Seeded} }
+
+// decodeRecord reads a record of the data file back into the object it keeps.
+func decodeRecord[R interface{ object() T }, T any](b []byte) (T, error) {
+	var rec R
+	err := json.Unmarshal(b, &rec)
+	return rec.object(), err
 }
 
 // endpointRecord keeps the endpoint's signing secrets: a restarted sandbox must sign with the secret

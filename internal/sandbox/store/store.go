@@ -7,7 +7,7 @@
 // saving anything, and a request's changes (an object and its Idempotency-Key's response, a status
 // change, its event and its deliveries) reach the disk together or not at all. Load reads the file
 // back through the same code that stores a new object, so what a restart rebuilds (indexes, reference
-// claims) is derived in one place.
+// claims) is derived in one place; payments and payouts share that code too (kinds.go).
 //
 // What the store hands out is the caller's: copies, or strings whose bytes never change (arena.go),
 // so nothing a handler, a Rules wrapper or a hook holds is ever overwritten under it.
@@ -108,15 +108,6 @@ func (st *Store) Sync() error {
 // bank, kind of transfer) with intern's, equal in value, when it stores a payout: a million payouts
 // holding a million copies of "ctry_zm" is memory and collector work for nothing.
 func (st *Store) InternPayouts(intern func(*api.Payout)) { st.intern = intern }
-
-// AddMerchant adds the state of the merchant with publicKey, empty until Load or its first change.
-func (st *Store) AddMerchant(publicKey string) *Merchant {
-	m := &Merchant{st: st, publicKey: publicKey,
-		payments: map[string]*Payment{}, payouts: map[string]*Payout{}, references: map[string]string{},
-		endpoints: map[string]*Endpoint{}, idem: newIdemStore()}
-	st.merchants[publicKey] = m
-	return m
-}
 
 // Tx is one change: what its calls change is visible at once in memory, and its writes reach the
 // data file together when it is committed. The caller commits it under the lock that ordered the
