@@ -19,10 +19,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/contracttests"
-	"github.com/malipo/terraform-provider-malipo/internal/docedit"
 	"github.com/malipo/terraform-provider-malipo/internal/faults"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/docedit"
 	"github.com/malipo/terraform-provider-malipo/report"
 )
 

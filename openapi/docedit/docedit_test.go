@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/malipo/terraform-provider-malipo/internal/docedit"
+	"github.com/malipo/terraform-provider-malipo/openapi/docedit"
 )
 
 func TestEdits(t *testing.T) {

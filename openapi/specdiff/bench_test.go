@@ -3,8 +3,8 @@ package specdiff_test
 import (
 	"testing"
 
-	"github.com/malipo/terraform-provider-malipo/internal/docedit"
 	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/openapi/docedit"
 	"github.com/malipo/terraform-provider-malipo/openapi/specdiff"
 )
 

@@ -8,14 +8,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/malipo/terraform-provider-malipo/internal/docedit"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/openapi/docedit"
 	"github.com/malipo/terraform-provider-malipo/openapi/specdiff"
 )
 
 // The corpus: real edits of openapi/malipo.yaml, one per kind of change, each applied to the embedded
-// document at test time (by pointer, see internal/docedit) and each with its expected verdict. Paths
+// document at test time (by pointer, see openapi/docedit) and each with its expected verdict. Paths
 // and test values are read from package api and the document, never written here.
 
 const (
