@@ -8,7 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
-	"github.com/malipo/terraform-provider-malipo/internal/docedit"
+	"github.com/malipo/terraform-provider-malipo/openapi/docedit"
 )
 
 // The document's words, by JSON pointer: a contract check names the rule it enforces as a pointer
