@@ -16,31 +16,31 @@ const idemSweepBatch = 64
 // 409/4001 instead.
 const idempotentWait = 30 * time.Second
 
-// idempotent runs a POST behind the Idempotency-Key layer (IETF httpapi idempotency-key draft, as the
-// spec describes it): the first request with a key runs and its response is stored for
-// IdempotencyTTL; the same key with the same body (method, path, canonical JSON) replays it with
-// `Idempotent-Replayed: true`; with another body it is 409/4000. A request that arrives while the
-// first is still running waits for it and is then replayed, so N parallel identical requests create
-// exactly one object. 5xx responses are not stored, so a retry runs again.
-func (s *Server) idempotent(req *request, h handlerFunc) *response {
-	key := req.r.Header.Get(api.HeaderIdempotencyKey)
-	if key == "" {
-		return s.run(req, h, nil)
-	}
-	scoped := req.op.ID + "\x00" + key
-	run, answer := s.claimKey(req, scoped, fingerprint(req.r.Method, req.r.URL.Path, req.value))
-	if answer != nil {
-		return answer
-	}
-	// The response is stored in the handler's transaction: the object and the key's response are
-	// one write, so after a crash a retry finds both (a replay) or neither (it runs again).
-	return s.run(req, h, func(resp *response) { s.storeFirstResponse(req, scoped, run, resp) })
+// The Idempotency-Key layer (IETF httpapi idempotency-key draft, as the spec describes it): the first
+// request with a key runs and its response is kept for IdempotencyTTL; the same key with the same body
+// (method, path, canonical JSON) replays it with `Idempotent-Replayed: true`; with another body it is
+// 409/4000. A request that arrives while the first is still running waits for it and is then
+// replayed, so N parallel identical requests create exactly one object. 5xx responses are not kept,
+// so a retry runs again. idempotent (server.go) runs a request between claimKey and keep.
+
+// idemKey is the Idempotency-Key a request runs under: scoped to its operation, and the store's record
+// that the request is running. It is zero for a request without one.
+type idemKey struct {
+	scoped string
+	run    *store.KeyRun
 }
 
-// claimKey makes this request the first one with its key and returns its run, or returns the answer
-// the request gets instead: the stored response (replayed), 409/4000 for another body, or 409/4001
-// when the first request is still running after idempotentWait or the client gives up.
-func (s *Server) claimKey(req *request, scoped string, fp [sha256.Size]byte) (*store.KeyRun, *response) {
+// claimKey makes a POST the first request with its Idempotency-Key and returns the key, or returns
+// the answer the request gets instead: the kept response (replayed), 409/4000 for another body, or
+// 409/4001 when the first request is still running after idempotentWait or the client gives up. A
+// request without a key, or not a POST, claims nothing.
+func (s *Server) claimKey(req *request) (idemKey, *response) {
+	key := req.r.Header.Get(api.HeaderIdempotencyKey)
+	if key == "" || !isPost(req.op) {
+		return idemKey{}, nil
+	}
+	scoped := req.op.ID + "\x00" + key
+	fp := fingerprint(req.r.Method, req.r.URL.Path, req.value)
 	var deadline <-chan time.Time // set at the first wait: most requests never wait, and need no timer
 	m := req.m
 	for {
@@ -50,16 +50,16 @@ func (s *Server) claimKey(req *request, scoped string, fp [sha256.Size]byte) (*s
 		case run == nil && kept == nil:
 			run = m.st.StartKey(scoped, fp)
 			m.mu.Unlock()
-			return run, nil
+			return idemKey{scoped, run}, nil
 		case run != nil && run.Fingerprint != fp, kept != nil && kept.Fingerprint != fp:
 			m.mu.Unlock()
-			return nil, s.fail(api.CodeIdempotencyKeyReused, "This Idempotency-Key was already used with a different request body. Use a new key for a new request, or resend the original body.",
+			return idemKey{}, s.fail(api.CodeIdempotencyKeyReused, "This Idempotency-Key was already used with a different request body. Use a new key for a new request, or resend the original body.",
 				[]FieldError{{Field: "header.idempotency-key", Reason: "already used with a different body"}}, nil)
 		case kept != nil:
 			m.mu.Unlock()
 			req.commit = kept.Written // replayed once the first response is durable: a crash cannot undo what it says
 			stored := response{status: kept.Response.Status, json: kept.Response.JSON, header: kept.Response.Header, body: kept.Response.Body}
-			return nil, stored.replay()
+			return idemKey{}, stored.replay()
 		}
 		done := run.Done()
 		m.mu.Unlock()
@@ -72,23 +72,26 @@ func (s *Server) claimKey(req *request, scoped string, fp [sha256.Size]byte) (*s
 		case <-done:
 			continue // replay, or run ourselves if the first attempt was not stored
 		case <-req.r.Context().Done():
-			return nil, s.inUse()
+			return idemKey{}, s.inUse()
 		case <-deadline:
-			return nil, s.inUse()
+			return idemKey{}, s.inUse()
 		}
 	}
 }
 
-// storeFirstResponse keeps the first response of a key for replays, in the request's transaction,
-// and wakes the requests waiting for it. A 5xx is not kept: the key is freed, so that a retry runs
-// again. The caller holds m.mu.
-func (s *Server) storeFirstResponse(req *request, scoped string, run *store.KeyRun, resp *response) {
+// keep keeps resp as the key's first response for replays, in the request's transaction, and wakes
+// the requests waiting for it. A 5xx is not kept: the key is freed, so that a retry runs again. The
+// caller holds m.mu; a request without a key keeps nothing.
+func (k idemKey) keep(req *request, resp *response) {
+	if k.run == nil {
+		return
+	}
 	now := time.Now() // under m.mu: the records' order is exactly the order of expiry
 	var kept *store.Response
 	if resp.status < 500 {
 		kept = &store.Response{Status: resp.status, JSON: resp.json, Header: resp.header, Body: resp.body}
 	}
-	req.m.st.FinishKey(req.tx, scoped, run, kept, now, now.Add(IdempotencyTTL), idemSweepBatch)
+	req.m.st.FinishKey(req.tx, k.scoped, k.run, kept, now, now.Add(IdempotencyTTL), idemSweepBatch)
 }
 
 func (s *Server) inUse() *response {

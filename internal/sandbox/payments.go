@@ -11,20 +11,20 @@ import (
 // initializePayment creates a payment in `pending`. The contract's schema has been checked; what is
 // left is what needs state: the merchant reference must be unused (409/4002 naming the holder). The
 // customer's country and currency are not looked up in the reference data, which lists payout
-// destinations: the document constrains them by their patterns only (PaymentInitRequest).
-func (s *Server) initializePayment(req *request) *response {
+// destinations: the document constrains them by their patterns only (PaymentInitRequest). A create:
+// what needs the merchant's lock (a generated reference, the store) is rest (see idempotent).
+func (s *Server) initializePayment(req *request) (rest func() *response, answer *response) {
 	var in api.PaymentInitRequest
 	if fail := s.decode(req.value, &in); fail != nil {
-		return fail
+		return nil, fail
 	}
 	redirect := ""
 	if in.RedirectURL != nil {
 		redirect = *in.RedirectURL
 	}
 	if fail := s.checkURLs([2]string{"/webhook_url", in.WebhookURL}, [2]string{"/redirect_url", redirect}); fail != nil {
-		return fail
+		return nil, fail
 	}
-	m := req.m
 	now := s.now()
 	payment := Payment{Payment: api.Payment{
 		PaymentReference: newID(prefixPayment), Reference: in.Reference, Status: api.PaymentStatusPending, Amount: in.Amount,
@@ -32,15 +32,16 @@ func (s *Server) initializePayment(req *request) *response {
 		PhoneNumber: in.PhoneNumber, WebhookURL: in.WebhookURL, RedirectURL: in.RedirectURL,
 		CreatedAt: now, UpdatedAt: now,
 	}}
-	st := req.store()
-	if payment.Reference == "" {
-		payment.Reference = m.generateReference()
-	}
-	created, holder, ok := st.CreatePayment(req.tx, payment, s.rules.ClaimReference)
-	if !ok {
-		return s.duplicateReference(payment.Reference, holder)
-	}
-	return s.success(http.StatusCreated, "Payment initialized", created)
+	return func() *response {
+		if payment.Reference == "" {
+			payment.Reference = req.m.generateReference()
+		}
+		created, holder, ok := req.m.st.CreatePayment(req.tx, payment, s.rules.ClaimReference)
+		if !ok {
+			return s.duplicateReference(payment.Reference, holder)
+		}
+		return s.success(http.StatusCreated, "Payment initialized", created)
+	}, nil
 }
 
 // generateReference returns a merchant reference no object of m holds. The caller holds m.mu.

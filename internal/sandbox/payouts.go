@@ -10,28 +10,30 @@ import (
 
 // processPayout creates a payout in `processing`; after Timings.PayoutDelay it settles as the test
 // values for its account or wallet number say. Creation is not a status change, so it sends no
-// event. countryId must exist, and a bank payout's bank_id must exist in that country.
-func (s *Server) processPayout(req *request) *response {
+// event. countryId must exist, and a bank payout's bank_id must exist in that country. A create: only
+// storing it, and arming its settlement, is left for the merchant's lock (rest; see idempotent).
+func (s *Server) processPayout(req *request) (rest func() *response, answer *response) {
 	in, fail := s.decodePayout(req.value)
 	if fail != nil {
-		return fail
+		return nil, fail
 	}
 	if fail := s.checkURLs([2]string{"/webhook_url", in.WebhookURL}); fail != nil {
-		return fail
+		return nil, fail
 	}
 	country, problems := s.rules.PayoutDestination(in.CountryID, in.TransferTo, in.BankID)
 	if len(problems) > 0 {
-		return s.invalid(problems...)
+		return nil, s.invalid(problems...)
 	}
 	now := s.now()
 	in.PayoutID, in.Currency, in.Status, in.CreatedAt, in.UpdatedAt = newID(prefixPayout), country.CurrencyCode, api.PayoutStatusProcessing, now, now
-	// The response is encoded before the lock (see run): the stored payout is equal to in.
-	created := s.success(http.StatusCreated, "Payout is processing", Payout{Payout: in})
-	if _, holder, ok := req.store().CreatePayout(req.tx, Payout{Payout: in}, s.rules.ClaimReference); !ok {
-		return s.duplicateReference(in.Reference, holder)
-	}
-	s.armPayout(req.m, in.PayoutID, time.Now())
-	return created
+	created := s.success(http.StatusCreated, "Payout is processing", Payout{Payout: in}) // the stored payout is equal to in
+	return func() *response {
+		if _, holder, ok := req.m.st.CreatePayout(req.tx, Payout{Payout: in}, s.rules.ClaimReference); !ok {
+			return s.duplicateReference(in.Reference, holder)
+		}
+		s.armPayout(req.m, in.PayoutID, time.Now())
+		return created
+	}, nil
 }
 
 // armPayout schedules a processing payout's settlement, PayoutDelay (and its share of Spread) after

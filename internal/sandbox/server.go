@@ -29,7 +29,6 @@ type request struct {
 	// or the replayed response's: the response is not sent before it is durable.
 	tx     *store.Tx
 	commit store.Commit
-	locked bool // the request holds m.mu (run, store)
 }
 
 // ServeHTTP serves the API: through the installed middleware hooks, if any, to serve.
@@ -116,9 +115,9 @@ func (s *Server) handle(r *http.Request, w http.ResponseWriter, opID *string) *r
 	return s.operate(w, r, op, m, params, h)
 }
 
-// operate reads, validates and carries out an authenticated request of op, behind the idempotency
-// layer for POSTs.
-func (s *Server) operate(w http.ResponseWriter, r *http.Request, op *openapi.Operation, m *merchant, params map[string]string, h handlerFunc) *response {
+// operate reads, validates and carries out an authenticated request of op (idempotent), and answers
+// once its change is durable.
+func (s *Server) operate(w http.ResponseWriter, r *http.Request, op *openapi.Operation, m *merchant, params map[string]string, h handler) *response {
 	req := &request{r: r, op: op, m: m, params: params}
 	if op.HasBody {
 		body, value, fail := s.readBody(w, r, op)
@@ -132,13 +131,8 @@ func (s *Server) operate(w http.ResponseWriter, r *http.Request, op *openapi.Ope
 			return s.violationsResponse(explainSecret(op.ID, req.value, vs))
 		}
 	}
-	var resp *response
-	if isPost(op) {
-		resp = s.idempotent(req, h)
-	} else {
-		resp = s.run(req, h, nil)
-	}
-	if err := req.commit.Wait(); err != nil {
+	resp := s.idempotent(req, h)
+	if err := req.commit.Wait(); err != nil { // the answer waits until what it says is durable
 		s.log.Error("the change could not be written to the data directory", "operation", op.ID, "error", err)
 		return s.internalError("write the change to the data directory")
 	}
@@ -148,42 +142,42 @@ func (s *Server) operate(w http.ResponseWriter, r *http.Request, op *openapi.Ope
 	return resp
 }
 
-// run carries out the request's operation: the handler runs under its merchant's lock, changing state
-// only through the store, in one transaction; finish (the idempotency layer's) adds to it; the
-// transaction is committed before the lock is released, so the data directory sees each merchant's
-// changes in the order they were made, and a timer or delivery that the handler started sees them
-// done. Handlers never save anything, and cannot forget to.
+// idempotent carries out a validated request, once however often a POST with an Idempotency-Key is
+// sent (the other methods are idempotent as they are), in these phases:
 //
-// The creates (decodesFirst) take the lock themselves, through request.store, once their body is
-// decoded and checked: that work allocates, and a goroutine that allocates while the collector marks
-// a large heap is made to help it, which under the lock would hold up every request of the merchant.
-func (s *Server) run(req *request, h handlerFunc, finish func(*response)) *response {
+//  1. claim the Idempotency-Key (claimKey): a replay or a refusal is the answer, and nothing runs;
+//  2. prepare, for a create: decode and check the body and encode the answer, before the lock, since
+//     that allocates, and a goroutine that allocates while the collector marks a large heap is made
+//     to help it, which under the lock would hold up every request of the merchant;
+//  3. lock the merchant: its lock orders every change of its state (timers and deliveries take it too);
+//  4. change the state, only through the store, in one transaction (req.tx): the create's rest, or
+//     the whole handler; handlers never save anything, and cannot forget to;
+//  5. keep the answer as the key's response, in the same transaction: a crash keeps both or neither;
+//  6. commit the transaction before the unlock, so that the data directory sees each merchant's
+//     changes in the order they were made, and a timer or delivery the handler started sees them done;
+//  7. answer: operate sends the answer once the commit is durable.
+func (s *Server) idempotent(req *request, h handler) *response {
+	key, answer := s.claimKey(req)
+	if answer != nil {
+		return answer
+	}
+	var rest func() *response
+	if h.prepare != nil {
+		rest, answer = h.prepare(s, req)
+	}
 	req.tx = s.store.Begin()
-	defer func() {
-		if req.locked {
-			req.m.mu.Unlock()
-		}
-	}()
-	if !decodesFirst[req.op.ID] {
-		req.store()
+	req.m.mu.Lock()
+	defer req.m.mu.Unlock()
+	switch {
+	case answer != nil: // refused before the lock: only the key's response is kept
+	case rest != nil:
+		answer = rest()
+	default:
+		answer = h.run(s, req)
 	}
-	resp := h(s, req)
-	req.store()
-	if finish != nil {
-		finish(resp)
-	}
+	key.keep(req, answer)
 	req.commit = req.tx.Commit()
-	return resp
-}
-
-// store takes the merchant's lock, unless the request holds it already, and returns the merchant's
-// part of the store.
-func (req *request) store() *store.Merchant {
-	if !req.locked {
-		req.m.mu.Lock()
-		req.locked = true
-	}
-	return req.m.st
+	return answer
 }
 
 // withoutKeyHeaders drops violations about the key headers: authenticate has already answered for
