@@ -2,16 +2,15 @@ package receivertests
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/internal/valuegen"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
@@ -29,131 +28,192 @@ const randomVariants = 8
 // the document allows ("new fields can appear in any event and in its object").
 const generatedFieldName = "x_malipo_generated"
 
+// reencodedCharacters are what Go's encoder escapes and JavaScript's does not: <, > and &, and the line
+// separators U+2028 and U+2029. They are the raw-body checks' business (rawbody.go); a generated body
+// must verify with a receiver that re-encodes the way the sender does, so no drawn text holds them.
+const reencodedCharacters = "<>&\u2028\u2029"
+
+// drawing is what the generated bodies are drawn with.
+var drawing = valuegen.Options{Avoid: reencodedCharacters}
+
+// eventFields walks the request body schema of the webhook for event type t (valuegen.Walk): the
+// generated payloads are built from its fields, never from a list of field names in code.
+func eventFields(spec *openapi.Spec, t string) ([]*valuegen.Field, error) {
+	op, ok := spec.Webhook(t)
+	if !ok {
+		return nil, fmt.Errorf("event type %s is not declared under webhooks", t)
+	}
+	rb := openapi.OperationModel(op).RequestBody
+	if rb == nil || rb.Content == nil {
+		return nil, fmt.Errorf("webhook %s documents no request body", t)
+	}
+	mt, ok := rb.Content.Get("application/json")
+	if !ok || mt == nil || mt.Schema == nil {
+		return nil, fmt.Errorf("webhook %s documents no application/json schema", t)
+	}
+	return valuegen.Walk(mt.Schema, drawing), nil
+}
+
 // variants returns, for event type t, the bodies the generated check sends: each enum value of each
 // field the example carries, each optional field absent and present (one at a time, then all at once),
-// undeclared fields at every level, and randomVariants bodies whose values are drawn from the seed.
-// The same seed and document give the same bodies (ids and times aside, which each delivery gets
-// fresh). Every body is one the document allows; the check validates each before it sends it, and
-// reports one the document refuses as a defect of the grader.
+// undeclared fields at every level, every field the generator bounds at its smallest and at its
+// largest, and randomVariants bodies whose values are drawn from the seed. The same seed and document
+// give the same bodies (ids and times aside, which each delivery gets fresh). Every body is one the
+// document allows; the check validates each before it sends it, and reports one the document refuses
+// as a defect of the grader.
 func (g *grader) variants(t string) ([]variant, error) {
-	fields, err := eventFields(g.spec, t)
-	if err != nil {
-		return nil, err
+	fields, ok := g.fields[t]
+	if !ok {
+		return nil, fmt.Errorf("event type %s is not selected", t)
 	}
-	base := g.payloads[t]
-	rng := rand.New(rand.NewPCG(g.seed, typeSalt(t)))
-	var out []variant
-	add := func(what string, change func(ev map[string]any)) {
-		ev := clone(base)
-		change(ev)
-		out = append(out, variant{what: what, event: ev})
+	v := &variantSet{base: g.payloads[t], rng: rand.New(rand.NewPCG(g.seed, typeSalt(t)))}
+	optional := v.addEnumsAndOptionals(fields)
+	v.add("every optional field absent", func(ev map[string]any) {
+		for _, f := range optional {
+			del(ev, f.Path)
+		}
+	})
+	v.add("every optional field present", func(ev map[string]any) {
+		for _, f := range optional {
+			if _, ok := get(ev, f.Path); !ok && f.Simplest != nil {
+				set(ev, f.Path, f.Simplest)
+			}
+		}
+	})
+	v.addUndeclared(fields)
+	v.addExtremes(fields)
+	for i := range randomVariants {
+		v.addDrawn(fields, i)
 	}
-	var optional []field
+	return v.out, nil
+}
+
+// variantSet is the bodies of one event type as variants makes them, each a change of base.
+type variantSet struct {
+	base map[string]any
+	rng  *rand.Rand
+	out  []variant
+}
+
+// add appends the base body with change applied.
+func (v *variantSet) add(what string, change func(ev map[string]any)) {
+	ev := clone(v.base)
+	change(ev)
+	v.out = append(v.out, variant{what: what, event: ev})
+}
+
+// generated reports whether the bodies draw f's value: a field of its own, not an object, and not
+// the event's type, which names the webhook.
+func generated(f *valuegen.Field) bool { return !f.Object && f.PathName() != "type" }
+
+// addEnumsAndOptionals adds each other enum value of each field the example carries, and each optional
+// field without it (when the example has it) or with its simplest value (when not); it returns the
+// optional fields.
+func (v *variantSet) addEnumsAndOptionals(fields []*valuegen.Field) (optional []*valuegen.Field) {
 	for _, f := range fields {
-		if f.name() == "type" || f.object {
+		if !generated(f) {
 			continue
 		}
-		cur, present := get(base, f.path)
+		cur, present := get(v.base, f.Path)
 		if present {
-			for _, v := range f.enum {
-				if fmt.Sprint(v) != fmt.Sprint(cur) {
-					add(fmt.Sprintf("%s = %v", f.name(), v), func(ev map[string]any) { set(ev, f.path, v) })
+			for _, e := range f.Enum() {
+				if fmt.Sprint(e) != fmt.Sprint(cur) {
+					v.add(fmt.Sprintf("%s = %v", f.PathName(), e), func(ev map[string]any) { set(ev, f.Path, e) })
 				}
 			}
 		}
-		if f.required {
+		if f.Required {
 			continue
 		}
 		optional = append(optional, f)
 		if present {
-			add("without "+f.name(), func(ev map[string]any) { del(ev, f.path) })
-		} else if v, ok := f.sample(); ok {
-			add(fmt.Sprintf("with %s = %v", f.name(), v), func(ev map[string]any) { set(ev, f.path, v) })
+			v.add("without "+f.PathName(), func(ev map[string]any) { del(ev, f.Path) })
+		} else if f.Simplest != nil {
+			v.add(fmt.Sprintf("with %s = %v", f.PathName(), f.Simplest), func(ev map[string]any) { set(ev, f.Path, f.Simplest) })
 		}
 	}
-	add("every optional field absent", func(ev map[string]any) {
-		for _, f := range optional {
-			del(ev, f.path)
-		}
-	})
-	add("every optional field present", func(ev map[string]any) {
-		for _, f := range optional {
-			if _, ok := get(ev, f.path); !ok {
-				if v, ok := f.sample(); ok {
-					set(ev, f.path, v)
-				}
-			}
-		}
-	})
-	// Undeclared fields where the document allows them ("new fields can appear in any event and in
-	// its object"): at every level no branch closes with additionalProperties: false.
-	var open []field
+	return optional
+}
+
+// addUndeclared adds undeclared fields where the document allows them ("new fields can appear in any
+// event and in its object"): at every level no branch closes with additionalProperties: false.
+func (v *variantSet) addUndeclared(fields []*valuegen.Field) {
+	var open []*valuegen.Field
 	for _, f := range fields {
-		if f.object && !f.closed {
+		if f.Object && !f.Closed {
 			open = append(open, f)
 		}
 	}
-	if len(open) > 0 {
-		names := make([]string, len(open))
-		for i, f := range open {
-			names[i] = cmp.Or(f.name(), "the event")
-		}
-		add("undeclared fields in "+strings.Join(names, ", "), func(ev map[string]any) {
-			for _, f := range open {
-				if obj, ok := get(ev, f.path); ok {
-					if m, ok := obj.(map[string]any); ok {
-						m[generatedFieldName] = map[string]any{"n": rng.IntN(1 << 10), "s": drawText(rng, 12), "a": []any{drawText(rng, 4)}}
-					}
+	if len(open) == 0 {
+		return
+	}
+	names := make([]string, len(open))
+	for i, f := range open {
+		names[i] = cmp.Or(f.PathName(), "the event")
+	}
+	v.add("undeclared fields in "+strings.Join(names, ", "), func(ev map[string]any) {
+		for _, f := range open {
+			if obj, ok := get(ev, f.Path); ok {
+				if m, ok := obj.(map[string]any); ok {
+					m[generatedFieldName] = map[string]any{"n": v.rng.IntN(1 << 10), "s": drawing.RandomText(v.rng, 12), "a": []any{drawing.RandomText(v.rng, 4)}}
 				}
 			}
-		})
-	}
-	// Every field the generators know at its smallest, then at its largest: the bounds are where a
-	// receiver's types break (an amount in an int32, a narration in a VARCHAR(100)).
-	for _, b := range []bound{lowest, highest} {
-		ev := clone(base)
+		}
+	})
+}
+
+// addExtremes adds every field the generator bounds at its smallest, then at its largest: the bounds
+// are where a receiver's types break (an amount in an int32, a narration in a VARCHAR(100)).
+func (v *variantSet) addExtremes(fields []*valuegen.Field) {
+	for _, largest := range []bool{false, true} {
+		ev := clone(v.base)
 		var names []string
 		for _, f := range fields {
-			if f.object || f.name() == "type" || len(f.enum) > 0 {
+			smallest, biggest, ok := f.Extremes()
+			if !generated(f) || !ok {
 				continue
 			}
-			if v, ok := f.draw(rng, b); ok {
-				set(ev, f.path, v)
-				names = append(names, f.name())
+			if largest {
+				smallest = biggest
 			}
+			set(ev, f.Path, smallest.V)
+			names = append(names, f.PathName())
 		}
-		what := map[bound]string{lowest: "smallest", highest: "largest"}[b]
-		out = append(out, variant{what: fmt.Sprintf("every field the document bounds at its %s (%s)", what, strings.Join(names, ", ")), event: ev})
-	}
-	for i := range randomVariants {
-		ev := clone(base)
-		var drawn []string
-		for _, f := range fields {
-			if f.object || f.name() == "type" {
-				continue
-			}
-			if !f.required && rng.IntN(2) == 0 {
-				if _, ok := get(ev, f.path); ok {
-					del(ev, f.path)
-					drawn = append(drawn, "no "+f.name())
-				}
-				continue
-			}
-			v, ok := f.draw(rng, anyValue)
-			if !ok {
-				if _, present := get(ev, f.path); present || f.required {
-					continue
-				}
-				if v, ok = f.sample(); !ok {
-					continue
-				}
-			}
-			set(ev, f.path, v)
-			drawn = append(drawn, fmt.Sprintf("%s = %s", f.name(), short(v)))
+		what := "smallest"
+		if largest {
+			what = "largest"
 		}
-		out = append(out, variant{what: fmt.Sprintf("drawn body %d (%s)", i+1, strings.Join(drawn, ", ")), event: ev})
+		v.out = append(v.out, variant{what: fmt.Sprintf("every field the document bounds at its %s (%s)", what, strings.Join(names, ", ")), event: ev})
 	}
-	return out, nil
+}
+
+// addDrawn adds drawn body i: each optional field left out or not, each field's value drawn, where the
+// generator can draw one, from the seed.
+func (v *variantSet) addDrawn(fields []*valuegen.Field, i int) {
+	ev := clone(v.base)
+	var drawn []string
+	for _, f := range fields {
+		if !generated(f) {
+			continue
+		}
+		if !f.Required && v.rng.IntN(2) == 0 {
+			if _, ok := get(ev, f.Path); ok {
+				del(ev, f.Path)
+				drawn = append(drawn, "no "+f.PathName())
+			}
+			continue
+		}
+		value, ok := f.Random(v.rng)
+		if !ok {
+			if _, present := get(ev, f.Path); present || f.Required || f.Simplest == nil {
+				continue
+			}
+			value.V = f.Simplest
+		}
+		set(ev, f.Path, value.V)
+		drawn = append(drawn, fmt.Sprintf("%s = %s", f.PathName(), short(value.V)))
+	}
+	v.out = append(v.out, variant{what: fmt.Sprintf("drawn body %d (%s)", i+1, strings.Join(drawn, ", ")), event: ev})
 }
 
 // typeSalt makes each event type's draws independent of which other types are selected.
@@ -161,103 +221,6 @@ func typeSalt(t string) uint64 {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(t))
 	return h.Sum64()
-}
-
-// sample is the value an optional field gets when it is added: its first example, else its first
-// enum value.
-func (f field) sample() (any, bool) {
-	if len(f.examples) > 0 {
-		return f.examples[0], true
-	}
-	if len(f.enum) > 0 {
-		return f.enum[0], true
-	}
-	return nil, false
-}
-
-// bound says which values draw picks: any (drawn), or the document's smallest or largest.
-type bound int
-
-const (
-	anyValue bound = iota
-	lowest
-	highest
-)
-
-// draw picks a value for f: an enum field one of its values; a number or integer in the range its
-// schema gives, on its multipleOf step; a string by the component it refers to (MerchantReference,
-// PhoneNumber: their patterns' alphabets) or, for free text, any characters; at its length bounds.
-// False for a field it has no generator for (ids, times, URLs: their example stays). Every value is
-// one the document allows.
-func (f field) draw(rng *rand.Rand, b bound) (any, bool) {
-	pick := func(lo, hi int) int {
-		switch b {
-		case lowest:
-			return lo
-		case highest:
-			return hi
-		}
-		return lo + rng.IntN(hi-lo+1)
-	}
-	if len(f.enum) > 0 {
-		return f.enum[pick(0, len(f.enum)-1)], true
-	}
-	switch {
-	case f.integer && f.ranged:
-		lo, hi := int64(f.lo), int64(f.hi)
-		n := map[bound]int64{lowest: lo, highest: hi}[b]
-		if b == anyValue {
-			n = lo + rng.Int64N(hi-lo+1)
-		}
-		return json.Number(strconv.FormatInt(n, 10)), true
-	case f.number && f.ranged && f.step > 0:
-		// Whole steps, divided rather than multiplied so that 150.55 is written 150.55.
-		per := math.Round(1 / f.step)
-		lo, hi := int64(math.Ceil(f.lo*per)), int64(math.Floor(f.hi*per))
-		n := map[bound]int64{lowest: lo, highest: hi}[b]
-		if b == anyValue {
-			n = lo + rng.Int64N(hi-lo+1)
-		}
-		return float64(n) / per, true
-	}
-	switch f.component {
-	case "MerchantReference": // ^[A-Za-z0-9][A-Za-z0-9_.:-]*$
-		const first = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-		const rest = first + "_.:-"
-		n := pick(max(f.minLen, 1), max(f.maxLen, 1))
-		out := []byte{first[rng.IntN(len(first))]}
-		for len(out) < n {
-			out = append(out, rest[rng.IntN(len(rest))])
-		}
-		return string(out), true
-	case "PhoneNumber": // ^[1-9][0-9]{7,14}$
-		n := pick(8, 15)
-		out := []byte{byte('1' + rng.IntN(9))}
-		for len(out) < n {
-			out = append(out, byte('0'+rng.IntN(10)))
-		}
-		return string(out), true
-	}
-	if f.text {
-		return drawText(rng, pick(max(f.minLen, 1), f.maxLen)), true
-	}
-	return nil, false
-}
-
-// textAlphabet is what drawn text is made of: ASCII, Latin letters precomposed and with a combining
-// mark, right-to-left scripts, CJK, and characters outside the BMP. It leaves out <, > and & and the
-// line separators U+2028 and U+2029, which Go's encoder escapes and JavaScript's does not: those are
-// the raw-body checks' business, and a generated body must verify with a receiver that re-encodes the
-// way the sender does.
-var textAlphabet = []rune("abcXYZ019 -_.,:;'\"\\/()#@!?éèçñøßÆŒ" + "e\u0301a\u0308" + "مرحباשלום" + "日本語中文" + "😀𝄞𐍈🇿🇲")
-
-// drawText is n characters (code points, as maxLength counts them) of textAlphabet.
-func drawText(rng *rand.Rand, n int) string {
-	var b strings.Builder
-	for range n {
-		b.WriteRune(textAlphabet[rng.IntN(len(textAlphabet))])
-	}
-	return b.String()
 }
 
 // short is a drawn value as a failure message shows it.

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/malipo/terraform-provider-malipo/internal/valuegen"
 )
 
 // rawVariant is a way of writing an event's JSON that a decode and re-encode does not keep: the
@@ -18,7 +20,7 @@ type rawVariant struct {
 	doc  string
 	// write spells ev (a fresh event, which it may change first, guided by what the document says of
 	// its fields) as a body.
-	write func(ev map[string]any, fields []field) []byte
+	write func(ev map[string]any, fields []*valuegen.Field) []byte
 }
 
 // exoticText is text that every decoder keeps but that tries every part of UTF-8: Latin letters
@@ -42,20 +44,20 @@ const undeclaredNumber = 2.5
 func rawVariants() []rawVariant {
 	return []rawVariant{
 		{name: "whitespace", doc: "tabs for indents, CRLF line ends and spaces around the colons",
-			write: func(ev map[string]any, fields []field) []byte {
+			write: func(ev map[string]any, fields []*valuegen.Field) []byte {
 				return writeJSON(ev, jsonStyle{indent: "\t", newline: "\r\n", colon: " : "})
 			}},
 		{name: "key-order", doc: "the keys of every object in reverse alphabetical order",
-			write: func(ev map[string]any, fields []field) []byte {
+			write: func(ev map[string]any, fields []*valuegen.Field) []byte {
 				return writeJSON(ev, jsonStyle{reverse: true})
 			}},
 		{name: "unicode-escapes", doc: "every non-ASCII character as a \\u escape (\"\\u00e9\", surrogate pairs) and every / as \\/, in a text field holding " + strconv.Quote(exoticText),
-			write: func(ev map[string]any, fields []field) []byte {
+			write: func(ev map[string]any, fields []*valuegen.Field) []byte {
 				setText(ev, fields, exoticText)
 				return writeJSON(ev, jsonStyle{escapeAll: true})
 			}},
 		{name: "number-trailing-zero", doc: "every number that is not an integer field given a trailing zero (150.50), and an undeclared field holding 2.50 (a payout event has no other)",
-			write: func(ev map[string]any, fields []field) []byte {
+			write: func(ev map[string]any, fields []*valuegen.Field) []byte {
 				ev[unknownFieldName] = undeclaredNumber
 				mapNumbers(ev, nil, integerFields(fields), func(f float64) string {
 					if f == float64(int64(f)) {
@@ -66,27 +68,27 @@ func rawVariants() []rawVariant {
 				return writeJSON(ev, jsonStyle{})
 			}},
 		{name: "number-exponent", doc: "every number that is not an integer field in exponent form (1.505e+02), and an undeclared field holding 2.5e+00",
-			write: func(ev map[string]any, fields []field) []byte {
+			write: func(ev map[string]any, fields []*valuegen.Field) []byte {
 				ev[unknownFieldName] = undeclaredNumber
 				mapNumbers(ev, nil, integerFields(fields), func(f float64) string { return strconv.FormatFloat(f, 'e', -1, 64) })
 				return writeJSON(ev, jsonStyle{})
 			}},
 		{name: "non-ascii", doc: "a text field holding " + strconv.Quote(exoticText) + " as raw UTF-8",
-			write: func(ev map[string]any, fields []field) []byte {
+			write: func(ev map[string]any, fields []*valuegen.Field) []byte {
 				setText(ev, fields, exoticText)
 				return writeJSON(ev, jsonStyle{})
 			}},
 		{name: "html-and-line-separators", doc: "a text field holding " + strconv.Quote(jsUnsafeText) + " raw (Go's encoder escapes these, JavaScript's does not)",
-			write: func(ev map[string]any, fields []field) []byte {
+			write: func(ev map[string]any, fields []*valuegen.Field) []byte {
 				setText(ev, fields, jsUnsafeText)
 				return writeJSON(ev, jsonStyle{})
 			}},
 		{name: "large-integer", doc: "every integer field at its maximum (a payout's amount at 2^53-1) and an undeclared field holding 2^64+1",
-			write: func(ev map[string]any, fields []field) []byte {
+			write: func(ev map[string]any, fields []*valuegen.Field) []byte {
 				for _, f := range fields {
-					if f.integerMax != "" {
-						if _, ok := get(ev, f.path); ok {
-							set(ev, f.path, json.Number(f.integerMax))
+					if _, largest, _, ok := f.Range(); ok && f.Is("integer") {
+						if _, present := get(ev, f.Path); present {
+							set(ev, f.Path, largest)
 						}
 					}
 				}
@@ -99,11 +101,11 @@ func rawVariants() []rawVariant {
 // setText puts s in every free-text field of ev (a string the document bounds by length only, such
 // as Narration) that the event type declares, present or not; in an undeclared field when it declares
 // none.
-func setText(ev map[string]any, fields []field, s string) {
+func setText(ev map[string]any, fields []*valuegen.Field, s string) {
 	n := 0
 	for _, f := range fields {
-		if f.text {
-			set(ev, f.path, s)
+		if f.FreeText() {
+			set(ev, f.Path, s)
 			n++
 		}
 	}
@@ -143,11 +145,11 @@ func mapNumbers(v any, path []string, integers map[string]bool, spell func(float
 }
 
 // integerFields returns the names of the event's declared integer fields.
-func integerFields(fields []field) map[string]bool {
+func integerFields(fields []*valuegen.Field) map[string]bool {
 	out := map[string]bool{}
 	for _, f := range fields {
-		if f.integer {
-			out[f.name()] = true
+		if f.Is("integer") {
+			out[f.PathName()] = true
 		}
 	}
 	return out

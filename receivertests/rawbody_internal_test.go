@@ -39,9 +39,9 @@ func TestRawBodiesDecodeToTheEvent(t *testing.T) {
 				want, _ := json.Marshal(withNumber)
 				assert.JSONEq(t, string(want), string(body), "%s %s", v.name, et)
 				for _, f := range g.fields[et] {
-					if value, ok := get(ev, f.path); ok && f.integer {
-						assert.Contains(t, string(body), fmt.Sprintf("%q:%s", f.path[len(f.path)-1], strconv.FormatFloat(value.(float64), 'f', -1, 64)),
-							"%s %s: the integer field %s is respelled", v.name, et, f.name())
+					if value, ok := get(ev, f.Path); ok && f.Is("integer") {
+						assert.Contains(t, string(body), fmt.Sprintf("%q:%s", f.Path[len(f.Path)-1], strconv.FormatFloat(value.(float64), 'f', -1, 64)),
+							"%s %s: the integer field %s is respelled", v.name, et, f.PathName())
 					}
 				}
 			}

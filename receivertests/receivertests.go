@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/internal/valuegen"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 	"github.com/malipo/terraform-provider-malipo/report"
@@ -103,7 +104,7 @@ type grader struct {
 	// seed draws the generated payloads (Config.Seed, or one drawn at random).
 	seed uint64
 	// fields are, per selected event type, what the document says of each field of its body.
-	fields map[string][]field
+	fields map[string][]*valuegen.Field
 }
 
 // check is one receiver check: what it proves, the rule it enforces, and how it runs.
@@ -260,7 +261,7 @@ func newGrader(cfg Config) (*grader, error) {
 		// grade another URL than the one given.
 		client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
-	fields := map[string][]field{}
+	fields := map[string][]*valuegen.Field{}
 	for _, t := range types {
 		if fields[t], err = eventFields(cfg.Spec, t); err != nil {
 			return nil, fmt.Errorf("%w: %w", runner.ErrSetup, err)
