@@ -3,12 +3,15 @@
 // errors, auth, idempotency, state machines and webhook behaviour (delivered, schema-valid, signed,
 // retried).
 //
-// Checks are data (Check), each naming the words of the document it enforces (Rule); the ones that are
-// mechanical are derived from the document (negative cases from request schemas, the auth matrix from
-// security requirements, lifecycles from the test values), the behavioural ones are written by hand
-// against T: requests, assertions that record evidence, waits, and a webhook Receiver the run starts
-// itself. Run checks the run can mean something (preflight), then hands the checks to package runner,
-// which runs them and reports through package report's reporters (text, JSON, JUnit, HTML, HAR).
+// Checks are data (Check), each naming, where it is defined, the words of the document it enforces
+// (Rule). The mechanical ones are derived from the document (negative cases from request schemas, the
+// auth matrix from security requirements, lifecycles from the test values); the generated ones send
+// request bodies and parameters drawn from the schemas at their boundaries and at random from the run's
+// seed, shrinking a failing one; the stateful sequences walk chains of operations and judge each state
+// the document allows; the behavioural ones are written by hand. All act through T: requests,
+// assertions that record evidence, idle waits, and a webhook Receiver the run starts itself. Run checks
+// the run can mean something (preflight), then hands the checks to package runner, which runs them and
+// reports through package report's reporters (text, JSON, JUnit, HTML, HAR).
 package contracttests
 
 import (

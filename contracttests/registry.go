@@ -6,10 +6,13 @@ import (
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
-// The registry: which families of checks make up the suite, in the order they start (reports list
-// them by id). Each family lives in its own checks_*.go file.
+// The registry: which families of checks make up the suite, and the order they start in (reports list
+// them by id). A family is a function that returns its checks, in the checks_*.go file of its subject;
+// families that share helpers share a file (checks_behaviour.go: idempotency, isolation and webhook
+// retries; checks_protocol.go: reference data and the protocol; checks_derived.go: the derived
+// negative and auth checks).
 
-// All returns every check of the suite: derived from the embedded spec, then written by hand.
+// All returns every check of the suite for the embedded document (AllFor).
 func All() ([]*Check, error) {
 	spec, err := openapi.Default()
 	if err != nil {

@@ -1,7 +1,9 @@
 // Package provider is the Terraform provider `malipo`: webhook endpoints and payouts of the Malipo v1
-// Collections & Payouts API as resources, and its reference data, webhook endpoints and status checks
-// as data sources; a webhook signing secret that is never stored as an ephemeral resource.
-// It talks to the API only through openapi/client.
+// Collections & Payouts API as resources (with resource identities, and as list resources that
+// `terraform query` searches), its reference data, webhook endpoints and status checks as data
+// sources, rotating an endpoint's secret and resending an event as actions, and a webhook signing
+// secret that is never stored as an ephemeral resource. It talks to the API only through
+// openapi/client.
 package provider
 
 import (

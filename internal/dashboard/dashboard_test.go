@@ -345,3 +345,30 @@ func TestAttemptShowsItsRequestWithoutSecrets(t *testing.T) {
 	assert.NotContains(t, text, "whsec_")
 	assert.NotContains(t, text, sandbox.DefaultSecretKey)
 }
+
+// Money shows as the API counts it, two decimals whatever the size: an amount of ten digits and cents
+// is not written in exponent form, and 150.5 is 150.50, as a payout's whole units are 120.00.
+func TestAmountsShowTwoDecimals(t *testing.T) {
+	_, ts := start(t)
+	for _, amount := range []string{"2188118558.01", "150.5"} {
+		body := fmt.Sprintf(`{"amount":%s,"currency":"ZMW","country":"ZM","method":"mobilemoney","phone_number":"260970000001","narration":"n","webhook_url":"https://merchant.example.org/hooks"}`, amount)
+		op := api.OpInitializePayment()
+		req, err := http.NewRequest(op.Method, ts.URL+op.Path, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(api.HeaderPublicKey, sandbox.DefaultPublicKey)
+		req.Header.Set(api.HeaderSecretKey, sandbox.DefaultSecretKey)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		data, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		require.Equal(t, http.StatusCreated, resp.StatusCode, "%s", data)
+	}
+	createPayout(t, ts.URL, "https://merchant.example.org/hooks")
+
+	_, page := get(t, ts.URL+dashboard.Prefix)
+	assert.Contains(t, page, "2188118558.01 ZMW")
+	assert.Contains(t, page, "150.50 ZMW")
+	assert.Contains(t, page, "120.00 ZMW")
+	assert.NotContains(t, page, "e+09")
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -80,12 +81,12 @@ func (h *Handler) view(publicKey string) view {
 	}
 	for _, p := range h.srv.RecentPayments(publicKey, shown) {
 		v.Payments = append(v.Payments, objectRow{Kind: "payment", ID: p.PaymentReference, Reference: p.Reference,
-			Amount: fmt.Sprintf("%g %s", p.Amount, p.Currency), Status: string(p.Status), FailureReason: string(p.FailureReason),
+			Amount: strconv.FormatFloat(p.Amount, 'f', 2, 64) + " " + p.Currency, Status: string(p.Status), FailureReason: string(p.FailureReason),
 			Updated: stamp(p.UpdatedAt), Processing: p.Status == api.PaymentStatusProcessing})
 	}
 	for _, p := range h.srv.RecentPayouts(publicKey, shown) {
 		v.Payouts = append(v.Payouts, objectRow{Kind: "payout", ID: p.PayoutID, Reference: p.Reference,
-			Amount: fmt.Sprintf("%d %s", p.Amount, p.Currency), Status: string(p.Status), FailureReason: string(p.FailureReason),
+			Amount: strconv.FormatInt(p.Amount, 10) + ".00 " + p.Currency, Status: string(p.Status), FailureReason: string(p.FailureReason),
 			Updated: stamp(p.UpdatedAt), Processing: p.Status == api.PayoutStatusProcessing})
 	}
 	for _, e := range h.srv.WebhookEndpoints(publicKey) {

@@ -15,8 +15,7 @@ type captured struct {
 	body   []byte
 }
 
-// recorder is the http.ResponseWriter that capture hands to the sandbox.
-// capture runs next and keeps what it wrote.
+// capture runs next with an httptest.ResponseRecorder and keeps what it wrote.
 func capture(next http.Handler, r *http.Request) *captured {
 	rec := httptest.NewRecorder()
 	next.ServeHTTP(rec, r)

@@ -14,6 +14,11 @@
 // Only symmetric v1 signatures are produced and checked; other versions (for
 // example asymmetric v1a) are ignored by the verifier, as the specification
 // requires for forward compatibility.
+//
+// Receiver is a merchant's side of it as an http.Handler: it verifies each
+// delivery, hands a verified one on once (deduplicating on webhook-id, and
+// forgetting an id whose handling failed, so that the retry is handled), and
+// answers what the service expects.
 package webhook
 
 import (
