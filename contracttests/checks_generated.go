@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/malipo/terraform-provider-malipo/internal/valuegen"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/report"
@@ -93,58 +95,38 @@ func generatedChecks(spec *openapi.Spec) ([]*Check, error) {
 	return checks, nil
 }
 
-// genDesign is what the seed decides of one generated body: each property's value and which optional
-// properties are left out. The run fills in the rest (genCase): its reference data, receiver and a
-// unique part of the merchant reference.
-type genDesign struct {
-	values map[string]genValue
-	absent map[string]bool
-	// broken names the property an invalid body breaks, and how.
-	broken  string
-	keyword string
-}
-
-func (d genDesign) clone() genDesign {
-	c := genDesign{values: map[string]genValue{}, absent: map[string]bool{}, broken: d.broken, keyword: d.keyword}
-	for k, v := range d.values {
-		c.values[k] = v
-	}
-	for k, v := range d.absent {
-		c.absent[k] = v
-	}
-	return c
-}
-
 // boundaryCount is how many bodies the boundary cases need: every case of the property that has most,
 // and at least three, so that each optional property is both absent and present.
 func (g *genTarget) boundaryCount() int {
 	n := 3
 	for _, f := range g.fields {
-		n = max(n, len(f.cases))
+		n = max(n, len(f.Cases))
 	}
 	return n
 }
 
-// design draws body i: the boundary cases in turn for the first bodies, random values after.
-func (g *genTarget) design(r *rand.Rand, i int) genDesign {
-	d := genDesign{values: map[string]genValue{}, absent: map[string]bool{}}
+// design draws body i: the boundary cases in turn for the first bodies, random values after. The
+// seed decides each property's value and which optional properties are left out; the run fills in the
+// rest (genCase): its reference data, receiver and a unique part of the merchant reference.
+func (g *genTarget) design(r *rand.Rand, i int) valuegen.Design {
+	d := valuegen.NewDesign()
 	boundary := i < g.boundaryCount()
 	for k, f := range g.fields {
-		if !f.required {
+		if !f.Required {
 			if boundary {
-				d.absent[f.name] = (i+k)%3 == 2
+				d.Absent[f.Name] = (i+k)%3 == 2
 			} else {
-				d.absent[f.name] = r.IntN(4) == 0
+				d.Absent[f.Name] = r.IntN(4) == 0
 			}
 		}
 		switch {
-		case boundary && len(f.cases) > 0:
-			d.values[f.name] = f.cases[i%len(f.cases)]
+		case boundary && len(f.Cases) > 0:
+			d.Values[f.Name] = f.Cases[i%len(f.Cases)]
 		default:
 			if v, ok := f.random(r); ok {
-				d.values[f.name] = v
-			} else if len(f.cases) > 0 {
-				d.values[f.name] = f.cases[r.IntN(len(f.cases))]
+				d.Values[f.Name] = v
+			} else if len(f.Cases) > 0 {
+				d.Values[f.Name] = f.Cases[r.IntN(len(f.Cases))]
 			}
 		}
 	}
@@ -154,14 +136,14 @@ func (g *genTarget) design(r *rand.Rand, i int) genDesign {
 
 // keepMinProperties puts back optional properties, in order, until the body has as many as the
 // schema's minProperties asks (an update must change something).
-func (g *genTarget) keepMinProperties(d genDesign) {
-	present := g.present(d)
+func (g *genTarget) keepMinProperties(d valuegen.Design) {
+	present := d.Present(g.valueFields())
 	for _, f := range g.fields {
 		if present >= g.minProperties() {
 			return
 		}
-		if d.absent[f.name] {
-			d.absent[f.name] = false
+		if d.Absent[f.Name] {
+			d.Absent[f.Name] = false
 			present++
 		}
 	}
@@ -169,7 +151,7 @@ func (g *genTarget) keepMinProperties(d genDesign) {
 
 // genCase is one body as sent: the design filled in for the run.
 type genCase struct {
-	design genDesign
+	design valuegen.Design
 	index  int
 	body   map[string]any
 	// path is the operation's path with its parameters naming an object of the check's.
@@ -187,46 +169,46 @@ type genCase struct {
 
 // fill makes design a body for the run: reference data, receiver URLs and the unique part of the
 // merchant reference come from the run, and the object a path parameter names is made for it.
-func (g *genTarget) fill(t *T, d genDesign, index int) *genCase {
+func (g *genTarget) fill(t *T, d valuegen.Design, index int) *genCase {
 	c := &genCase{design: d, index: index, body: map[string]any{}}
 	if g.params != nil {
 		g.fillParameters(c)
 		return c
 	}
 	for _, f := range g.fields {
-		if d.absent[f.name] && f.name != d.broken {
+		if d.Absent[f.Name] && f.Name != d.Broken {
 			continue
 		}
-		if f.name == d.broken {
-			c.body[f.name] = d.values[f.name].v
+		if f.Name == d.Broken {
+			c.body[f.Name] = d.Values[f.Name].V
 			continue
 		}
 		switch f.role {
 		case roleRun:
-			switch f.name {
+			switch f.Name {
 			case "webhook_url", "url":
 				path, hook := t.Hook()
 				if index%2 == 1 {
-					hook += hookQuery
+					hook += valuegen.HookQuery
 				}
-				c.body[f.name] = hook
-				if f.name == "webhook_url" {
+				c.body[f.Name] = hook
+				if f.Name == "webhook_url" {
 					c.hookPath = path // the object's own events; an endpoint's url gets the merchant's
 				}
 			case "endpoint_id":
 				existingEndpoint(t, c.body)
 			default:
-				if v := bodyInputs[f.name](t); v != nil {
-					c.body[f.name] = v
+				if v := bodyInputs[f.Name](t); v != nil {
+					c.body[f.Name] = v
 				}
 			}
 		case roleUnique:
-			if v, ok := d.values[f.name].v.(string); ok {
-				c.body[f.name] = uniqueTail(f, v)
+			if v, ok := d.Values[f.Name].V.(string); ok {
+				c.body[f.Name] = uniqueTail(f, v)
 			}
-		case roleGenerated, roleTestValue, roleURL:
-			if v, ok := d.values[f.name]; ok && v.v != nil {
-				c.body[f.name] = v.v
+		case roleGenerated, roleTestValue:
+			if v, ok := d.Values[f.Name]; ok && v.V != nil {
+				c.body[f.Name] = v.V
 			}
 		}
 	}
@@ -243,7 +225,7 @@ func uniqueTail(f *genField, v string) string {
 		return v
 	}
 	unique := string(runes[:len(runes)-uniqueTailLen]) + NewID("")[:uniqueTailLen]
-	if f.pattern != nil && !f.pattern.match.MatchString(unique) {
+	if !f.AllowsText(unique) {
 		return v
 	}
 	return unique
@@ -256,17 +238,17 @@ const uniqueTailLen = 10
 // maxLength allow. An invalid body's reference is not what the body tests, and must be the run's own:
 // a target that wrongly keeps the body keeps an object no valid request can make, under a reference
 // another check may draw and look up (the parameters checks draw the shortest ones).
-func (f *genField) roomForUniqueTail(v genValue) genValue {
-	s, ok := v.v.(string)
+func (f *genField) roomForUniqueTail(v valuegen.Value) valuegen.Value {
+	s, ok := v.V.(string)
 	short := uniqueTailLen + 2 - len([]rune(s))
 	if !ok || short <= 0 {
 		return v
 	}
 	padded := s + strings.Repeat("0", short)
-	if _, hi := f.lengthBounds(); (hi >= 0 && len([]rune(padded)) > hi) || (f.pattern != nil && !f.pattern.match.MatchString(padded)) {
+	if !f.AllowsText(padded) {
 		return v
 	}
-	return genValue{v: padded, label: v.label + ", lengthened to take the run's unique tail"}
+	return valuegen.Value{V: padded, Label: v.Label + ", lengthened to take the run's unique tail"}
 }
 
 // pathFor returns the operation's path for c: a payment of its own (whose events go to a receiver
@@ -449,6 +431,36 @@ func compareObject(body map[string]any, object any, where, exchange string, memb
 	return out
 }
 
+// responseDataMembers returns the members the schema of op's response with status gives its `data`.
+func responseDataMembers(op *openapi.Operation, status int) map[string]bool {
+	model := openapi.OperationModel(op)
+	if model == nil || model.Responses == nil || model.Responses.Codes == nil {
+		return nil
+	}
+	resp, ok := model.Responses.Codes.Get(strconv.Itoa(status))
+	if !ok || resp == nil || resp.Content == nil {
+		return nil
+	}
+	mt, ok := resp.Content.Get(jsonMediaType)
+	if !ok || mt == nil || mt.Schema == nil {
+		return nil
+	}
+	return valuegen.Members(mt.Schema.Schema(), "data")
+}
+
+// eventObjectMembers returns the members the webhook of event type typ gives its `data.object`.
+func eventObjectMembers(spec *openapi.Spec, typ string) map[string]bool {
+	op, ok := spec.Webhook(typ)
+	if !ok {
+		return nil
+	}
+	sch, err := requestBodySchema(op, "")
+	if err != nil {
+		return nil
+	}
+	return valuegen.Members(sch, "data", "object")
+}
+
 // eventsEcho completes a payment the body initialized (through the document's link to completePayment)
 // and returns the wait for the object's final event, which compares every event's object with the body.
 func (g *genTarget) eventsEcho(t *T, c *genCase, created *Exchange, src *seqRecord) func() []problem {
@@ -511,14 +523,14 @@ func (g *genTarget) judgeInvalid(t *T, c *genCase) (problems []problem, seq uint
 	ex, problems := g.send(t, c)
 	seq = ex.seq
 	defer g.removeMade(t, ex)
-	pointer := "/" + c.design.broken
-	broke := fmt.Sprintf("%s set to %s (%s, breaking %s)", pointer, show(c.body[c.design.broken]), c.design.values[c.design.broken].label,
-		g.fieldLocation(c.design.broken)+c.design.keyword)
+	pointer := "/" + c.design.Broken
+	broke := fmt.Sprintf("%s set to %s (%s, breaking %s)", pointer, show(c.body[c.design.Broken]), c.design.Values[c.design.Broken].Label,
+		g.fieldLocation(c.design.Broken)+c.design.Keyword)
 	status := t.suite.errorStatuses[int(api.CodeValidationFailed)]
 	switch {
 	case ex.Status/100 == 2:
 		problems = append(problems, problem{"accepted", report.Failure{Message: fmt.Sprintf("accepted a body with %s: answered %d", broke, ex.Status),
-			Exchange: ex.String(), Pointer: pointer, SpecLocation: g.fieldLocation(c.design.broken) + c.design.keyword}})
+			Exchange: ex.String(), Pointer: pointer, SpecLocation: g.fieldLocation(c.design.Broken) + c.design.Keyword}})
 	case ex.Status >= 500:
 		problems = append(problems, problem{"5xx", report.Failure{Message: fmt.Sprintf("answered %d to a body with %s: %s", ex.Status, broke, snippet(ex.Body)),
 			Exchange: ex.String(), Pointer: pointer}})
@@ -534,7 +546,7 @@ func (g *genTarget) judgeInvalid(t *T, c *genCase) (problems []problem, seq uint
 
 func (g *genTarget) fieldLocation(name string) string {
 	for _, f := range g.fields {
-		if f.name == name {
+		if f.Name == name {
 			return f.location
 		}
 	}
@@ -567,7 +579,7 @@ func (g *genTarget) run(t *T, invalid bool) {
 		sent = g.judgeValidSent
 	}
 	r := t.Rand()
-	var designs []genDesign
+	var designs []valuegen.Design
 	if invalid {
 		judge = g.judgeInvalid
 		designs = g.invalidDesigns(r, budget)
@@ -623,31 +635,31 @@ func (g *genTarget) run(t *T, invalid bool) {
 
 // invalidDesigns draws n bodies that each break one property: the ways to break the properties in
 // turn, each on a valid body drawn as the valid check draws its own.
-func (g *genTarget) invalidDesigns(r *rand.Rand, n int) []genDesign {
+func (g *genTarget) invalidDesigns(r *rand.Rand, n int) []valuegen.Design {
 	type way struct {
 		field string
-		inv   invalidValue
+		inv   valuegen.Invalid
 	}
 	var ways []way
 	for _, f := range g.fields {
 		for _, inv := range f.invalids(r) {
-			ways = append(ways, way{f.name, inv})
+			ways = append(ways, way{f.Name, inv})
 		}
 	}
 	if len(ways) == 0 {
 		return nil
 	}
-	out := make([]genDesign, n)
+	out := make([]valuegen.Design, n)
 	for i := range out {
 		d := g.design(r, i)
 		w := ways[i%len(ways)]
 		for _, f := range g.fields {
-			if f.role == roleUnique && f.name != w.field {
-				d.values[f.name] = f.roomForUniqueTail(d.values[f.name])
+			if f.role == roleUnique && f.Name != w.field {
+				d.Values[f.Name] = f.roomForUniqueTail(d.Values[f.Name])
 			}
 		}
-		d.values[w.field] = w.inv.genValue
-		d.broken, d.keyword = w.field, w.inv.keyword
+		d.Values[w.field] = w.inv.Value
+		d.Broken, d.Keyword = w.field, w.inv.Keyword
 		out[i] = d
 	}
 	return out
@@ -658,8 +670,8 @@ func (g *genTarget) invalidDesigns(r *rand.Rand, n int) []genDesign {
 func (g *genTarget) report(t *T, first, shrunk *genCase, problems []problem, seq uint64, steps int) {
 	var labels []string
 	for _, name := range slices.Sorted(maps.Keys(first.body)) {
-		if v, ok := first.design.values[name]; ok && v.label != "" {
-			labels = append(labels, name+": "+v.label)
+		if v, ok := first.design.Values[name]; ok && v.Label != "" {
+			labels = append(labels, name+": "+v.Label)
 		}
 	}
 	body, _ := json.Marshal(shrunk.body)

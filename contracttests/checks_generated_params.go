@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 
+	"github.com/malipo/terraform-provider-malipo/internal/valuegen"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/report"
 )
@@ -55,17 +56,11 @@ func parameterFields(spec *openapi.Spec, op *openapi.Operation) []*genField {
 		if p == nil || (p.In != "path" && p.In != "query") || p.Schema == nil || p.Schema.Schema() == nil {
 			continue
 		}
-		f := &genField{name: p.Name, in: p.In, required: p.In == "path" || (p.Required != nil && *p.Required), schema: p.Schema.Schema(),
+		required := p.In == "path" || (p.Required != nil && *p.Required)
+		f := &genField{Field: valuegen.FieldOf(p.Name, required, p.Schema, valuegen.Options{}), in: p.In,
 			location: fmt.Sprintf("%s/parameters/%d/schema", operationLocation(op), i)}
 		if p.Schema.IsReference() {
 			f.location = p.Schema.GetReference()
-		}
-		if f.schema.Pattern != "" {
-			f.pattern, _ = newPatternGen(f.schema.Pattern)
-		}
-		f.cases = f.boundaries(openapi.TestValues{})
-		if len(f.cases) > 0 {
-			f.simplest = f.cases[0].v
 		}
 		out = append(out, f)
 	}
@@ -79,16 +74,16 @@ func (g *genTarget) fillParameters(c *genCase) {
 	values := map[string]string{}
 	query := url.Values{}
 	for _, f := range g.params {
-		v, ok := c.design.values[f.name]
-		if !ok || (c.design.absent[f.name] && f.in != "path") {
+		v, ok := c.design.Values[f.Name]
+		if !ok || (c.design.Absent[f.Name] && f.in != "path") {
 			continue
 		}
-		text := paramString(v.v)
-		c.body[f.name] = v.v
+		text := paramString(v.V)
+		c.body[f.Name] = v.V
 		if f.in == "path" {
-			values[f.name] = url.PathEscape(text)
+			values[f.Name] = url.PathEscape(text)
 		} else {
-			query.Set(f.name, text)
+			query.Set(f.Name, text)
 		}
 	}
 	c.path, _ = expandTemplate(op.Path, values)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/internal/valuegen"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
@@ -31,26 +32,26 @@ func genTargets(t *testing.T) (*openapi.Spec, []*genTarget) {
 
 // asBody is a design as a body, with the document's example values for what the run fills in
 // (reference data, receiver URLs), so that the document's validator can judge it alone.
-func asBody(g *genTarget, d genDesign) map[string]any {
+func asBody(g *genTarget, d valuegen.Design) map[string]any {
 	var example map[string]any
 	_ = json.Unmarshal(g.bt.example, &example)
 	body := map[string]any{}
 	for _, f := range g.fields {
-		if d.absent[f.name] && f.name != d.broken {
+		if d.Absent[f.Name] && f.Name != d.Broken {
 			continue
 		}
-		v, ok := d.values[f.name]
+		v, ok := d.Values[f.Name]
 		switch {
-		case f.role == roleRun && f.name != d.broken:
-			if e, ok := example[f.name]; ok {
-				body[f.name] = e
-			} else if f.name == "webhook_url" || f.name == "url" {
-				body[f.name] = "https://merchant.example.org/hooks/malipo" + hookQuery
-			} else if f.name == "endpoint_id" {
-				body[f.name] = "we_2b7c9d1e4f6a8b30"
+		case f.role == roleRun && f.Name != d.Broken:
+			if e, ok := example[f.Name]; ok {
+				body[f.Name] = e
+			} else if f.Name == "webhook_url" || f.Name == "url" {
+				body[f.Name] = "https://merchant.example.org/hooks/malipo" + valuegen.HookQuery
+			} else if f.Name == "endpoint_id" {
+				body[f.Name] = "we_2b7c9d1e4f6a8b30"
 			}
 		case ok:
-			body[f.name] = v.v
+			body[f.Name] = v.V
 		}
 	}
 	return body
@@ -81,9 +82,9 @@ func TestGeneratedBodiesAreValidAndReproducible(t *testing.T) {
 	spec, targets := genTargets(t)
 	require.NotEmpty(t, targets)
 	for _, g := range targets {
-		draw := func(seed uint64) []genDesign {
+		draw := func(seed uint64) []valuegen.Design {
 			r := rand.New(rand.NewPCG(seed, 7))
-			var out []genDesign
+			var out []valuegen.Design
 			for i := range DefaultGenerated * 2 {
 				out = append(out, g.design(r, i))
 			}
@@ -121,12 +122,12 @@ func TestGeneratedInvalidBodiesBreakTheirProperty(t *testing.T) {
 				vs := violationsOf(t, spec, g, body)
 				named := false
 				for _, v := range vs {
-					named = named || v.Pointer == "/"+d.broken || bytes.HasPrefix([]byte(v.Pointer), []byte("/"+d.broken+"/"))
+					named = named || v.Pointer == "/"+d.Broken || bytes.HasPrefix([]byte(v.Pointer), []byte("/"+d.Broken+"/"))
 				}
 				assert.True(t, named, "%s %s: invalid body %d of seed %d (%s: %s) must break /%s; the validator says %v\n%s",
-					g.bt.op.ID, g.bt.branch, i, seed, d.broken, d.values[d.broken].label, d.broken, vs, show(body))
+					g.bt.op.ID, g.bt.branch, i, seed, d.Broken, d.Values[d.Broken].Label, d.Broken, vs, show(body))
 				for _, f := range g.fields {
-					if ref, ok := body[f.name].(string); ok && f.role == roleUnique && f.name != d.broken {
+					if ref, ok := body[f.Name].(string); ok && f.role == roleUnique && f.Name != d.Broken {
 						assert.NotEqual(t, ref, uniqueTail(f, ref), "%s %s: invalid body %d of seed %d: its reference %q cannot be made the run's own",
 							g.bt.op.ID, g.bt.branch, i, seed, ref)
 					}
@@ -175,7 +176,7 @@ func TestGeneratedParametersAreValidAndCoverEveryParameter(t *testing.T) {
 			}
 		}
 		for _, f := range g.params {
-			assert.True(t, sent[f.name], "%s: the parameter %s is never sent", op.ID, f.name)
+			assert.True(t, sent[f.Name], "%s: the parameter %s is never sent", op.ID, f.Name)
 		}
 	}
 }

@@ -53,8 +53,8 @@ func (d Design) Present(fields []*Field) int {
 // an invalid one, that breaks the same field).
 type Shrinker struct {
 	Fields []*Field
-	// Fixed names the fields whose value the caller decides (reference data, a URL of its own): they
-	// are neither dropped by name nor changed.
+	// Fixed names the fields whose value the caller decides (reference data, a URL of its own):
+	// shrinking may leave them out, never change them.
 	Fixed map[string]bool
 	// MinProperties is how many fields the object must keep.
 	MinProperties int
@@ -73,7 +73,7 @@ type Shrinker struct {
 func (s *Shrinker) Shrink(d Design) Design {
 	s.best = d
 	for _, f := range s.Fields {
-		if !f.Required && f.Name != d.Broken && !s.Fixed[f.Name] && !s.best.Absent[f.Name] && s.best.Present(s.Fields) > s.MinProperties {
+		if !f.Required && f.Name != d.Broken && !s.best.Absent[f.Name] && s.best.Present(s.Fields) > s.MinProperties {
 			s.try(func(d *Design) { d.Absent[f.Name] = true })
 		}
 	}

@@ -23,6 +23,11 @@ func Properties(sch *base.Schema, opts Options) []*Field {
 	return out
 }
 
+// FieldOf is the field of one schema (a parameter's), named name.
+func FieldOf(name string, required bool, sch *base.SchemaProxy, opts Options) *Field {
+	return newField(name, []string{name}, required, branches(sch), opts)
+}
+
 // walkObject appends the fields of the object the proxies describe together, at path, and reports
 // whether the object is closed to undeclared properties.
 func walkObject(proxies []*base.SchemaProxy, path []string, opts Options, deep bool, out *[]*Field) (closed bool) {
