@@ -17,23 +17,23 @@ import (
 // (payoutKind).
 type objectKind[T any] struct {
 	find       func(*store.Merchant, string) (T, bool)
-	update     func(*store.Merchant, *store.Tx, string, func(*T)) (T, bool)
-	processing func(*T) bool
+	processing func(T) bool
 	// network is the simulated network's outcome, from the document's test values.
-	network func(outcomes, *T) outcome
-	// end gives the object its final status and failure reason, changed at.
-	end func(*T, outcome, time.Time)
+	network func(outcomes, T) outcome
+	// end gives m's object id its final status and failure reason, changed at, in tx, and returns the
+	// object as it then is.
+	end func(st *store.Merchant, tx *store.Tx, id string, out outcome, at time.Time) T
 	// emit reports that the object ended its processing (see emit).
 	emit func(*Server, *store.Tx, *merchant, T)
 }
 
 var paymentKind = objectKind[Payment]{
 	find:       (*store.Merchant).Payment,
-	update:     (*store.Merchant).UpdatePayment,
-	processing: func(p *Payment) bool { return p.Status == api.PaymentStatusProcessing },
-	network:    func(o outcomes, p *Payment) outcome { return o.payment(p.PhoneNumber) },
-	end: func(p *Payment, out outcome, at time.Time) {
-		p.Status, p.FailureReason, p.UpdatedAt = out.status, out.failureReason, at
+	processing: func(p Payment) bool { return p.Status == api.PaymentStatusProcessing },
+	network:    func(o outcomes, p Payment) outcome { return o.payment(p.PhoneNumber) },
+	end: func(st *store.Merchant, tx *store.Tx, ref string, out outcome, at time.Time) Payment {
+		p, _ := st.UpdatePayment(tx, ref, func(p *Payment) { p.Status, p.FailureReason, p.UpdatedAt = out.status, out.failureReason, at })
+		return p
 	},
 	emit: func(s *Server, tx *store.Tx, m *merchant, p Payment) {
 		s.emitPayment(tx, m, p, api.PaymentStatusProcessing)
@@ -42,11 +42,13 @@ var paymentKind = objectKind[Payment]{
 
 var payoutKind = objectKind[Payout]{
 	find:       (*store.Merchant).Payout,
-	update:     (*store.Merchant).UpdatePayout,
-	processing: func(p *Payout) bool { return p.Status == api.PayoutStatusProcessing },
-	network:    outcomes.payout,
-	end: func(p *Payout, out outcome, at time.Time) {
-		p.Status, p.FailureReason, p.UpdatedAt = api.PayoutStatus(out.status), out.failureReason, at
+	processing: func(p Payout) bool { return p.Status == api.PayoutStatusProcessing },
+	network:    func(o outcomes, p Payout) outcome { return o.payout(&p) },
+	end: func(st *store.Merchant, tx *store.Tx, id string, out outcome, at time.Time) Payout {
+		p, _ := st.UpdatePayout(tx, id, func(p *Payout) {
+			p.Status, p.FailureReason, p.UpdatedAt = api.PayoutStatus(out.status), out.failureReason, at
+		})
+		return p
 	},
 	emit: func(s *Server, tx *store.Tx, m *merchant, p Payout) {
 		s.emitPayout(tx, m, p, api.PayoutStatusProcessing)
@@ -56,8 +58,7 @@ var payoutKind = objectKind[Payout]{
 // settle ends m's processing object id with out, in tx, and reports the change; it returns the object
 // as it then is. The caller holds m.mu and has checked that id is processing.
 func settle[T any](s *Server, tx *store.Tx, m *merchant, k *objectKind[T], id string, out outcome) T {
-	at := s.now()
-	o, _ := k.update(m.st, tx, id, func(o *T) { k.end(o, out, at) })
+	o := k.end(m.st, tx, id, out, s.now())
 	k.emit(s, tx, m, o)
 	return o
 }
@@ -70,8 +71,8 @@ func settleDue[T any](s *Server, m *merchant, k *objectKind[T], id string) {
 	tx := s.store.Begin()
 	defer tx.Commit() // before the unlock: the file sees the merchant's changes in order
 	o, ok := k.find(m.st, id)
-	if !ok || !k.processing(&o) {
+	if !ok || !k.processing(o) {
 		return // final states never change
 	}
-	settle(s, tx, m, k, id, k.network(s.outcomes, &o))
+	settle(s, tx, m, k, id, k.network(s.outcomes, o))
 }
