@@ -118,6 +118,11 @@ func TestPhases(t *testing.T) {
 			rec.Fail(report.Failure{Message: "a final check started before the others had ended"})
 		}
 	}
+	// The first alone check holds on until the runner waits to start the second (right) or the second
+	// has started beside it (wrong): either way the verdict below is known, not hoped for.
+	nextWaiting, secondStarted := make(chan struct{}), make(chan struct{})
+	var waitingOnce sync.Once
+	defer runner.OnQueued(func(bool) { waitingOnce.Do(func() { close(nextWaiting) }) })()
 	alone := func(_ context.Context, rec *runner.Recorder) {
 		n := inFlight.Add(1)
 		defer inFlight.Add(-1)
@@ -127,8 +132,14 @@ func TestPhases(t *testing.T) {
 				break
 			}
 		}
-		aloneRunning.Add(1)
-		time.Sleep(10 * time.Millisecond)
+		if aloneRunning.Add(1) == 1 {
+			select {
+			case <-nextWaiting:
+			case <-secondStarted:
+			}
+		} else {
+			close(secondStarted)
+		}
 	}
 	checks := []runner.Check{
 		{ID: "alone.1", Alone: true, Run: alone}, {ID: "final.1", Final: true, Run: final},

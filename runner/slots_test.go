@@ -105,16 +105,31 @@ func TestResumingCheckGoesFirst(t *testing.T) {
 // Alone checks keep their slot while they wait: nothing runs beside them.
 func TestAloneChecksKeepTheirSlot(t *testing.T) {
 	var a activity
-	var inIdle atomic.Int32
+	var inIdle, started atomic.Int32
 	var overlapped atomic.Bool
+	// The first check stays idle until the runner waits to start the next one (right) or the next one
+	// has started beside it (wrong).
+	nextWaiting, secondStarted := make(chan struct{}), make(chan struct{})
+	var waitingOnce sync.Once
+	defer runner.OnQueued(func(bool) { waitingOnce.Do(func() { close(nextWaiting) }) })()
 	alone := func(_ context.Context, rec *runner.Recorder) {
 		if inIdle.Load() > 0 {
 			overlapped.Store(true)
 		}
+		n := started.Add(1)
+		first := n == 1
+		if n == 2 {
+			close(secondStarted)
+		}
 		rec.Idle(func() {
 			inIdle.Add(1)
 			defer inIdle.Add(-1)
-			time.Sleep(20 * time.Millisecond) // a window in which another alone check would start
+			if first {
+				select {
+				case <-nextWaiting:
+				case <-secondStarted:
+				}
+			}
 		})
 		a.enter()
 		a.leave()

@@ -353,6 +353,8 @@ types. Ctrl-C ends it (exit code 0). To deliver the events to a receiver, use 'm
 			if fl == nil {
 				return err
 			}
+			// On stderr, once the starting point is known: every event created from now on is printed.
+			fmt.Fprintf(c.stderr, "printing the events of %s as they are created; Ctrl-C stops\n", f.target)
 			follow(cmd.Context(), fl, ff.interval, c.stderr, cmd.CommandPath(), func(e client.Event) {
 				printTailLine(c.stdout, f.output, e)
 			})

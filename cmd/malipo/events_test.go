@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -10,13 +12,27 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
 // eventsTarget starts a sandbox on loopback and points the CLI's environment at it.
-func eventsTarget(t *testing.T) *sandbox.Server {
+func eventsTarget(t *testing.T, opts ...sandbox.Option) *sandbox.Server {
 	t.Helper()
-	srv, _ := walkthroughSandbox(t, sandbox.WithTimings(sandbox.Timings{PromptDelay: 10 * time.Millisecond, PayoutDelay: 10 * time.Millisecond}))
+	srv, _ := walkthroughSandbox(t, append([]sandbox.Option{sandbox.WithTimings(sandbox.Timings{PromptDelay: 10 * time.Millisecond, PayoutDelay: 10 * time.Millisecond})}, opts...)...)
 	return srv
+}
+
+// countingEventLogReads is a sandbox option that counts the requests for the event log's list.
+func countingEventLogReads(reads *atomic.Int32) sandbox.Option {
+	list := api.OpListEvents()
+	return sandbox.WithHooks(sandbox.Hooks{Middleware: func(_ *sandbox.Server, next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == list.Method && r.URL.Path == list.Path {
+				reads.Add(1)
+			}
+			next.ServeHTTP(w, r)
+		})
+	}})
 }
 
 // trigger makes the target emit each failed payout reason the document names, and the events list

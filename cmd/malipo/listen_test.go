@@ -158,7 +158,8 @@ func triggered(t *testing.T, eventType api.EventType) string {
 // with the secret listen printed, the body is the payload the log holds, the line shows the 2xx, and
 // Ctrl-C ends it with exit code 0. Events logged before it started (the seeded example) are not sent.
 func TestListenForwardsVerifiedDeliveries(t *testing.T) {
-	eventsTarget(t)
+	var reads atomic.Int32
+	eventsTarget(t, countingEventLogReads(&reads))
 	vr := newVerifyingReceiver(t)
 	b, secret := startListen(t, vr)
 
@@ -178,7 +179,9 @@ func TestListenForwardsVerifiedDeliveries(t *testing.T) {
 	line := lineWith(b.out.String(), id)
 	assert.Contains(t, line, string(api.EventTypePayoutSuccess))
 	assert.Regexp(t, `-> 204 in (<1ms|\d+ms|[\d.]+s)$`, line)
-	time.Sleep(100 * time.Millisecond) // five more polls, which list the event again (followLateness)
+	// Five more polls, each of which lists the event again (it is within followLateness of the newest).
+	seen := reads.Load()
+	require.Eventually(t, func() bool { return reads.Load() >= seen+5 }, 10*time.Second, 5*time.Millisecond)
 	assert.Equal(t, 1, strings.Count(b.out.String(), id), "each event is forwarded once: %s", &b.out)
 	assert.Equal(t, 1, vr.count(), "only the event created after listen started: %s", &b.out)
 	assert.Zero(t, vr.refused.Load(), "no delivery failed verification")
@@ -236,7 +239,9 @@ func TestEventsTail(t *testing.T) {
 	before := triggered(t, api.EventTypePayoutFailed)
 	text := runInBackground(t, "events", "tail", "--interval", "20ms")
 	asJSON := runInBackground(t, "events", "tail", "--interval", "20ms", "-o", "json", "--since", "1h", "--events", string(api.EventTypePayoutFailed))
-	time.Sleep(100 * time.Millisecond) // both have read the log once
+	for _, tail := range []*background{text, asJSON} { // each knows where it starts: the next event is new to both
+		require.Eventually(t, func() bool { return strings.Contains(tail.errOut.String(), "Ctrl-C stops") }, 10*time.Second, 5*time.Millisecond)
+	}
 	id := triggered(t, api.EventTypePayoutFailed)
 
 	require.Eventually(t, func() bool { return strings.Contains(text.out.String(), id) }, 10*time.Second, 10*time.Millisecond)

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
@@ -93,6 +94,10 @@ func matches(tmpl, segs []string) bool {
 	return true
 }
 
+// claimHook, when set, is told of each Idempotency-Key claim: a test sets it (onClaim) to send a retry
+// once the first request holds its key.
+var claimHook atomic.Pointer[func()]
+
 // claim marks a POST's Idempotency-Key as running for its merchant, or reports that it already is.
 // Only a variant with KeyInUse claims; the sandbox itself makes such a retry wait.
 func (st *state) claim(r *http.Request) (release func(), busy bool) {
@@ -107,6 +112,9 @@ func (st *state) claim(r *http.Request) (release func(), busy bool) {
 		return nil, true
 	}
 	st.inFlight[scoped] = true
+	if f := claimHook.Load(); f != nil {
+		(*f)()
+	}
 	return func() {
 		st.mu.Lock()
 		defer st.mu.Unlock()

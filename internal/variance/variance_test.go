@@ -372,7 +372,14 @@ func TestVariantDeliveriesAndKeys(t *testing.T) {
 		got <- hookDelivery{r.Header.Get(webhook.HeaderID), event.Type, event.Data.Object.PaymentReference}
 	}))
 	defer receiver.Close()
-	ts := serveVariant(t, v)
+	srv, ts := serveVariantSandbox(t, v)
+	claimed := make(chan struct{}, 1)
+	defer onClaim(func() {
+		select {
+		case claimed <- struct{}{}:
+		default:
+		}
+	})()
 	// send may run on another goroutine than the test's, so it reports a failure instead of stopping.
 	send := func(op api.Operation, path string, body string, header http.Header) (*http.Response, map[string]any) {
 		req, err := http.NewRequest(op.Method, ts.URL+path, strings.NewReader(body))
@@ -421,7 +428,9 @@ func TestVariantDeliveriesAndKeys(t *testing.T) {
 			t.Fatalf("deliveries so far: %v", byObject)
 		}
 	}
-	time.Sleep(200 * time.Millisecond) // the retries of lost acknowledgements
+	// The retries of lost acknowledgements: the receiver has had every delivery once nothing is left to
+	// send (a delivery is handed over before it is acknowledged).
+	require.Eventually(t, srv.Idle, 5*time.Second, 5*time.Millisecond)
 	for len(got) > 0 {
 		d := <-got
 		byObject[d.object] = append(byObject[d.object], d)
@@ -451,7 +460,7 @@ func TestVariantDeliveriesAndKeys(t *testing.T) {
 		resp, _ := send(payout, payout.URL(), body, slow)
 		first <- resp
 	}()
-	time.Sleep(100 * time.Millisecond)
+	<-claimed // the first request holds its key
 	resp, env := send(payout, payout.URL(), body, key)
 	assert.Equal(t, api.CodeIdempotencyKeyInUse.HTTPStatus(), resp.StatusCode, "%v", env)
 	assert.EqualValues(t, api.CodeIdempotencyKeyInUse, env["code"])
@@ -769,11 +778,24 @@ func TestNewEventTypes(t *testing.T) {
 // serveVariant serves the sandbox, with the default merchant, as variant v draws it, until the test ends.
 func serveVariant(t *testing.T, v Variant) *httptest.Server {
 	t.Helper()
+	_, ts := serveVariantSandbox(t, v)
+	return ts
+}
+
+// onClaim makes f hear of every Idempotency-Key a variant claims, until the returned restore.
+func onClaim(f func()) (restore func()) {
+	claimHook.Store(&f)
+	return func() { claimHook.Store(nil) }
+}
+
+// serveVariantSandbox is serveVariant with the sandbox behind it, for a test that waits until it is idle.
+func serveVariantSandbox(t *testing.T, v Variant) (*sandbox.Server, *httptest.Server) {
+	t.Helper()
 	srv, err := sandbox.New(append([]sandbox.Option{sandbox.WithMerchant(sandbox.DefaultPublicKey, sandbox.DefaultSecretKey)}, v.Options()...)...)
 	require.NoError(t, err)
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	return ts
+	return srv, ts
 }
 
 // received is one webhook delivery as a receiver saw it.
