@@ -1,7 +1,8 @@
 // Package sandbox is the reference implementation of the Malipo v1 Collections & Payouts API
-// (openapi/malipo.yaml): an in-memory http.Handler that validates every request against the contract,
+// (openapi/malipo.yaml): an http.Handler that validates every request against the contract,
 // simulates the mobile-money network according to the document's x-malipo-test-values, and delivers
-// signed webhooks with retries.
+// signed webhooks with retries. Its state (package store) is held in memory, and with WithDataDir
+// written to a data directory too, so that it survives a restart: requests always read memory.
 //
 // It exists for two audiences. Merchant developers run it (`malipo sandbox`) to integrate without
 // moving money; implementers read it to learn what the contract means where prose is ambiguous. The
