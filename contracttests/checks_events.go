@@ -265,7 +265,7 @@ func (t *T) waitAttempt(eventID, url, what string, match func(a map[string]any) 
 // eventAttemptsCheck is extensions.events.attempts.
 func eventAttemptsCheck() *Check {
 	return &Check{ID: "extensions.events.attempts", Category: CategoryExtensions, Extension: true,
-		Rule:   Rule{Pointer: opListEventAttempts + "/description", Quote: "Every delivery attempt of the event, oldest first"},
+		Rule:   Rule{Pointer: opListEventAttempts + "/description", Quote: "The event's 100 most recent delivery attempts, oldest first"},
 		Covers: []string{"listEventAttempts", "payment.success"},
 		Doc:    "an acknowledged delivery is listed as a delivered attempt to the webhook_url, with the receiver's status",
 		Run: func(t *T) {

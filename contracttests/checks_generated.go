@@ -43,7 +43,7 @@ import (
 const (
 	acceptQuote = "A request body its schema allows is accepted, unless a rule this document states refuses it (a merchant `reference` already used, unknown reference data, a number the prose requires)."
 	echoQuote   = "Every value a request sets is stored as sent and returned as sent: in the response, when the object is read back, and in every event about it."
-	namesQuote  = "`errors` names every field."
+	namesQuote  = "`errors` names every offending field, up to 100"
 	badRequest  = "#/components/responses/BadRequest/description"
 )
 

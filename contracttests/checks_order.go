@@ -33,7 +33,7 @@ func eventAttemptsOrderCheck() *Check {
 		Covers: []string{"listEventAttempts", "processPayout", "payout.success"},
 		Doc: "an event's delivery attempts are listed oldest first: the attempt the receiver answered with 500 comes " +
 			"before the retry it acknowledged, and no attempt started before the one listed ahead of it",
-		Rule: Rule{Pointer: opListEventAttempts + "/description", Quote: "Every delivery attempt of the event, oldest first"},
+		Rule: Rule{Pointer: opListEventAttempts + "/description", Quote: "The event's 100 most recent delivery attempts, oldest first"},
 		Run: func(t *T) {
 			// A payout has one event, so every attempt to this path is one of its: the first is answered
 			// with 500, and the retry that failure calls for is acknowledged.

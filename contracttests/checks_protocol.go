@@ -84,7 +84,82 @@ func protocolChecks() []*Check {
 	checks := malformedBodyChecks()
 	checks = append(checks, sizeAndRouteChecks()...)
 	checks = append(checks, unknownReferenceChecks()...)
+	checks = append(checks, manyFieldsCheck(), rateLimitFieldsCheck())
 	return append(checks, notFoundChecks()...)
+}
+
+// errorsCap is how many offending fields an error names at most (Error.errors' maxItems).
+const errorsCap = 100
+
+// manyFieldsCheck sends a payout with more wrong members than an error names: the error names
+// errorsCap of them, each once, and nothing that was not wrong.
+func manyFieldsCheck() *Check {
+	const wrong = errorsCap + 50
+	return &Check{ID: "negative.processPayout.over-100-fields", Category: CategoryNegative, Covers: []string{"processPayout"},
+		Rule: Rule{Pointer: "#/components/schemas/Error/properties/errors/description", Quote: "When more than 100 fields are wrong, the first 100 are named"},
+		Doc:  errorDoc(fmt.Sprintf("a payout with %d unknown members", wrong), api.CodeValidationFailed) + fmt.Sprintf(", naming %d of them, each once", errorsCap),
+		Run: func(t *T) {
+			body := creditedPayout(t)
+			sent := map[string]bool{}
+			for i := range wrong {
+				name := fmt.Sprintf("x_conform_unknown_%03d", i)
+				body[name], sent["/"+name] = i, true
+			}
+			ex := t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), body)
+			if !t.ExpectError(ex, api.CodeValidationFailed) {
+				return
+			}
+			fields := ex.FieldErrors()
+			named := map[string]bool{}
+			for _, f := range fields {
+				if !sent[f] || named[f] {
+					t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("errors[] names %q, which is not one of the unknown members or is named twice", f),
+						Exchange: ex.String(), Pointer: "/errors"})
+					return
+				}
+				named[f] = true
+			}
+			if len(fields) != errorsCap {
+				t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("%d members are wrong: errors[] must name %d of them, it names %d", wrong, errorsCap, len(fields)),
+					Exchange: ex.String(), Pointer: "/errors"})
+			}
+		}}
+}
+
+// rateLimitFields are the three RateLimit fields, sent together or not at all.
+var rateLimitFields = []string{api.HeaderRateLimitLimit, api.HeaderRateLimitRemaining, api.HeaderRateLimitReset}
+
+// rateLimitFieldsCheck makes requests whose keys the target accepts, answered with a success, a
+// refusal and a not-found: a target that sends the RateLimit fields on one sends all three on each. A
+// target that sends none on any limits no rate, as far as a client can tell, which the document allows.
+func rateLimitFieldsCheck() *Check {
+	return &Check{ID: "positive.rate-limit-fields", Category: CategoryPositive, Covers: []string{"listCountries", "processPayout", "getPayout"},
+		Rule: Rule{Pointer: "#/components/headers/RateLimitLimit/description", Quote: "An implementation that limits request rates sends all three on every response to a request whose keys it accepted"},
+		Doc:  "responses to requests whose keys were accepted (200, 400, 404) carry all three RateLimit fields, or none of them does",
+		Run: func(t *T) {
+			answers := []*Exchange{
+				t.Do(api.OpListCountries().Method, api.OpListCountries().URL(), nil),
+				t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), map[string]any{}),
+				t.Do(api.OpGetPayout().Method, api.OpGetPayout().URL(NewID("po_conform_")), nil),
+			}
+			sends := false
+			for _, ex := range answers {
+				for _, h := range rateLimitFields {
+					sends = sends || ex.Header.Get(h) != ""
+				}
+			}
+			if !sends {
+				t.Skip("the target sends no RateLimit field on any answer: it limits no rate a client can see, which the document allows")
+			}
+			for _, ex := range answers {
+				for _, h := range rateLimitFields {
+					if ex.Header.Get(h) == "" {
+						t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("the target sends RateLimit fields, but this answer to accepted keys has no %s", h),
+							Exchange: ex.String(), Pointer: "header." + strings.ToLower(h)})
+					}
+				}
+			}
+		}}
 }
 
 // malformedBodyChecks send each operation with a JSON body a body that is not JSON, and one that is

@@ -57,13 +57,13 @@ var faultChecks = map[faults.Fault]faultRule{
 		`^(auth\.isolation|extensions|idempotency|positive|state|webhooks|sequences|generated)\.|^negative\.(completePayment|rotateWebhookEndpointSecret|updateWebhookEndpoint|resendEvent)\.` + checkEnding(schemaRules, typeRules, `malformed-json|wrong-content-type`)}, // every check that creates what it uses
 	// Invalid creates it accepts leave webhook endpoints behind, which the cap's check then finds, and
 	// which the endpoint list and a payout.success event's attempts (to every subscribed endpoint) show.
-	faults.AcceptInvalidInput:  {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^negative\.\w+\.` + checkEnding(schemaRules) + `|^extensions\.webhook-endpoints\.(crud|limit|oldest-first)$|^extensions\.events\.attempts-oldest-first$|^idempotency\.\w+\.key-after-validation-error$|^generated\.[\w.]+\.invalid$`},
+	faults.AcceptInvalidInput:  {`^negative\.processPayout\.bank\.amount\.below-minimum$`, `^negative\.\w+\.` + checkEnding(schemaRules) + `|^extensions\.webhook-endpoints\.(crud|limit|oldest-first)$|^extensions\.events\.attempts-oldest-first$|^idempotency\.\w+\.key-after-validation-error$|^generated\.[\w.]+\.invalid$|^negative\.processPayout\.over-100-fields$`},
 	faults.AuthNotEnforced:     {`^auth\.processPayout\.no-keys$`, `^auth\.\w+\.(no-|wrong-|keys-swapped)`},
 	faults.SecretKeyNotChecked: {`^auth\.processPayout\.wrong-secret-key$`, `^auth\.\w+\.wrong-secret-key$`},
 	faults.ErrorNotEnvelope: {`^negative\.unknown-path$`, // every check that provokes an error
-		`^(auth|negative|scenarios|generated)\.|^idempotency\.(reference\.|\w+\.(conflict|key-after-validation-error)$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-(twice|without-phone)$|^extensions\.webhook-endpoints\.(crud|not-found|weak-secret|limit)$|^extensions\.events\.(not-found|resend-to-endpoint)$`},
+		`^(auth|negative|scenarios|generated)\.|^idempotency\.(reference\.|\w+\.(conflict|key-after-validation-error)$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-(twice|without-phone)$|^extensions\.webhook-endpoints\.(crud|not-found|weak-secret|limit)$|^extensions\.events\.(not-found|resend-to-endpoint)$|^positive\.rate-limit-fields$`},
 	faults.ErrorMissingFieldPointer: {`^negative\.processPayout\.bank\.bank_id\.missing$`,
-		`^(negative\.\w+\.` + checkEnding(schemaRules, typeRules, otherRules) + `)|^generated\.|^idempotency\.(reference\.|\w+\.key-after-validation-error$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-without-phone$|^extensions\.webhook-endpoints\.weak-secret$`}, // every check that expects a field named
+		`^(negative\.\w+\.` + checkEnding(schemaRules, typeRules, otherRules) + `)|^generated\.|^idempotency\.(reference\.|\w+\.key-after-validation-error$)|^reference\.banks\.(missing|unknown)-country$|^state\.payment\.complete-without-phone$|^extensions\.webhook-endpoints\.weak-secret$|^negative\.processPayout\.over-100-fields$`}, // every check that expects a field named
 	faults.BadSignature:               {`^webhooks\.signatures$`, `^(state|webhooks|sequences|extensions\.(webhook-endpoints|events))\.`}, // every check that verifies a delivery
 	faults.NoWebhookRetry:             {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-|^extensions\.events\.attempts-oldest-first$`},
 	faults.UnstableWebhookID:          {`^webhooks\.retry-after-500$`, `^webhooks\.retry-after-`},
@@ -82,6 +82,8 @@ var faultChecks = map[faults.Fault]faultRule{
 	faults.CompleteNotPendingAccepted:   {`^state\.payment\.complete-twice$`, `^state\.payment\.complete-twice$`},
 	faults.UnknownReferenceDataAccepted: {`^negative\.processPayout\.unknown-bank$`, `^negative\.processPayout\.(unknown-|bank-of-other-country$)`},
 	faults.RateLimitWithoutRetryAfter:   {`^scenarios\.processPayout\.rate-limited$`, `^scenarios\.\w+\.rate-limited$`},
+	faults.RateLimitFieldsOnSuccessOnly: {`^positive\.rate-limit-fields$`, `^positive\.rate-limit-fields$`},
+	faults.FieldErrorsStopAtFirst:       {`^negative\.processPayout\.over-100-fields$`, `^negative\.processPayout\.over-100-fields$`},
 	faults.ReplayHeaderMissing:          {`^idempotency\.processPayout\.replay$`, `^idempotency\.\w+\.replay$`},
 	faults.ValidationErrorUsesKey:       {`^idempotency\.processPayout\.key-after-validation-error$`, `^idempotency\.\w+\.key-after-validation-error$`},
 	faults.SecretInEndpointRead:         {`^extensions\.webhook-endpoints\.crud$`, `^extensions\.webhook-endpoints\.crud$`},

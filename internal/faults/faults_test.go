@@ -117,6 +117,22 @@ var breaks = map[faults.Fault]func(t *testing.T, f *faulty){
 		assert.Equal(t, http.StatusBadRequest, r.status)
 		assert.Contains(t, string(r.body), `"errors":[]`)
 	},
+	faults.FieldErrorsStopAtFirst: func(t *testing.T, f *faulty) {
+		b := f.mobilePayout(f.creditedWallet())
+		b["amount"], b["unknown_member"] = 0, 1
+		r := f.do(http.MethodPost, api.OpProcessPayout().URL(), b)
+		assert.Equal(t, http.StatusBadRequest, r.status)
+		var env struct{ Errors []any }
+		require.NoError(t, json.Unmarshal(r.body, &env))
+		assert.Len(t, env.Errors, 1, "two fields are wrong, one is named")
+	},
+	faults.RateLimitFieldsOnSuccessOnly: func(t *testing.T, f *faulty) {
+		ok := f.do(http.MethodGet, api.OpListCountries().URL(), nil)
+		assert.NotEmpty(t, ok.header.Get(api.HeaderRateLimitLimit))
+		refused := f.do(http.MethodPost, api.OpProcessPayout().URL(), map[string]any{})
+		assert.Equal(t, http.StatusBadRequest, refused.status)
+		assert.Empty(t, refused.header.Get(api.HeaderRateLimitLimit))
+	},
 	faults.BadSignature: func(t *testing.T, f *faulty) {
 		d := f.rc.waitFor(1, f.createPayout(f.payoutWithHook()))[0]
 		assert.ErrorIs(t, webhook.Verifier{Secrets: []webhook.Secret{merchantSecret(t)}}.Verify(d.header, d.body), webhook.ErrNoMatchingSignature)

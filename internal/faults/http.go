@@ -102,6 +102,29 @@ func errorMissingFieldPointer() middlewareFunc {
 	})
 }
 
+// fieldErrorsStopAtFirst cuts an error's errors[] to its first entry.
+func fieldErrorsStopAtFirst() middlewareFunc {
+	return onResponse(func(_ *http.Request, c *captured) {
+		if env := c.json(); c.status >= 400 && env != nil {
+			if list, ok := env["errors"].([]any); ok && len(list) > 1 {
+				env["errors"] = list[:1]
+				c.setJSON(env)
+			}
+		}
+	})
+}
+
+// rateLimitFieldsOnSuccessOnly removes the RateLimit fields from every 4xx answer.
+func rateLimitFieldsOnSuccessOnly() middlewareFunc {
+	return onResponse(func(_ *http.Request, c *captured) {
+		if c.status >= 400 && c.status < 500 {
+			for _, h := range []string{api.HeaderRateLimitLimit, api.HeaderRateLimitRemaining, api.HeaderRateLimitReset} {
+				c.header.Del(h)
+			}
+		}
+	})
+}
+
 // idempotencyIgnored removes the Idempotency-Key header, so every retry runs again.
 func idempotencyIgnored() middlewareFunc {
 	return func(_ *sandbox.Server, next http.Handler) http.Handler {
