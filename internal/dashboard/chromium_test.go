@@ -191,8 +191,19 @@ func TestDashboardInChromium(t *testing.T) {
 // through the API, as the default merchant, and returns its id.
 func createPayout(t *testing.T, base, hookURL string) string {
 	t.Helper()
-	body := fmt.Sprintf(`{"amount":120,"countryId":"ctry_zm","transfer_to":"mobile_number","webhook_url":%q}`, hookURL)
-	op := api.OpProcessPayout()
+	data := create(t, base, api.OpProcessPayout(), fmt.Sprintf(`{"amount":120,"countryId":"ctry_zm","transfer_to":"mobile_number","webhook_url":%q}`, hookURL))
+	var env struct {
+		Data struct {
+			PayoutID string `json:"payout_id"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(data, &env))
+	return env.Data.PayoutID
+}
+
+// create sends body to op as the default merchant and returns the 201's body.
+func create(t *testing.T, base string, op api.Operation, body string) []byte {
+	t.Helper()
 	req, err := http.NewRequest(op.Method, base+op.Path, strings.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
@@ -201,13 +212,7 @@ func createPayout(t *testing.T, base, hookURL string) string {
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
-	var env struct {
-		Data struct {
-			PayoutID string `json:"payout_id"`
-		} `json:"data"`
-	}
 	data, _ := io.ReadAll(resp.Body)
 	require.Equal(t, http.StatusCreated, resp.StatusCode, "%s", data)
-	require.NoError(t, json.Unmarshal(data, &env))
-	return env.Data.PayoutID
+	return data
 }

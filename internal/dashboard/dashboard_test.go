@@ -351,18 +351,7 @@ func TestAttemptShowsItsRequestWithoutSecrets(t *testing.T) {
 func TestAmountsShowTwoDecimals(t *testing.T) {
 	_, ts := start(t)
 	for _, amount := range []string{"2188118558.01", "150.5"} {
-		body := fmt.Sprintf(`{"amount":%s,"currency":"ZMW","country":"ZM","method":"mobilemoney","narration":"n","webhook_url":"https://merchant.example.org/hooks"}`, amount)
-		op := api.OpInitializePayment()
-		req, err := http.NewRequest(op.Method, ts.URL+op.Path, strings.NewReader(body))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set(api.HeaderPublicKey, sandbox.DefaultPublicKey)
-		req.Header.Set(api.HeaderSecretKey, sandbox.DefaultSecretKey)
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		data, _ := io.ReadAll(resp.Body)
-		_ = resp.Body.Close()
-		require.Equal(t, http.StatusCreated, resp.StatusCode, "%s", data)
+		create(t, ts.URL, api.OpInitializePayment(), fmt.Sprintf(`{"amount":%s,"currency":"ZMW","country":"ZM","method":"mobilemoney","narration":"n","webhook_url":"https://merchant.example.org/hooks"}`, amount))
 	}
 	createPayout(t, ts.URL, "https://merchant.example.org/hooks")
 
