@@ -11,7 +11,7 @@
 # crosses LATENCY (--latency). Retries and the delivery time-out are the same in every row (a first
 # retry after 200 ms, a 1 s time-out, a 2 s receiver stall), so that only settlement and latency
 # differ. conform waits (--wait) three times the slowest settlement, 20 s at the least, which is what
-# the README tells users of a slow target to pass: the settle windows are then as long as a fast
+# docs/conform.md tells users of a slow target to pass: the settle windows are then as long as a fast
 # run's, in proportion.
 #
 # It prints, per row: the settlement range, the latency, conform's wall time, the ratio of that time

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench-http: the sandbox under sustained HTTP load, next to Prism's mock of the same document and
-# a bare Go handler, with one load generator (wrk) for all of them. See README.md, "Benchmarks".
+# a bare Go handler, with one load generator (wrk) for all of them. See docs/benchmarks.md.
 #
 #   tools/bench-http.sh BIN_DIR      (make bench-http builds BIN_DIR/malipo first)
 #

@@ -24,13 +24,14 @@ import (
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
 
-// The README's events walkthrough is run as written, against a sandbox on loopback: every `malipo`
+// The events walkthrough of docs/sandbox.md (the sandbox's page, linked from the README) is run as
+// written, against a sandbox on loopback: every `malipo`
 // line through run, every `curl` line as the HTTP request it sends, `NAME=$(… | jq -r 'path')` lines
-// as assignments. The receiver the README calls http://127.0.0.1:9000 is a local one here. A line
+// as assignments. The receiver the page calls http://127.0.0.1:9000 is a local one here. A line
 // that fails is retried for a few seconds, as a person waits for a payout to settle; a line that
 // still fails, or a block that loses a command, fails the test.
 func TestREADMEEventsWalkthrough(t *testing.T) {
-	block := readmeBlock(t, "### Events: see what the sandbox sent")
+	block := readmeBlock(t, "## Events: see what the sandbox sent")
 
 	var mu sync.Mutex
 	received := map[string][]string{} // path -> webhook-ids
@@ -69,7 +70,7 @@ func TestREADMEEventsWalkthrough(t *testing.T) {
 }
 
 // walkthroughSandbox starts a sandbox with opts on loopback, points the CLI's environment at it with
-// the default keys, and returns it with a walkthrough whose $B, $PK and $SK are what the README's
+// the default keys, and returns it with a walkthrough whose $B, $PK and $SK are what the sandbox page's
 // blocks assume (the events CLI tests use the sandbox alone).
 func walkthroughSandbox(t *testing.T, opts ...sandbox.Option) (*sandbox.Server, *walkthrough) {
 	t.Helper()
@@ -87,14 +88,20 @@ func walkthroughSandbox(t *testing.T, opts ...sandbox.Option) (*sandbox.Server, 
 		outputs: map[string][]byte{}}
 }
 
-// readmeBlock returns the first ```sh block after the heading.
+// sandboxDoc is the page the README links for the sandbox; its walkthroughs are run as written.
+const sandboxDoc = "docs/sandbox.md"
+
+// readmeBlock returns the first ```sh block after the heading in sandboxDoc.
 func readmeBlock(t *testing.T, heading string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(sandboxDoc)))
 	require.NoError(t, err)
 	text := string(data)
 	at := strings.Index(text, heading)
-	require.GreaterOrEqual(t, at, 0, "README.md has no section %q", heading)
+	require.GreaterOrEqual(t, at, 0, "%s has no section %q", sandboxDoc, heading)
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(readme), "]("+sandboxDoc+")", "README.md links the page whose walkthroughs these are")
 	start := strings.Index(text[at:], "```sh\n")
 	require.GreaterOrEqual(t, start, 0)
 	body := text[at+start+len("```sh\n"):]
@@ -144,7 +151,7 @@ func (w *walkthrough) run(line string) (kind string) {
 		}
 		lastErr = err
 		if time.Now().After(deadline) {
-			w.t.Fatalf("README line failed: %s\n%v", line, lastErr)
+			w.t.Fatalf("%s line failed: %s\n%v", sandboxDoc, line, lastErr)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -275,7 +282,7 @@ func jqPath(data []byte, path string) (string, error) {
 	return s, nil
 }
 
-// shellWords splits a command line as a POSIX shell does for the quoting the README uses: single
+// shellWords splits a command line as a POSIX shell does for the quoting the walkthroughs use: single
 // quotes, double quotes, $NAME expanded outside single quotes, a `#` word starting a comment.
 func shellWords(line string, vars map[string]string) ([]string, error) {
 	var words []string
@@ -341,11 +348,11 @@ func shellWords(line string, vars map[string]string) ([]string, error) {
 	return words, nil
 }
 
-// The README's sandbox-controls walkthrough is run as written, like the events one: a payout settled
+// The sandbox-controls walkthrough of docs/sandbox.md is run as written, like the events one: a payout settled
 // now with a chosen outcome, a delivery failure whose attempts fail without sending until it is
 // deleted, and the error scenarios a client's retry path is tested with.
 func TestREADMESandboxControlsWalkthrough(t *testing.T) {
-	block := readmeBlock(t, "### Sandbox controls: settle now, failing deliveries, error scenarios")
+	block := readmeBlock(t, "## Sandbox controls: settle now, failing deliveries, error scenarios")
 
 	var mu sync.Mutex
 	var got []string // event types the receiver was sent
@@ -369,7 +376,7 @@ func TestREADMESandboxControlsWalkthrough(t *testing.T) {
 
 	p, ok := srv.Payout(sandbox.DefaultPublicKey, po)
 	require.True(t, ok)
-	assert.Equal(t, "failed", string(p.Status), "settled as the README chose")
+	assert.Equal(t, "failed", string(p.Status), "settled as the walkthrough chose")
 	assert.Equal(t, "account_blocked", string(p.FailureReason))
 	var failedThenDelivered bool
 	require.Eventually(t, func() bool {
@@ -385,7 +392,7 @@ func TestREADMESandboxControlsWalkthrough(t *testing.T) {
 		return failedThenDelivered
 	}, 10*time.Second, 10*time.Millisecond, "the payout.failed delivery failed while the delivery failure was in force, then was delivered")
 	for _, f := range srv.DeliveryFailures(sandbox.DefaultPublicKey) {
-		assert.NotEqual(t, df, f.ID, "the README deleted the failure")
+		assert.NotEqual(t, df, f.ID, "the walkthrough deleted the failure")
 	}
 	mu.Lock()
 	assert.Contains(t, got, "payout.failed")
@@ -397,7 +404,7 @@ func TestREADMESandboxControlsWalkthrough(t *testing.T) {
 			scenarios = append(scenarios, string(out))
 		}
 	}
-	require.Len(t, scenarios, 2, "the README plays the rate_limited and internal_error scenarios")
+	require.Len(t, scenarios, 2, "the walkthrough plays the rate_limited and internal_error scenarios")
 	joined := strings.Join(scenarios, "\n")
 	assert.Contains(t, joined, " 429 Too Many Requests\r\n")
 	assert.Contains(t, joined, "Retry-After: 1\r\n")
