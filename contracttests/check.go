@@ -25,7 +25,7 @@ import (
 	"github.com/malipo/terraform-provider-malipo/runner"
 )
 
-// Category groups checks in reports; each is explained in the README.
+// Category groups checks in reports; each is explained in docs/conform.md, "Check categories".
 type Category = report.Category
 
 // The categories of checks.

@@ -169,7 +169,7 @@ func runVariants(cases []varianceCase, checks []*contracttests.Check) []variance
 
 // slowTargetWait is the --wait a run against a target whose slowest settlement is slowest needs for
 // settle windows of their full length (contracttests' settleFactor times the slowest outcome): what
-// the README tells users of slow targets to pass.
+// docs/conform.md ("Waiting, slow targets and rate limits") tells users of slow targets to pass.
 func slowTargetWait(slowest time.Duration) time.Duration { return 3*slowest + 5*time.Second }
 
 // runVariant runs the suite against one variant sandbox.

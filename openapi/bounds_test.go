@@ -10,7 +10,7 @@ import (
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
-// The document's bounds on lists depend on one another (README, "Bounds on every list"); these
+// The document's bounds on lists depend on one another (docs/contract.md, "Bounds on every list and string"); these
 // tests hold them together, so that raising one cap without the others fails here rather than in a
 // client that validates responses.
 

@@ -40,7 +40,7 @@ type mode struct {
 	spec *openapi.Spec
 }
 
-// The v1 API fixes these operations, paths and key headers (README, "The contract in brief"), plus the
+// The v1 API fixes these operations, paths and key headers (docs/contract.md, "The contract in brief"), plus the
 // webhook-endpoint and event-log extensions. The document must declare exactly these: this is the one test that writes
 // them down independently of the document, so that an accidental edit of it cannot go unnoticed.
 func TestEveryDesignOperationIsDocumented(t *testing.T) {

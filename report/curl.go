@@ -181,7 +181,7 @@ func (r words) headerWord(name, value string) string {
 }
 
 // apiHeaderName spells a header the API names as the document does (`public-key`, not Go's
-// canonical `Public-Key`), so that the command reads like the README's; HTTP does not mind either.
+// canonical `Public-Key`), so that the command reads like those of docs/sandbox.md; HTTP does not mind either.
 func apiHeaderName(name string) string {
 	for _, h := range []string{api.HeaderPublicKey, api.HeaderSecretKey, api.HeaderIdempotencyKey,
 		api.HeaderWebhookID, api.HeaderWebhookTimestamp, api.HeaderWebhookSignature} {

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// Category groups checks in reports; each is explained in the README.
+// Category groups checks in reports; each is explained in docs/conform.md, "Check categories".
 type Category string
 
 // Rule is where the document states what a check enforces: a JSON pointer into the document (a schema

@@ -8,7 +8,7 @@
 // MALIPO_BASE_URL names the service (default: a local `malipo sandbox`); MALIPO_PUBLIC_KEY and
 // MALIPO_SECRET_KEY hold the keys (default: the sandbox's); MALIPO_ACCOUNT is the bank account to pay.
 // Against the sandbox an account number decides the outcome: the document lists them under
-// x-malipo-test-values (the README's "Test values"), and the one marked success is credited.
+// x-malipo-test-values (which `malipo sandbox` prints at start, docs/sandbox.md), and the one marked success is credited.
 package main
 
 import (

@@ -14,7 +14,7 @@ import (
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
-// The README's example of using the client from another module (examples/client, a module of its own
+// docs/contract.md's example of using the client from another module (examples/client, a module of its own
 // that requires this one) builds and pays out against a sandbox: a merchant's backend can import the
 // client, and what it prints shows a payout's optional members as values.
 func TestExampleFromAnotherModule(t *testing.T) {
