@@ -20,7 +20,8 @@
 #            conform.txt, conform.json, conform.junit.xml
 # Env: MALIPO_SANDBOX_FLAGS  extra `malipo sandbox` flags, for a negative control that this script
 #                            catches a broken sandbox, e.g. MALIPO_SANDBOX_FLAGS='--fault drop-required-response-field'
-#      PRISM_PROXY_EXCLUDE    ERE of check ids not to run (default '\.malformed-json$', see step 4)
+#      PRISM_PROXY_EXCLUDE    ERE of check ids not to run (default: the malformed-JSON checks and the
+#                             150-field one, see step 4)
 #      PRISM_PROXY_ONLY       ERE of check ids to run at most (default: all), for debugging
 #      PRISM_SUMMARY_VERBOSE=1  list every distinct request violation
 set -euo pipefail
@@ -108,9 +109,11 @@ echo "prism-proxy: recorder at $target; stack ready in $(secs "$t0" "$t_ready")s
 #    'close' of a request body micri's json() has already consumed, so neither the error nor a forward
 #    ever happens (stoplightio/prism#2664 reports the malformed-JSON handling; 5.12 answered with a raw
 #    micri error instead). The checks that send one — negative.*.malformed-json, body `{"amount": 1,` —
-#    are excluded.
+#    are excluded. So is negative.processPayout.over-100-fields: its body has 150 unknown members, and
+#    Prism's sl-violations header, cut at its length limit, cannot list their violations, so the summary
+#    could not tell whether a response violation is among them (it counts a cut header as failing).
 #    conform has no --skip, and Go's RE2 has no negative look-ahead, so the kept ids are listed explicitly.
-exclude_re=${PRISM_PROXY_EXCLUDE-'\.malformed-json$'}
+exclude_re=${PRISM_PROXY_EXCLUDE-'\.malformed-json$|^negative\.processPayout\.over-100-fields$'}
 all_ids=$("$malipo" conform --list | awk 'NF >= 2 && $1 ~ /^[a-z]+\./ {print $1}')
 excluded=$(grep -E "${exclude_re:-^$}" <<<"$all_ids" || true)
 kept=$(grep -Ev "${exclude_re:-^$}" <<<"$all_ids" | grep -E "${PRISM_PROXY_ONLY:-.}" || true)
@@ -121,7 +124,7 @@ n_kept=$(wc -l <<<"$kept")
 run_re="^(?:$(sed 's/\./\\./g' <<<"$kept" | paste -sd'|'))\$"
 n_sel=$("$malipo" conform --list --run "$run_re" | sed -n 's/^\([0-9]*\) checks$/\1/p')
 [ "$n_sel" = "$n_kept" ] || { echo "prism-proxy: the --run expression selects $n_sel checks, expected $n_kept"; exit 2; }
-echo "prism-proxy: running $n_kept of $n_all checks; $n_excl excluded (their malformed JSON body hangs Prism 5, stoplightio/prism#2664):"
+echo "prism-proxy: running $n_kept of $n_all checks; $n_excl excluded (a malformed JSON body hangs Prism 5, stoplightio/prism#2664; 150 unknown members overflow its sl-violations header):"
 sed 's/^/  - /' <<<"$excluded"
 
 # 5. The suite, through recorder -> Prism -> sandbox. Webhooks: conform's receiver listens on loopback and
@@ -143,7 +146,7 @@ set +e
 node "$here/prism-summary.mjs" "$out/exchanges.jsonl" "$out/prism.log" "$spec"
 summary_rc=$?
 set -e
-echo "prism-proxy: excluded checks: $n_excl (malformed JSON bodies, stoplightio/prism#2664); wall time $(secs "$t0" "$(date +%s.%N)")s"
+echo "prism-proxy: excluded checks: $n_excl (malformed JSON bodies, stoplightio/prism#2664; the 150-member body); wall time $(secs "$t0" "$(date +%s.%N)")s"
 if [ $conform_rc -ne 0 ]; then
   echo "prism-proxy: FAIL: malipo conform through Prism exited $conform_rc (see $out/conform.txt)"
   exit 1
