@@ -25,42 +25,51 @@ const prefixDeliveryFailure = "df_"
 
 // settleSandboxPayment ends a processing payment now with the outcome the body chooses.
 func (s *Server) settleSandboxPayment(req *request) *response {
-	out, fail := s.decodeSettle(req.value)
-	if fail != nil {
-		return fail
-	}
-	ref := req.params["payment_reference"]
-	m := req.m
-	p, ok := m.st.Payment(ref)
-	if !ok {
-		return s.notFound(fmt.Sprintf("No payment %s exists for this merchant; use the paymentReference returned by initialize-payment.", ref))
-	}
-	if p.Status != api.PaymentStatusProcessing {
-		hint := "it is final and never changes again"
-		if p.Status == api.PaymentStatusPending {
-			hint = "complete it first (the push prompt moves it to processing)"
-		}
-		return s.fail(api.CodeInvalidState, fmt.Sprintf("Payment %s is %s; only a processing payment can be settled: %s.", ref, p.Status, hint), nil, nil)
-	}
-	return s.success(http.StatusOK, "Payment settled", settle(s, req.tx, m, &paymentKind, ref, out))
+	return settleNow(s, req, &paymentKind, settleControl[Payment]{param: "payment_reference", noun: "payment", Noun: "Payment",
+		unknown: "No payment %s exists for this merchant; use the paymentReference returned by initialize-payment.",
+		status:  func(p Payment) string { return string(p.Status) },
+		hint: func(p Payment) string {
+			if p.Status == api.PaymentStatusPending {
+				return "complete it first (the push prompt moves it to processing)"
+			}
+			return "it is final and never changes again"
+		}})
 }
 
 // settleSandboxPayout ends a processing payout now with the outcome the body chooses.
 func (s *Server) settleSandboxPayout(req *request) *response {
+	return settleNow(s, req, &payoutKind, settleControl[Payout]{param: "payout_id", noun: "payout", Noun: "Payout",
+		unknown: "No payout %s exists for this merchant.",
+		status:  func(p Payout) string { return string(p.Status) },
+		hint:    func(Payout) string { return "it is final and never changes again" }})
+}
+
+// settleControl is what a settle control says of its kind of object.
+type settleControl[T any] struct {
+	// param is the path parameter that names the object; noun and Noun name its kind.
+	param, noun, Noun string
+	// unknown is the 404's message, %s the id.
+	unknown string
+	status  func(T) string
+	// hint says why an object that is not processing cannot be settled, and what to do.
+	hint func(T) string
+}
+
+// settleNow ends the processing object the path names with the outcome the body chooses (settle).
+func settleNow[T any](s *Server, req *request, k *objectKind[T], c settleControl[T]) *response {
 	out, fail := s.decodeSettle(req.value)
 	if fail != nil {
 		return fail
 	}
-	id := req.params["payout_id"]
-	m := req.m
-	p, ok := m.st.Payout(id)
+	id := req.params[c.param]
+	o, ok := k.find(req.m.st, id)
 	if !ok {
-		return s.notFound(fmt.Sprintf("No payout %s exists for this merchant.", id))
+		return s.notFound(fmt.Sprintf(c.unknown, id))
 	}
-	if p.Status != api.PayoutStatusProcessing {
-		return s.fail(api.CodeInvalidState, fmt.Sprintf("Payout %s is %s; only a processing payout can be settled: it is final and never changes again.", id, p.Status), nil, nil)
+	if !k.processing(o) {
+		return s.fail(api.CodeInvalidState, fmt.Sprintf("%s %s is %s; only a processing %s can be settled: %s.", c.Noun, id, c.status(o), c.noun, c.hint(o)), nil, nil)
 	}
-	return s.success(http.StatusOK, "Payout settled", settle(s, req.tx, m, &payoutKind, id, out))
+	return s.success(http.StatusOK, c.Noun+" settled", settle(s, req.tx, req.m, k, id, out))
 }
 
 // decodeSettle reads a settle body: a failure needs its reason, a success takes none (the schema
