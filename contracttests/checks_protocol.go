@@ -91,13 +91,14 @@ func protocolChecks() []*Check {
 // errorsCap is how many offending fields an error names at most (Error.errors' maxItems).
 const errorsCap = 100
 
-// manyFieldsCheck sends a payout with more wrong members than an error names: the error names
-// errorsCap of them, each once, and nothing that was not wrong.
+// manyFieldsCheck sends a payout with more wrong members than an error names: the error's errors[]
+// holds errorsCap entries, each naming one of the wrong members (the document does not say which come
+// first, nor that a field is named once).
 func manyFieldsCheck() *Check {
 	const wrong = errorsCap + 50
 	return &Check{ID: "negative.processPayout.over-100-fields", Category: CategoryNegative, Covers: []string{"processPayout"},
 		Rule: Rule{Pointer: "#/components/schemas/Error/properties/errors/description", Quote: "When more than 100 fields are wrong, the first 100 are named"},
-		Doc:  errorDoc(fmt.Sprintf("a payout with %d unknown members", wrong), api.CodeValidationFailed) + fmt.Sprintf(", naming %d of them, each once", errorsCap),
+		Doc:  errorDoc(fmt.Sprintf("a payout with %d unknown members", wrong), api.CodeValidationFailed) + fmt.Sprintf(", naming %d of them", errorsCap),
 		Run: func(t *T) {
 			body := creditedPayout(t)
 			sent := map[string]bool{}
@@ -110,14 +111,12 @@ func manyFieldsCheck() *Check {
 				return
 			}
 			fields := ex.FieldErrors()
-			named := map[string]bool{}
 			for _, f := range fields {
-				if !sent[f] || named[f] {
-					t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("errors[] names %q, which is not one of the unknown members or is named twice", f),
+				if !sent[f] {
+					t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("errors[] names %q, which is not one of the unknown members", f),
 						Exchange: ex.String(), Pointer: "/errors"})
 					return
 				}
-				named[f] = true
 			}
 			if len(fields) != errorsCap {
 				t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("%d members are wrong: errors[] must name %d of them, it names %d", wrong, errorsCap, len(fields)),

@@ -135,7 +135,7 @@ type htmlFinding struct {
 
 type htmlResult struct {
 	ID, Category, Outcome, Doc, Duration, SkipReason string
-	// Rule is what the document says that the check enforces (Summary.RuleWords); Rerun the command
+	// Rule is what the document says that the check enforces (RuleWords); Rerun the command
 	// that runs the check again alone (Summary.RerunCommand); Finding the number of the finding the
 	// check is part of (0: findings are not shown).
 	Rule, Rerun string

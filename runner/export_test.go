@@ -7,3 +7,10 @@ func OnQueued(f func(resume bool)) (restore func()) {
 	queued = f
 	return func() { queued = old }
 }
+
+// OnReleased makes f hear of every slot given back and returns the function that stops it.
+func OnReleased(f func()) (restore func()) {
+	old := released
+	released = f
+	return func() { released = old }
+}

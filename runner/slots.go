@@ -21,9 +21,12 @@ type slots struct {
 
 func newSlots(n int) *slots { return &slots{free: n} }
 
-// queued is told of each goroutine that starts waiting for a slot; tests replace it to order events
-// that would otherwise race.
-var queued = func(resume bool) {}
+// queued is told of each goroutine that starts waiting for a slot, and released of each slot given
+// back; tests replace them to order events that would otherwise race.
+var (
+	queued   = func(resume bool) {}
+	released = func() {}
+)
 
 // acquire takes a slot, waiting behind the checks ahead of it (every resuming one, for a check that
 // starts), until ctx ends; it reports whether it got one.
@@ -72,6 +75,7 @@ func (s *slots) dequeue(ready chan struct{}) bool {
 
 // release gives a slot back: to the first resuming check, else to the first starting one, else free.
 func (s *slots) release() {
+	released()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.releaseLocked()

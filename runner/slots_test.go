@@ -102,42 +102,35 @@ func TestResumingCheckGoesFirst(t *testing.T) {
 	assert.Equal(t, []string{"1 starts", "2 starts", "1 resumes", "3 starts"}, order)
 }
 
-// Alone checks keep their slot while they wait: nothing runs beside them.
+// Alone checks keep their slot while they wait: nothing runs beside them. An Idle that gave the slot
+// back would have done so before its wait began, so each check counts, inside its wait, the slots given
+// back so far: one per alone check that has ended, and no more.
 func TestAloneChecksKeepTheirSlot(t *testing.T) {
 	var a activity
-	var inIdle, started atomic.Int32
-	var overlapped atomic.Bool
-	// The first check stays idle until the runner waits to start the next one (right) or the next one
-	// has started beside it (wrong).
-	nextWaiting, secondStarted := make(chan struct{}), make(chan struct{})
-	var waitingOnce sync.Once
-	defer runner.OnQueued(func(bool) { waitingOnce.Do(func() { close(nextWaiting) }) })()
+	var inIdle, freed, ended atomic.Int32
+	var overlapped, gaveBack atomic.Bool
+	defer runner.OnReleased(func() { freed.Add(1) })()
 	alone := func(_ context.Context, rec *runner.Recorder) {
 		if inIdle.Load() > 0 {
 			overlapped.Store(true)
 		}
-		n := started.Add(1)
-		first := n == 1
-		if n == 2 {
-			close(secondStarted)
-		}
 		rec.Idle(func() {
 			inIdle.Add(1)
 			defer inIdle.Add(-1)
-			if first {
-				select {
-				case <-nextWaiting:
-				case <-secondStarted:
-				}
+			if freed.Load() > ended.Load() {
+				gaveBack.Store(true)
 			}
 		})
 		a.enter()
 		a.leave()
+		ended.Add(1) // before the runner gives its slot back
 	}
 	checks := []runner.Check{{ID: "a1", Alone: true, Run: alone}, {ID: "a2", Alone: true, Run: alone}, {ID: "a3", Alone: true, Run: alone}}
 	_, err := runner.Run(context.Background(), runner.Options{Concurrency: 4}, checks, nil)
 	require.NoError(t, err)
+	assert.False(t, gaveBack.Load(), "an alone check gave its slot back while idle")
 	assert.False(t, overlapped.Load(), "an alone check started while another was idle")
+	assert.Equal(t, int32(1), a.most.Load(), "alone checks act one at a time")
 }
 
 // A check that ends inside Idle (its deadline, a fatal failure) gives nothing back twice and takes

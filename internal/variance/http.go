@@ -54,8 +54,13 @@ func (st *state) middleware(s *sandbox.Server, next http.Handler) http.Handler {
 // extension left out, 409 for a key in use, else the sandbox's.
 func (st *state) answer(next http.Handler, r *http.Request) *captured {
 	if every := int64(st.v.RateLimitEvery); every > 0 && r.RemoteAddr != "" && st.requests.Add(1)%every == 0 {
+		// An implementation that limits request rates sends the three RateLimit fields on every answer
+		// to accepted keys, its 429 too (RateLimitLimit's description): this window allowed every-1.
 		c := errorResponse(api.CodeRateLimited, "Too many requests; retry after 1 second.", nil)
 		c.header.Set(api.HeaderRetryAfter, "1")
+		c.header.Set(api.HeaderRateLimitLimit, strconv.FormatInt(every-1, 10))
+		c.header.Set(api.HeaderRateLimitRemaining, "0")
+		c.header.Set(api.HeaderRateLimitReset, "1")
 		return c
 	}
 	if st.leftOut(r.URL.Path) {

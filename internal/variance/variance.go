@@ -261,6 +261,9 @@ func Draw(seed int64) Variant {
 	v.SecretBytes = []int{0, 24, 48, 64}[r.IntN(4)]
 	v.NewEventTypes = !v.EventLog && r.IntN(2) == 0
 	v.NoRateLimitFields = r.IntN(2) == 0
+	if v.NoRateLimitFields {
+		v.RateLimitEvery = 0 // an implementation that limits rates sends the fields (RateLimitLimit's description)
+	}
 	v.SlowSettlement = r.IntN(6) == 0
 	if v.SlowSettlement {
 		v.Timings = sandbox.Timings{PromptDelay: logUniform(r, minSlowDelay, maxSlowDelay), PayoutDelay: logUniform(r, minSlowDelay, maxSlowDelay),

@@ -460,7 +460,11 @@ func TestVariantDeliveriesAndKeys(t *testing.T) {
 		resp, _ := send(payout, payout.URL(), body, slow)
 		first <- resp
 	}()
-	<-claimed // the first request holds its key
+	select { // the first request holds its key
+	case <-claimed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first request with the key never claimed it")
+	}
 	resp, env := send(payout, payout.URL(), body, key)
 	assert.Equal(t, api.CodeIdempotencyKeyInUse.HTTPStatus(), resp.StatusCode, "%v", env)
 	assert.EqualValues(t, api.CodeIdempotencyKeyInUse, env["code"])
@@ -647,12 +651,12 @@ func TestEventPageCap(t *testing.T) {
 }
 
 // TestRateLimit: every so many requests over the network get the document's 429, with Retry-After,
-// and nothing is done; the others are served.
+// and nothing is done; the others are served; every answer carries the RateLimit fields.
 func TestRateLimit(t *testing.T) {
 	spec, err := openapi.Default()
 	require.NoError(t, err)
 	v := Draw(3)
-	v.RateLimitEvery = 3
+	v.RateLimitEvery, v.NoRateLimitFields = 3, false
 	ts := serveVariant(t, v)
 	var statuses []int
 	for range 6 {
@@ -668,6 +672,9 @@ func TestRateLimit(t *testing.T) {
 		assert.Empty(t, spec.ValidateResponse(req, resp), "%s", raw)
 		if resp.StatusCode == http.StatusTooManyRequests {
 			assert.Equal(t, "1", resp.Header.Get(api.HeaderRetryAfter))
+		}
+		for _, h := range []string{api.HeaderRateLimitLimit, api.HeaderRateLimitRemaining, api.HeaderRateLimitReset} {
+			assert.NotEmpty(t, resp.Header.Get(h), "%d: a rate-limiting implementation sends %s on every answer to accepted keys", resp.StatusCode, h)
 		}
 		statuses = append(statuses, resp.StatusCode)
 	}
