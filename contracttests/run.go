@@ -237,12 +237,9 @@ func Select(checks []*Check, run, skip *regexp.Regexp) []*Check {
 // job is the check as the runner runs it: what the target or the document lacks skips it first; then
 // it runs on a T of its own, whose evidence goes into its result.
 func (s *suite) job(c *Check) runner.Check {
-	rule := c.Rule
-	if rule.Quote == "" {
-		rule.Says = s.spec.Words(rule.Pointer) // the reports print words, they do not read the document
-	}
-	return runner.Check{ID: c.ID, Category: c.Category, Doc: c.Doc, Rule: rule, Final: c.Final,
+	return runner.Check{ID: c.ID, Category: c.Category, Doc: c.Doc, Rule: c.Rule, Final: c.Final,
 		Run: func(ctx context.Context, rec *runner.Recorder) {
+			rec.OnResult(s.ruleWords)
 			if reason, fail := s.unmet(c); fail {
 				rec.Fail(report.Failure{Message: reason})
 				return
@@ -255,6 +252,15 @@ func (s *suite) job(c *Check) runner.Check {
 			defer t.runCleanups()
 			c.Run(t)
 		}}
+}
+
+// ruleWords gives a result the reports show the rule of (one that did not pass or skip) the document's
+// words at its rule's pointer, where the rule quotes none: the reports print words, they do not read
+// the document.
+func (s *suite) ruleWords(res *report.Result) {
+	if res.Outcome != report.Passed && res.Outcome != report.Skipped && res.Rule.Quote == "" {
+		res.Rule.Says = s.spec.Words(res.Rule.Pointer)
+	}
 }
 
 // unmet says why the check cannot run against this target: a skip reason, or (fail) the failure of a
