@@ -131,9 +131,6 @@ func manyFieldsCheck() *Check {
 		}}
 }
 
-// rateLimitFields are the three RateLimit fields, sent together or not at all.
-var rateLimitFields = []string{api.HeaderRateLimitLimit, api.HeaderRateLimitRemaining, api.HeaderRateLimitReset}
-
 // rateLimitFieldsCheck makes requests whose keys the target accepts, answered with a success, a
 // refusal and a not-found: a target that sends the RateLimit fields on one sends all three on each. A
 // target that sends none on any limits no rate, as far as a client can tell, which the document allows.
@@ -149,7 +146,7 @@ func rateLimitFieldsCheck() *Check {
 			}
 			sends := false
 			for _, ex := range answers {
-				for _, h := range rateLimitFields {
+				for _, h := range api.RateLimitFields() {
 					sends = sends || ex.Header.Get(h) != ""
 				}
 			}
@@ -157,7 +154,7 @@ func rateLimitFieldsCheck() *Check {
 				t.Skip("the target sends no RateLimit field on any answer: it limits no rate a client can see, which the document allows")
 			}
 			for _, ex := range answers {
-				for _, h := range rateLimitFields {
+				for _, h := range api.RateLimitFields() {
 					if ex.Header.Get(h) == "" {
 						t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("the target sends RateLimit fields, but this answer to accepted keys has no %s", h),
 							Exchange: ex.String(), Pointer: "header." + strings.ToLower(h)})

@@ -118,7 +118,7 @@ func fieldErrorsStopAtFirst() middlewareFunc {
 func rateLimitFieldsOnSuccessOnly() middlewareFunc {
 	return onResponse(func(_ *http.Request, c *captured) {
 		if c.status >= 400 && c.status < 500 {
-			for _, h := range []string{api.HeaderRateLimitLimit, api.HeaderRateLimitRemaining, api.HeaderRateLimitReset} {
+			for _, h := range api.RateLimitFields() {
 				c.header.Del(h)
 			}
 		}

@@ -673,7 +673,7 @@ func TestRateLimit(t *testing.T) {
 		if resp.StatusCode == http.StatusTooManyRequests {
 			assert.Equal(t, "1", resp.Header.Get(api.HeaderRetryAfter))
 		}
-		for _, h := range []string{api.HeaderRateLimitLimit, api.HeaderRateLimitRemaining, api.HeaderRateLimitReset} {
+		for _, h := range api.RateLimitFields() {
 			assert.NotEmpty(t, resp.Header.Get(h), "%d: a rate-limiting implementation sends %s on every answer to accepted keys", resp.StatusCode, h)
 		}
 		statuses = append(statuses, resp.StatusCode)
