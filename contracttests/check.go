@@ -9,7 +9,8 @@
 // request bodies and parameters drawn from the schemas at their boundaries and at random from the run's
 // seed, shrinking a failing one; the stateful sequences walk chains of operations and judge each state
 // the document allows; the behavioural ones are written by hand. All act through T: requests,
-// assertions that record evidence, idle waits, and a webhook Receiver the run starts itself. Run checks
+// assertions that record evidence, idle waits, and paths on the webhook receiver the run starts itself
+// (package webhooksink), whose deliveries go into the evidence of the check that claimed them. Run checks
 // the run can mean something (preflight), then hands the checks to package runner, which runs them and
 // reports through package report's reporters (text, JSON, JUnit, HTML, HAR).
 package contracttests

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 	"github.com/malipo/terraform-provider-malipo/report"
@@ -229,17 +230,17 @@ func webhookRetryChecks() []*Check {
 		{ID: "webhooks.retry-after-500", Category: CategoryWebhooks, Covers: []string{"payout.success"}, Rule: retryRule,
 			Doc: "a delivery answered with 500 is retried, with the same webhook-id and a valid signature",
 			Run: func(t *T) {
-				path, hook := t.Hook(Behavior{FailFirst: 1})
+				path, hook := t.Hook(webhooksink.Behavior{FailFirst: 1})
 				t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), hook))
-				ds := t.waitRetry(path, "a retry after a 500", 0, func(ds []*Delivery) bool { return len(Acknowledged(ds)) >= 1 })
+				ds := t.waitRetry(path, "a retry after a 500", 0, func(ds []*webhooksink.Delivery) bool { return len(Acknowledged(ds)) >= 1 })
 				checkRetried(t, ds, 2)
 			}},
 		{ID: "webhooks.retry-after-timeout", Category: CategoryWebhooks, Covers: []string{"payout.success"}, Rule: retryRule,
 			Doc: "a delivery the receiver does not answer in time is retried with the same webhook-id",
 			Run: func(t *T) {
-				path, hook := t.Hook(Behavior{StallFirst: 1, Stall: t.StallTime()})
+				path, hook := t.Hook(webhooksink.Behavior{StallFirst: 1, Stall: t.StallTime()})
 				t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), hook))
-				ds := t.waitRetry(path, "a second attempt after a time-out", t.StallTime(), func(ds []*Delivery) bool { return len(ds) >= 2 })
+				ds := t.waitRetry(path, "a second attempt after a time-out", t.StallTime(), func(ds []*webhooksink.Delivery) bool { return len(ds) >= 2 })
 				checkRetried(t, ds, 2)
 			}},
 		signaturesCheck(),
@@ -309,7 +310,7 @@ func signaturesCheck() *Check {
 // attempt ended (the attempt's arrival, plus failAfter for an attempt the receiver stalled), so a wait
 // that ended sooner than that after the failure has not seen the promise broken: the check is then
 // skipped, naming the --wait that would observe it. Past the bound, a missing retry fails.
-func (t *T) waitRetry(path, what string, failAfter time.Duration, done func([]*Delivery) bool) []*Delivery {
+func (t *T) waitRetry(path, what string, failAfter time.Duration, done func([]*webhooksink.Delivery) bool) []*webhooksink.Delivery {
 	_, ok, state := t.watch(what, func() (bool, string) {
 		ds := t.Deliveries(path)
 		return done(ds), describeDeliveries(ds)
@@ -343,7 +344,7 @@ func (t *T) waitRetry(path, what string, failAfter time.Duration, done func([]*D
 }
 
 // checkRetried checks that the first attempts of one event were retried with a stable id.
-func checkRetried(t *T, ds []*Delivery, atLeast int) {
+func checkRetried(t *T, ds []*webhooksink.Delivery, atLeast int) {
 	if len(ds) < atLeast {
 		t.Fatalf("want at least %d attempts, got %s", atLeast, describeDeliveries(ds))
 	}
@@ -356,8 +357,8 @@ func checkRetried(t *T, ds []*Delivery, atLeast int) {
 	}
 }
 
-func forObject(ds []*Delivery, id string) []*Delivery {
-	var out []*Delivery
+func forObject(ds []*webhooksink.Delivery, id string) []*webhooksink.Delivery {
+	var out []*webhooksink.Delivery
 	for _, d := range ds {
 		if d.ObjectID == id {
 			out = append(out, d)

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
@@ -27,11 +28,11 @@ func eventChecks() []*Check {
 
 // deliveredPayment makes a payment that succeeds, with its webhooks to a fresh hook of the check, and
 // waits until its payment.success is acknowledged there; it returns the hook and that delivery.
-func deliveredPayment(t *T) (path, hookURL, ref string, d *Delivery) {
+func deliveredPayment(t *T) (path, hookURL, ref string, d *webhooksink.Delivery) {
 	path, hookURL = t.Hook()
 	ref = t.InitPayment(t.Inputs().ApprovingPhone(), hookURL, nil).Str("/data/paymentReference")
 	t.ExpectStatus(t.CompletePayment(ref, nil), http.StatusAccepted)
-	success := func(ds []*Delivery) *Delivery {
+	success := func(ds []*webhooksink.Delivery) *webhooksink.Delivery {
 		for _, d := range Acknowledged(forObject(ds, ref)) {
 			if d.Type == string(api.EventTypePaymentSuccess) {
 				return d
@@ -39,7 +40,7 @@ func deliveredPayment(t *T) (path, hookURL, ref string, d *Delivery) {
 		}
 		return nil
 	}
-	ds := t.WaitDeliveries(path, "payment.success acknowledged at the payment's webhook_url", func(ds []*Delivery) bool { return success(ds) != nil })
+	ds := t.WaitDeliveries(path, "payment.success acknowledged at the payment's webhook_url", func(ds []*webhooksink.Delivery) bool { return success(ds) != nil })
 	// The log lists "the same events the webhooks deliver", with no promise that it has them the moment
 	// a delivery arrives: the checks read it once it lists both of the payment's events.
 	t.Eventually("the payment's two events in the event log (object_id="+ref+")", func() (bool, string) {
@@ -308,8 +309,8 @@ func eventResendCheck() *Check {
 			// payment.processing may come after its payment.success, and the resend is told from the rest
 			// by its webhook-id (a late duplicate of the first delivery would match too, harmlessly: same
 			// id, same body). The event log's attempts say which one was the resend.
-			resent := func(ds []*Delivery) []*Delivery {
-				var out []*Delivery
+			resent := func(ds []*webhooksink.Delivery) []*webhooksink.Delivery {
+				var out []*webhooksink.Delivery
 				for _, x := range Acknowledged(ds[min(before, len(ds)):]) {
 					if x.Header.Get(webhook.HeaderID) == d.EventID {
 						out = append(out, x)
@@ -317,7 +318,7 @@ func eventResendCheck() *Check {
 				}
 				return out
 			}
-			ds := t.WaitDeliveries(path, "the resent payment.success (webhook-id "+d.EventID+")", func(ds []*Delivery) bool { return len(resent(ds)) > 0 })
+			ds := t.WaitDeliveries(path, "the resent payment.success (webhook-id "+d.EventID+")", func(ds []*webhooksink.Delivery) bool { return len(resent(ds)) > 0 })
 			again := resent(ds)[0]
 			if !bytes.Equal(again.Body, d.Body) && !sameJSON(mustDecode(again.Body), d.Body) {
 				t.Errorf("a resend must carry the same body: first %s, resent %s", snippet(d.Body), snippet(again.Body))
@@ -356,7 +357,7 @@ func eventResendToEndpointCheck() *Check {
 			if n, _ := ex.Get("/data/deliveries").([]any); len(n) != 1 || ex.Str("/data/deliveries/0/endpoint_id") != created.Str("/data/id") {
 				t.Errorf("the resend must queue exactly one delivery, to endpoint %s: %s", created.Str("/data/id"), snippet(ex.Body))
 			}
-			resent := func(ds []*Delivery) *Delivery {
+			resent := func(ds []*webhooksink.Delivery) *webhooksink.Delivery {
 				for _, x := range Acknowledged(ds) {
 					if x.Header.Get(webhook.HeaderID) == d.EventID {
 						return x
@@ -364,7 +365,7 @@ func eventResendToEndpointCheck() *Check {
 				}
 				return nil
 			}
-			ds := t.WaitDeliveries(endpointPath, "the event resent to the endpoint (webhook-id "+d.EventID+")", func(ds []*Delivery) bool { return resent(ds) != nil })
+			ds := t.WaitDeliveries(endpointPath, "the event resent to the endpoint (webhook-id "+d.EventID+")", func(ds []*webhooksink.Delivery) bool { return resent(ds) != nil })
 			t.VerifyDelivery(resent(ds), secret)
 			t.ExpectError(t.Do(api.OpResendEvent().Method, api.OpResendEvent().URL(d.EventID), map[string]any{"endpoint_id": unknownID}), api.CodeNotFound)
 			// What reaches the payment's webhook_url afterwards cannot tell a resend from a delivery that

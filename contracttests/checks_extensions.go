@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
@@ -91,8 +92,8 @@ func endpointDeliveryCheck() *Check {
 				t.Fatalf("the endpoint secret is not a whsec_ secret: %v", err)
 			}
 			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), "")).Str("/data/payout_id")
-			mine := func(ds []*Delivery) []*Delivery { return forObject(ds, id) }
-			ds := t.WaitDeliveries(subPath, "payout.success at the subscribed endpoint", func(ds []*Delivery) bool {
+			mine := func(ds []*webhooksink.Delivery) []*webhooksink.Delivery { return forObject(ds, id) }
+			ds := t.WaitDeliveries(subPath, "payout.success at the subscribed endpoint", func(ds []*webhooksink.Delivery) bool {
 				return len(Acknowledged(mine(ds))) >= 1
 			})
 			for _, d := range mine(ds) {
@@ -131,7 +132,7 @@ func rotateSecretCheck() *Check {
 				t.Errorf("rotate-secret must say when the previous secret expires")
 			}
 			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), "")).Str("/data/payout_id")
-			ds := t.WaitDeliveries(path, "a delivery after rotation", func(ds []*Delivery) bool { return len(forObject(ds, id)) >= 1 })
+			ds := t.WaitDeliveries(path, "a delivery after rotation", func(ds []*webhooksink.Delivery) bool { return len(forObject(ds, id)) >= 1 })
 			d := forObject(ds, id)[0]
 			if n := len(webhook.Signatures(d.Header.Get(api.HeaderWebhookSignature))); n != 2 {
 				t.Errorf("during the grace period a delivery must carry 2 signatures, got %d", n)
@@ -158,7 +159,7 @@ func rotateWithoutGraceCheck() *Check {
 			t.RequireStatus(rot, http.StatusOK)
 			newSecret, _ := webhook.ParseSecret(rot.Str("/data/secret"))
 			id := t.CreatePayout(t.MobilePayout(t.Inputs().FailingWallet(), "")).Str("/data/payout_id")
-			ds := t.WaitDeliveries(path, "a payout.failed delivery", func(ds []*Delivery) bool { return len(forObject(ds, id)) >= 1 })
+			ds := t.WaitDeliveries(path, "a payout.failed delivery", func(ds []*webhooksink.Delivery) bool { return len(forObject(ds, id)) >= 1 })
 			d := forObject(ds, id)[0]
 			t.VerifyDelivery(d, newSecret)
 			if err := (webhook.Verifier{Secrets: []webhook.Secret{oldSecret}, Now: func() time.Time { return d.Received }}).Verify(d.Header, d.Body); err == nil {
@@ -189,7 +190,7 @@ func rotateTwiceCheck() *Check {
 				t.Fatalf("rotate-secret must return a whsec_ secret: %v", err)
 			}
 			payout := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), "")).Str("/data/payout_id")
-			ds := t.WaitDeliveries(path, "a delivery after two rotations", func(ds []*Delivery) bool { return len(forObject(ds, payout)) >= 1 })
+			ds := t.WaitDeliveries(path, "a delivery after two rotations", func(ds []*webhooksink.Delivery) bool { return len(forObject(ds, payout)) >= 1 })
 			d := forObject(ds, payout)[0]
 			if n := len(webhook.Signatures(d.Header.Get(api.HeaderWebhookSignature))); n != 1 {
 				t.Errorf("after a rotation with grace 0 exactly one secret signs, but the delivery carries %d signatures", n)
@@ -239,7 +240,7 @@ func suppliedSecretCheck() *Check {
 				t.Errorf("create must show the secret the request supplied as data.secret; it shows another")
 			}
 			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), "")).Str("/data/payout_id")
-			ds := t.WaitDeliveries(path, "a delivery to the endpoint with a supplied secret", func(ds []*Delivery) bool { return len(forObject(ds, id)) >= 1 })
+			ds := t.WaitDeliveries(path, "a delivery to the endpoint with a supplied secret", func(ds []*webhooksink.Delivery) bool { return len(forObject(ds, id)) >= 1 })
 			for _, d := range forObject(ds, id) {
 				t.VerifyDelivery(d, parseSupplied(t, supplied))
 				if n := len(webhook.Signatures(d.Header.Get(api.HeaderWebhookSignature))); n != 1 {
@@ -270,7 +271,7 @@ func rotateSuppliedSecretCheck() *Check {
 				t.Errorf("rotate-secret must show the secret the request supplied as data.secret; it shows another")
 			}
 			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), "")).Str("/data/payout_id")
-			ds := t.WaitDeliveries(path, "a delivery after rotating to a supplied secret", func(ds []*Delivery) bool { return len(forObject(ds, id)) >= 1 })
+			ds := t.WaitDeliveries(path, "a delivery after rotating to a supplied secret", func(ds []*webhooksink.Delivery) bool { return len(forObject(ds, id)) >= 1 })
 			d := forObject(ds, id)[0]
 			t.VerifyDelivery(d, parseSupplied(t, supplied))
 			v := webhook.Verifier{Secrets: []webhook.Secret{oldSecret}, Now: func() time.Time { return d.Received }}

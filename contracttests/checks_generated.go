@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/internal/valuegen"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
@@ -500,7 +501,7 @@ func (g *genTarget) eventsJudged(t *T, c *genCase, created *Exchange) []problem 
 	// Whether every status change is delivered is the state and sequence checks' rule, not this one's:
 	// an event still missing after the wait (a busy target queues deliveries) is left unjudged, and the
 	// ones that arrived are compared.
-	var ds []*Delivery
+	var ds []*webhooksink.Delivery
 	_, _, _ = t.watch("the final event of the generated object", func() (bool, string) {
 		ds = t.Deliveries(c.hookPath)
 		for _, d := range Acknowledged(ds) {

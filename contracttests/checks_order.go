@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
@@ -37,9 +38,9 @@ func eventAttemptsOrderCheck() *Check {
 		Run: func(t *T) {
 			// A payout has one event, so every attempt to this path is one of its: the first is answered
 			// with 500, and the retry that failure calls for is acknowledged.
-			path, hook := t.Hook(Behavior{FailFirst: 1})
+			path, hook := t.Hook(webhooksink.Behavior{FailFirst: 1})
 			t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), hook))
-			ds := t.waitRetry(path, "a retry after a 500", 0, func(ds []*Delivery) bool { return len(Acknowledged(ds)) >= 1 })
+			ds := t.waitRetry(path, "a retry after a 500", 0, func(ds []*webhooksink.Delivery) bool { return len(Acknowledged(ds)) >= 1 })
 			eventID := ds[0].EventID
 			var mine []map[string]any
 			t.Eventually("the failed attempt and the acknowledged retry among the attempts of event "+eventID, func() (bool, string) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
@@ -663,7 +664,7 @@ func (r *seqRun) readFinal(o *seqObject, s seqStep) {
 }
 
 // changeOf returns the status change a delivery reports.
-func changeOf(d *Delivery) string { return d.PreviousStatus + "→" + d.ObjectStatus }
+func changeOf(d *webhooksink.Delivery) string { return d.PreviousStatus + "→" + d.ObjectStatus }
 
 // describeChanges lists status changes as `a→b`.
 func describeChanges(cs []seqChange) string {
@@ -675,10 +676,10 @@ func describeChanges(cs []seqChange) string {
 }
 
 // delivered reports whether ds hold an acknowledged delivery of each change.
-func delivered(ds []*Delivery, cs []seqChange) bool {
+func delivered(ds []*webhooksink.Delivery, cs []seqChange) bool {
 	acked := Acknowledged(ds)
 	for _, c := range cs {
-		if !slices.ContainsFunc(acked, func(d *Delivery) bool { return d.PreviousStatus == c.from && d.ObjectStatus == c.to }) {
+		if !slices.ContainsFunc(acked, func(d *webhooksink.Delivery) bool { return d.PreviousStatus == c.from && d.ObjectStatus == c.to }) {
 			return false
 		}
 	}
@@ -705,7 +706,7 @@ func (r *seqRun) awaitDue(ep *seqObject) {
 		}
 		r.t.WaitDeliveries(ep.path, fmt.Sprintf("%s's status changes %s, made while %s existed (created at step %d), at that endpoint (seed %d, step %d of the interleaving)",
 			o.name, describeChanges(due), ep.name, ep.created+1, r.t.Seed(), r.pos+1),
-			func(ds []*Delivery) bool { return delivered(forObject(ds, o.id), due) })
+			func(ds []*webhooksink.Delivery) bool { return delivered(forObject(ds, o.id), due) })
 	}
 }
 
@@ -719,7 +720,7 @@ func (r *seqRun) checkDeliveries() {
 			continue
 		}
 		t.WaitDeliveries(o.hook, fmt.Sprintf("%s's status changes %s at its webhook_url (seed %d)", o.name, describeChanges(o.changes), t.Seed()),
-			func(ds []*Delivery) bool { return delivered(ds, o.changes) })
+			func(ds []*webhooksink.Delivery) bool { return delivered(ds, o.changes) })
 	}
 	for _, o := range r.objs {
 		if !o.kind.status {
@@ -735,14 +736,14 @@ func (r *seqRun) checkDeliveries() {
 }
 
 // checkDestination checks the deliveries of o's events to one destination.
-func (r *seqRun) checkDestination(o *seqObject, dest string, ds []*Delivery, secrets []webhook.Secret) {
+func (r *seqRun) checkDestination(o *seqObject, dest string, ds []*webhooksink.Delivery, secrets []webhook.Secret) {
 	ids := map[string][]string{}
 	for _, d := range ds {
 		r.t.VerifyDelivery(d, secrets...)
 		where := fmt.Sprintf("webhook %s %s to %s", d.Type, d.EventID, d.Path)
 		change := changeOf(d)
 		if !slices.ContainsFunc(o.changes, func(c seqChange) bool { return c.from+"→"+c.to == change }) {
-			r.failf(d.seq, where, "%s (%s) got an event for the status change %s, which %s did not make: it went %s",
+			r.failf(d.Seq, where, "%s (%s) got an event for the status change %s, which %s did not make: it went %s",
 				dest, o.name, change, o.id, describeChanges(o.changes))
 			continue
 		}
@@ -751,7 +752,7 @@ func (r *seqRun) checkDestination(o *seqObject, dest string, ds []*Delivery, sec
 			ids[change] = append(ids[change], id)
 		}
 		if o.final != nil && d.ObjectStatus == o.final.status && d.FailureReason != o.final.reason {
-			r.failf(d.seq, where, "the %s event of %s carries failure_reason %q, but every linked status operation reports %q (%s)",
+			r.failf(d.Seq, where, "the %s event of %s carries failure_reason %q, but every linked status operation reports %q (%s)",
 				d.Type, o.name, d.FailureReason, o.final.reason, o.final.ex.String())
 		}
 	}

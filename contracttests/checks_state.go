@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/report"
@@ -196,7 +197,7 @@ func paymentLifecycle(t *T, phone string, want openapi.Outcome) {
 
 	processing, pending := string(api.PaymentStatusProcessing), string(api.PaymentStatusPending)
 	events := []wantEvent{{string(api.EventTypePaymentProcessing), processing, pending}, {"payment." + want.Status, want.Status, processing}}
-	ds := t.WaitDeliveries(path, "payment.processing and payment."+want.Status+" webhooks", func(ds []*Delivery) bool { return haveTypes(ds, events) })
+	ds := t.WaitDeliveries(path, "payment.processing and payment."+want.Status+" webhooks", func(ds []*webhooksink.Delivery) bool { return haveTypes(ds, events) })
 	checkEvents(t, Acknowledged(ds), ref, events, want)
 	for _, d := range ds {
 		t.VerifyDelivery(d, t.MerchantSecret())
@@ -229,7 +230,7 @@ func payoutLifecycle(t *T, body map[string]any, path string, want openapi.Outcom
 	final := t.WaitFinal("payout "+id, func() *Exchange { return t.GetPayout(id) })
 	expectOutcome(t, final, want)
 	events := []wantEvent{{"payout." + want.Status, want.Status, string(api.PayoutStatusProcessing)}}
-	ds := t.WaitDeliveries(path, "payout."+want.Status+" webhook", func(ds []*Delivery) bool { return haveTypes(ds, events) })
+	ds := t.WaitDeliveries(path, "payout."+want.Status+" webhook", func(ds []*webhooksink.Delivery) bool { return haveTypes(ds, events) })
 	checkEvents(t, Acknowledged(ds), id, events, want)
 	for _, d := range ds {
 		t.VerifyDelivery(d, t.MerchantSecret())
@@ -263,7 +264,7 @@ func expectOutcome(t *T, ex *Exchange, want openapi.Outcome) {
 // statusDisagrees fails the check about the status check tx (GET /v1/transactions/{ref}), naming what
 // each side reported: the status check, the outcome the document's test value promises, and the final
 // webhook (nil when none arrived), so that the message blames the component that is out of line.
-func statusDisagrees(t *T, tx *Exchange, which string, want openapi.Outcome, event *Delivery) {
+func statusDisagrees(t *T, tx *Exchange, which string, want openapi.Outcome, event *webhooksink.Delivery) {
 	got := fmt.Sprintf("type %q, status %q, failure_reason %q", tx.Str("/data/type"), tx.Str("/data/status"), tx.Str("/data/failure_reason"))
 	webhook := "no final webhook was acknowledged"
 	if event != nil {
@@ -274,7 +275,7 @@ func statusDisagrees(t *T, tx *Exchange, which string, want openapi.Outcome, eve
 }
 
 // finalEvent returns the acknowledged delivery of type typ among ds, nil when there is none.
-func finalEvent(ds []*Delivery, typ string) *Delivery {
+func finalEvent(ds []*webhooksink.Delivery, typ string) *webhooksink.Delivery {
 	for _, d := range Acknowledged(ds) {
 		if d.Type == typ {
 			return d
@@ -291,8 +292,8 @@ type wantEvent struct{ typ, status, previous string }
 // through. The document promises one event per status change, delivered at least once and deduplicated
 // by webhook-id, and no order (#/tags/Events: "one per status change"; info: "delivery is at least
 // once"): events are matched by type, never by arrival order, and each failure names its own delivery.
-func checkEvents(t *T, acked []*Delivery, objectID string, want []wantEvent, final openapi.Outcome) {
-	byType := map[string][]*Delivery{}
+func checkEvents(t *T, acked []*webhooksink.Delivery, objectID string, want []wantEvent, final openapi.Outcome) {
+	byType := map[string][]*webhooksink.Delivery{}
 	for _, d := range acked {
 		byType[d.Type] = append(byType[d.Type], d)
 	}
@@ -305,14 +306,14 @@ func checkEvents(t *T, acked []*Delivery, objectID string, want []wantEvent, fin
 		for _, d := range ds {
 			where := fmt.Sprintf("webhook %s %s to %s", d.Type, d.EventID, d.Path)
 			if d.ObjectID != objectID {
-				t.failAbout(d.seq, report.Failure{Message: fmt.Sprintf("the event is about %q, want %q", d.ObjectID, objectID), Exchange: where})
+				t.failAbout(d.Seq, report.Failure{Message: fmt.Sprintf("the event is about %q, want %q", d.ObjectID, objectID), Exchange: where})
 			}
 			if d.ObjectStatus != w.status || d.PreviousStatus != w.previous {
-				t.failAbout(d.seq, report.Failure{Message: fmt.Sprintf("a %s event must carry the object in status %s and previous_status %s, got %s and %s",
+				t.failAbout(d.Seq, report.Failure{Message: fmt.Sprintf("a %s event must carry the object in status %s and previous_status %s, got %s and %s",
 					w.typ, w.status, w.previous, d.ObjectStatus, d.PreviousStatus), Exchange: where})
 			}
 			if w.status == final.Status && d.FailureReason != final.FailureReason {
-				t.failAbout(d.seq, report.Failure{Message: fmt.Sprintf("the %s event's failure_reason is %q, want %q", w.typ, d.FailureReason, final.FailureReason),
+				t.failAbout(d.Seq, report.Failure{Message: fmt.Sprintf("the %s event's failure_reason is %q, want %q", w.typ, d.FailureReason, final.FailureReason),
 					Exchange: where, Pointer: "/data/object/failure_reason"})
 			}
 		}
@@ -320,10 +321,10 @@ func checkEvents(t *T, acked []*Delivery, objectID string, want []wantEvent, fin
 }
 
 // haveTypes reports whether the acknowledged deliveries include an event of every wanted type.
-func haveTypes(ds []*Delivery, want []wantEvent) bool {
+func haveTypes(ds []*webhooksink.Delivery, want []wantEvent) bool {
 	acked := Acknowledged(ds)
 	for _, w := range want {
-		if !slices.ContainsFunc(acked, func(d *Delivery) bool { return d.Type == w.typ }) {
+		if !slices.ContainsFunc(acked, func(d *webhooksink.Delivery) bool { return d.Type == w.typ }) {
 			return false
 		}
 	}

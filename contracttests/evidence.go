@@ -24,7 +24,7 @@ type recorder struct {
 func (s *suite) startEvidence(reporters []report.Reporter) {
 	rec := &recorder{red: s.cfg.redactor(), observers: report.ObserversOf(reporters)}
 	s.evidence = rec
-	s.receiver.startEvidence(rec)
+	s.receiver.StartEvidence(rec)
 }
 
 // red returns the run's redactor.
@@ -46,8 +46,14 @@ func (c *Config) redactor() report.Redactor {
 	return report.NewRedactor(keys...)
 }
 
-// next returns the sequence number of a new piece of evidence (never 0, which means "none").
-func (rec *recorder) next() uint64 { return rec.seq.Add(1) }
+// Next returns the sequence number of a new piece of evidence (never 0, which means "none").
+func (rec *recorder) Next() uint64 { return rec.seq.Add(1) }
+
+// Redactor returns the run's redactor.
+func (rec *recorder) Redactor() report.Redactor { return rec.red }
+
+// Observe hands a piece of evidence to the run's observers.
+func (rec *recorder) Observe(ev report.Evidence) { rec.observers.Observe(ev) }
 
 // loggedEvidence is one piece of a check's evidence with the sequence number failures refer to it by.
 type loggedEvidence struct {
@@ -88,9 +94,9 @@ func (l *evidenceLog) freshReferences(header http.Header, body []byte) []string 
 	return fresh
 }
 
-// add appends one piece of evidence, dropping the oldest after the first report.EvidenceHead when the log is
+// Add appends one piece of evidence, dropping the oldest after the first report.EvidenceHead when the log is
 // full.
-func (l *evidenceLog) add(seq uint64, ev report.Evidence) {
+func (l *evidenceLog) Add(seq uint64, ev report.Evidence) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
@@ -103,8 +109,8 @@ func (l *evidenceLog) add(seq uint64, ev report.Evidence) {
 	l.entries = append(l.entries, loggedEvidence{seq: seq, ev: ev})
 }
 
-// update replaces the evidence logged under seq (a delivery, once the receiver has answered).
-func (l *evidenceLog) update(seq uint64, ev report.Evidence) {
+// Update replaces the evidence logged under seq (a delivery, once the receiver has answered).
+func (l *evidenceLog) Update(seq uint64, ev report.Evidence) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for i := len(l.entries) - 1; i >= 0; i-- {
@@ -141,9 +147,9 @@ func (t *T) record(ev report.Evidence) uint64 {
 	if rec == nil {
 		return 0
 	}
-	seq := rec.next()
-	t.evidence.add(seq, ev)
-	rec.observers.Observe(ev)
+	seq := rec.Next()
+	t.evidence.Add(seq, ev)
+	rec.Observe(ev)
 	return seq
 }
 

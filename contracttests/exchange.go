@@ -173,7 +173,7 @@ func (t *T) noteEndpointURL(body any) {
 	}
 	if path, ok := strings.CutPrefix(u, t.suite.receiver.URL("")); ok {
 		path, _, _ = strings.Cut(path, "?") // the receiver routes by path; a query is the endpoint's own
-		t.suite.receiver.markEndpoint(path)
+		t.suite.receiver.MarkEndpoint(path)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 	"github.com/malipo/terraform-provider-malipo/report"
@@ -98,9 +99,9 @@ func (t *T) firstBank(countryCode string) string {
 }
 
 // Hook returns a fresh receiver path for this check and the URL the target must deliver to.
-func (t *T) Hook(behavior ...Behavior) (path, url string) {
+func (t *T) Hook(behavior ...webhooksink.Behavior) (path, url string) {
 	path = "/hooks/" + NewID("") + "/" + t.check.ID
-	t.suite.receiver.claim(path, t)
+	t.suite.receiver.Claim(path, t.check.ID, &t.evidence)
 	if len(behavior) > 0 {
 		t.suite.receiver.SetBehavior(path, behavior[0])
 	}
@@ -108,13 +109,13 @@ func (t *T) Hook(behavior ...Behavior) (path, url string) {
 }
 
 // Deliveries returns what the receiver saw on path.
-func (t *T) Deliveries(path string) []*Delivery { return t.suite.receiver.Deliveries(path) }
+func (t *T) Deliveries(path string) []*webhooksink.Delivery { return t.suite.receiver.Deliveries(path) }
 
 // WaitDeliveries waits until path has seen deliveries that satisfy done. How long they took to arrive
 // is the target's pace (Settle), unless the receiver fails or stalls on path: then the wait measures
 // the target's retry schedule, which is deliberately slow.
-func (t *T) WaitDeliveries(path, what string, done func([]*Delivery) bool) []*Delivery {
-	var ds []*Delivery
+func (t *T) WaitDeliveries(path, what string, done func([]*webhooksink.Delivery) bool) []*webhooksink.Delivery {
+	var ds []*webhooksink.Delivery
 	start := time.Now()
 	_, ok, state := t.watch(what, func() (bool, string) {
 		ds = t.Deliveries(path)
@@ -123,7 +124,7 @@ func (t *T) WaitDeliveries(path, what string, done func([]*Delivery) bool) []*De
 	if !ok {
 		t.Fatalf("timed out after %s waiting for %s; last seen: %s%s", t.suite.cfg.EventuallyTimeout, what, state, retryHint(t, ds))
 	}
-	if !t.suite.receiver.provokesRetries(path) {
+	if !t.suite.receiver.ProvokesRetries(path) {
 		t.suite.pace.observe(arrivalLatency(ds, start))
 	}
 	return ds
@@ -133,7 +134,7 @@ func (t *T) WaitDeliveries(path, what string, done func([]*Delivery) bool) []*De
 // than once: it treated an attempt as failed and is retrying, and the document lets an object's later
 // events wait behind that retry for up to its bound on the first retry. The missing delivery may still
 // come; a --wait past the bound tells.
-func retryHint(t *T, ds []*Delivery) string {
+func retryHint(t *T, ds []*webhooksink.Delivery) string {
 	sent := map[string]int{}
 	for _, d := range ds {
 		sent[d.EventID]++
@@ -152,7 +153,7 @@ func retryHint(t *T, ds []*Delivery) string {
 	return ""
 }
 
-func describeDeliveries(ds []*Delivery) string {
+func describeDeliveries(ds []*webhooksink.Delivery) string {
 	if len(ds) == 0 {
 		return "no delivery"
 	}
@@ -167,8 +168,8 @@ func describeDeliveries(ds []*Delivery) string {
 }
 
 // Acknowledged returns the deliveries the receiver acknowledged, one per event id, in order.
-func Acknowledged(ds []*Delivery) []*Delivery {
-	var out []*Delivery
+func Acknowledged(ds []*webhooksink.Delivery) []*webhooksink.Delivery {
+	var out []*webhooksink.Delivery
 	seen := map[string]bool{}
 	for _, d := range ds {
 		if d.Answer >= 200 && d.Answer < 300 && !seen[d.EventID] {
@@ -183,25 +184,25 @@ func Acknowledged(ds []*Delivery) []*Delivery {
 // signed by one of secrets (Standard Webhooks), `webhook-id` equal to the event id, and a timestamp
 // within the 5-minute tolerance of when it arrived. It skips the check when the run's document no
 // longer declares the delivery's event type (see needWebhook).
-func (t *T) VerifyDelivery(d *Delivery, secrets ...webhook.Secret) {
+func (t *T) VerifyDelivery(d *webhooksink.Delivery, secrets ...webhook.Secret) {
 	t.needWebhook(d.Type)
 	where := fmt.Sprintf("webhook %s %s to %s", d.Type, d.EventID, d.Path)
 	for _, v := range d.Violations {
-		t.failAbout(d.seq, report.Failure{Message: "delivery breaks the spec: " + v.Message, Exchange: where, Pointer: v.Pointer, SpecLocation: v.SpecLocation})
+		t.failAbout(d.Seq, report.Failure{Message: "delivery breaks the spec: " + v.Message, Exchange: where, Pointer: v.Pointer, SpecLocation: v.SpecLocation})
 	}
 	if id := d.Header.Get(api.HeaderWebhookID); id != d.EventID {
-		t.failAbout(d.seq, report.Failure{Message: fmt.Sprintf("webhook-id %q must equal the event id %q", id, d.EventID), Exchange: where, Pointer: "header.webhook-id"})
+		t.failAbout(d.Seq, report.Failure{Message: fmt.Sprintf("webhook-id %q must equal the event id %q", id, d.EventID), Exchange: where, Pointer: "header.webhook-id"})
 	}
 	ts, err := strconv.ParseInt(d.Header.Get(api.HeaderWebhookTimestamp), 10, 64)
 	if err != nil {
-		t.failAbout(d.seq, report.Failure{Message: "webhook-timestamp is not unix seconds", Exchange: where, Pointer: "header.webhook-timestamp"})
+		t.failAbout(d.Seq, report.Failure{Message: "webhook-timestamp is not unix seconds", Exchange: where, Pointer: "header.webhook-timestamp"})
 	} else if skew := d.Received.Sub(time.Unix(ts, 0)); skew > webhook.DefaultTolerance || skew < -webhook.DefaultTolerance {
-		t.failAbout(d.seq, report.Failure{Message: fmt.Sprintf("webhook-timestamp is %s away from arrival, beyond the 5 minute tolerance", skew),
+		t.failAbout(d.Seq, report.Failure{Message: fmt.Sprintf("webhook-timestamp is %s away from arrival, beyond the 5 minute tolerance", skew),
 			Exchange: where, Pointer: "header.webhook-timestamp"})
 	}
 	v := webhook.Verifier{Secrets: secrets, Now: func() time.Time { return d.Received }}
 	if err := v.Verify(d.Header, d.Body); err != nil {
-		t.failAbout(d.seq, report.Failure{Message: "signature does not verify: " + err.Error(), Exchange: where, Pointer: "header.webhook-signature",
+		t.failAbout(d.Seq, report.Failure{Message: "signature does not verify: " + err.Error(), Exchange: where, Pointer: "header.webhook-signature",
 			SpecLocation: signatureLocation(d.Type)})
 	}
 }
@@ -226,7 +227,7 @@ func (t *T) MerchantSecret() webhook.Secret {
 func (t *T) OtherMerchant() Keys { return *t.suite.cfg.OtherMerchant }
 
 // Receiver exposes the run's webhook receiver.
-func (t *T) Receiver() *Receiver { return t.suite.receiver }
+func (t *T) Receiver() *webhooksink.Receiver { return t.suite.receiver }
 
 // StallTime is how long the receiver stalls to make the target time out.
 func (t *T) StallTime() time.Duration { return t.suite.cfg.WebhookStall }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/report"
 	"github.com/malipo/terraform-provider-malipo/runner"
@@ -21,7 +22,7 @@ import (
 func TestWaitsHoldNoSlot(t *testing.T) {
 	spec, err := openapi.Default()
 	require.NoError(t, err)
-	r, err := NewReceiver(spec, "127.0.0.1:0", "")
+	r, err := webhooksink.NewReceiver(spec, "127.0.0.1:0", "")
 	require.NoError(t, err)
 	defer func() { _ = r.Close() }()
 	for _, tc := range []struct {
@@ -33,7 +34,7 @@ func TestWaitsHoldNoSlot(t *testing.T) {
 		}},
 		{"WaitDeliveries", func(t *T, other <-chan struct{}) {
 			path, _ := t.Hook()
-			t.WaitDeliveries(path, "the other check", func([]*Delivery) bool { return closed(other) })
+			t.WaitDeliveries(path, "the other check", func([]*webhooksink.Delivery) bool { return closed(other) })
 		}},
 		{"Settle", func(t *T, other <-chan struct{}) {
 			t.Settle()

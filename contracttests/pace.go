@@ -3,6 +3,8 @@ package contracttests
 import (
 	"sync"
 	"time"
+
+	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 )
 
 // Settle windows follow the target. A check that verifies that something does NOT happen (a final
@@ -61,7 +63,7 @@ func (s *suite) settleWindow() time.Duration {
 // arrivalLatency is how long after start the last of ds arrived (0 when all came before): the
 // time-to-outcome of a wait for deliveries, measured by the receiver's clock rather than by the
 // polls that noticed them.
-func arrivalLatency(ds []*Delivery, start time.Time) time.Duration {
+func arrivalLatency(ds []*webhooksink.Delivery, start time.Time) time.Duration {
 	var latest time.Duration
 	for _, d := range ds {
 		latest = max(latest, d.Received.Sub(start))

@@ -2,12 +2,15 @@ package contracttests
 
 import (
 	"context"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
@@ -30,21 +33,28 @@ func TestSettleWindowFollowsTheTarget(t *testing.T) {
 func TestWaitDeliveriesObservesThePace(t *testing.T) {
 	spec, err := openapi.Default()
 	require.NoError(t, err)
-	r, err := NewReceiver(spec, "127.0.0.1:0", "")
+	r, err := webhooksink.NewReceiver(spec, "127.0.0.1:0", "")
 	require.NoError(t, err)
 	defer func() { _ = r.Close() }()
 	s := &suite{cfg: Config{EventuallyTimeout: 10 * time.Second}, receiver: r}
 	tt := &T{ctx: context.Background(), check: &Check{ID: "x"}, suite: s}
-	retried, _ := tt.Hook(Behavior{FailFirst: 1})
+	retried, _ := tt.Hook(webhooksink.Behavior{FailFirst: 1})
 	plain, _ := tt.Hook()
+	// Each delivery is stamped by the receiver's clock as it arrives: the retried one an hour after
+	// start, the plain one 42 s after.
 	start := time.Now()
-	r.mu.Lock()
-	r.deliveries = append(r.deliveries, &Delivery{Path: retried, Received: start.Add(time.Hour)},
-		&Delivery{Path: plain, Received: start.Add(42 * time.Second)})
-	r.mu.Unlock()
-	tt.WaitDeliveries(retried, "a retried delivery", func(ds []*Delivery) bool { return len(ds) == 1 })
+	deliver := func(path string, at time.Duration) {
+		r.SetClock(func() time.Time { return start.Add(at) })
+		body := `{"id":"evt_1","type":"` + spec.EventTypes()[0] + `"}`
+		resp, err := http.Post(r.URL(path), "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+	}
+	deliver(retried, time.Hour)
+	deliver(plain, 42*time.Second)
+	tt.WaitDeliveries(retried, "a retried delivery", func(ds []*webhooksink.Delivery) bool { return len(ds) == 1 })
 	assert.False(t, s.pace.observed, "a retry wait is not the target's pace")
-	tt.WaitDeliveries(plain, "a delivery", func(ds []*Delivery) bool { return len(ds) == 1 })
+	tt.WaitDeliveries(plain, "a delivery", func(ds []*webhooksink.Delivery) bool { return len(ds) == 1 })
 	assert.True(t, s.pace.observed)
 	assert.GreaterOrEqual(t, s.pace.slowest, 41*time.Second, "measured by arrival, not by the poll that saw it")
 }

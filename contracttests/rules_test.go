@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
@@ -68,9 +69,9 @@ func TestRetryHintNamesTheWaitThatTells(t *testing.T) {
 	spec, err := openapi.Default()
 	require.NoError(t, err)
 	ct := &T{suite: &suite{spec: spec, cfg: Config{EventuallyTimeout: 10 * time.Second}}}
-	once := []*Delivery{{EventID: "evt_1"}, {EventID: "evt_2"}}
+	once := []*webhooksink.Delivery{{EventID: "evt_1"}, {EventID: "evt_2"}}
 	assert.Empty(t, retryHint(ct, once))
-	twice := []*Delivery{{EventID: "evt_1"}, {EventID: "evt_1"}}
+	twice := []*webhooksink.Delivery{{EventID: "evt_1"}, {EventID: "evt_1"}}
 	hint := retryHint(ct, twice)
 	assert.Contains(t, hint, "delivered evt_1 2 times")
 	assert.Contains(t, hint, "a --wait of 1m10s or more")

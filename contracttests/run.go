@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/report"
 	"github.com/malipo/terraform-provider-malipo/runner"
@@ -105,7 +106,7 @@ type suite struct {
 	cfg      Config
 	spec     *openapi.Spec
 	client   *http.Client
-	receiver *Receiver
+	receiver *webhooksink.Receiver
 	coverage *coverageRecorder
 	// absentExtensions maps each extension the target lacks to the request (method and path, in the
 	// run's document) whose 404 told; extensionOfTag maps the document's extension tags to their
@@ -163,7 +164,7 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...report.R
 			return nil, fmt.Errorf("load the contract: %w", err)
 		}
 	}
-	receiver, err := NewReceiver(spec, cfg.WebhookListen, cfg.WebhookURL)
+	receiver, err := webhooksink.NewReceiver(spec, cfg.WebhookListen, cfg.WebhookURL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w; choose another --webhook-listen address", runner.ErrSetup, err)
 	}
@@ -208,7 +209,7 @@ func checkIDs(checks []*Check) []string {
 }
 
 // newSuite reads from the contract what the checks judge by: the error table and the test values.
-func newSuite(cfg Config, spec *openapi.Spec, receiver *Receiver) (*suite, error) {
+func newSuite(cfg Config, spec *openapi.Spec, receiver *webhooksink.Receiver) (*suite, error) {
 	statuses, err := spec.ErrorStatuses()
 	if err != nil {
 		return nil, fmt.Errorf("load the contract's error table: %w", err)

@@ -1,4 +1,7 @@
-package contracttests
+// Package webhooksink is the contract suite's webhook receiver: it records every delivery the target
+// sends, validates it against the document's webhooks, answers as each path's Behavior says, and
+// writes it into the evidence of the check whose path it arrived on.
+package webhooksink
 
 import (
 	"encoding/json"
@@ -31,8 +34,9 @@ type Delivery struct {
 	// can be added, without a new API version" (the Events tag), so it breaks no rule. The receiver
 	// acknowledges it at once, checks do not see it (T.Deliveries), and webhooks.signatures verifies it.
 	Undeclared bool
-	// seq identifies the delivery's evidence, so that failures about it can point at it.
-	seq uint64
+	// Seq identifies the delivery's evidence (Recorder.Next), so that failures about it can point at it;
+	// 0 when the run records no evidence.
+	Seq uint64
 }
 
 // Behavior tells the receiver how to answer on one path, to test the sender's retries.
@@ -64,18 +68,37 @@ type Receiver struct {
 	attempts   map[string]int
 	types      map[string]bool
 	// evidence records every delivery, into the evidence of the check that owns its path (owners).
-	evidence *recorder
-	owners   map[string]evidenceOwner
+	evidence Recorder
+	owners   map[string]owner
+	// now stamps a delivery's arrival (SetClock).
+	now func() time.Time
 	// endpoints are the paths a check registered as a webhook endpoint's URL: their deliveries are
 	// signed with that endpoint's secret; every other claimed path is an object's own webhook_url,
 	// signed with the merchant secret key (MerchantSigned).
 	endpoints map[string]bool
 }
 
-// evidenceOwner is the check a receiver path belongs to.
-type evidenceOwner struct {
+// owner is the check a receiver path belongs to.
+type owner struct {
 	check string
-	log   *evidenceLog
+	log   Log
+}
+
+// Recorder turns the run's deliveries into evidence: the suite's recorder of exchanges, which numbers
+// every piece of the run's evidence, redacts it and hands it to the run's observers (the reporters).
+type Recorder interface {
+	// Next returns the sequence number of a new piece of evidence; never 0, which means "none".
+	Next() uint64
+	Redactor() report.Redactor
+	Observe(report.Evidence)
+}
+
+// Log is the evidence of one check while it runs, where the deliveries to its paths are written.
+type Log interface {
+	// Add logs a new piece of evidence under its sequence number.
+	Add(seq uint64, ev report.Evidence)
+	// Update replaces the evidence logged under seq (a delivery, once the receiver has answered).
+	Update(seq uint64, ev report.Evidence)
 }
 
 // NewReceiver listens on addr (`127.0.0.1:0` for any port). publicURL is the base URL the target uses
@@ -94,7 +117,7 @@ func NewReceiver(spec *openapi.Spec, addr, publicURL string) (*Receiver, error) 
 // newReceiver serves on ln (a test gives an in-memory listener).
 func newReceiver(spec *openapi.Spec, ln net.Listener, publicURL string) *Receiver {
 	r := &Receiver{spec: spec, baseURL: strings.TrimRight(publicURL, "/"), ln: ln, closing: make(chan struct{}),
-		behaviors: map[string]Behavior{}, attempts: map[string]int{}, types: map[string]bool{}, owners: map[string]evidenceOwner{}, endpoints: map[string]bool{}}
+		behaviors: map[string]Behavior{}, attempts: map[string]int{}, types: map[string]bool{}, owners: map[string]owner{}, endpoints: map[string]bool{}, now: time.Now}
 	r.srv = &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = r.srv.Serve(ln) }()
 	return r
@@ -127,18 +150,26 @@ func (r *Receiver) Close() error {
 // URL returns the URL the target must deliver to for path.
 func (r *Receiver) URL(path string) string { return r.baseURL + path }
 
-// startEvidence makes the receiver record every delivery from now on.
-func (r *Receiver) startEvidence(rec *recorder) {
+// StartEvidence makes the receiver record every delivery from now on.
+func (r *Receiver) StartEvidence(rec Recorder) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.evidence = rec
 }
 
-// claim makes the deliveries to path evidence of the check t.
-func (r *Receiver) claim(path string, t *T) {
+// Claim makes the deliveries to path evidence of the check with that id, written into its log.
+func (r *Receiver) Claim(path, check string, log Log) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.owners[path] = evidenceOwner{check: t.check.ID, log: &t.evidence}
+	r.owners[path] = owner{check: check, log: log}
+}
+
+// SetClock sets what stamps a delivery's arrival (Delivery.Received); time.Now unless a test says
+// otherwise.
+func (r *Receiver) SetClock(now func() time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.now = now
 }
 
 // SetBehavior sets how the receiver answers on path.
@@ -148,9 +179,9 @@ func (r *Receiver) SetBehavior(path string, b Behavior) {
 	r.behaviors[path] = b
 }
 
-// provokesRetries reports whether the receiver fails or stalls deliveries on path, to make the
+// ProvokesRetries reports whether the receiver fails or stalls deliveries on path, to make the
 // target retry.
-func (r *Receiver) provokesRetries(path string) bool {
+func (r *Receiver) ProvokesRetries(path string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	b := r.behaviors[path]
@@ -159,7 +190,7 @@ func (r *Receiver) provokesRetries(path string) bool {
 
 // declaredAnywhere reports whether the run's document or the embedded one declares an event type. A
 // type only the embedded document declares is one a check may rely on and the run's document dropped:
-// the check says so (needWebhook) rather than never seeing the delivery.
+// the check says so (the suite skips it) rather than never seeing the delivery.
 func declaredAnywhere(spec *openapi.Spec, eventType string) bool {
 	if _, ok := spec.Webhook(eventType); ok {
 		return true
@@ -187,8 +218,8 @@ func (r *Receiver) Deliveries(path string) []*Delivery {
 	return out
 }
 
-// markEndpoint records that path is the URL of a webhook endpoint, not an object's webhook_url.
-func (r *Receiver) markEndpoint(path string) {
+// MarkEndpoint records that path is the URL of a webhook endpoint, not an object's webhook_url.
+func (r *Receiver) MarkEndpoint(path string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.endpoints[path] = true
@@ -201,12 +232,12 @@ func (r *Receiver) MerchantSigned() (ds []*Delivery, checks []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, d := range r.deliveries {
-		owner, claimed := r.owners[d.Path]
+		o, claimed := r.owners[d.Path]
 		if !claimed || r.endpoints[d.Path] {
 			continue
 		}
 		c := *d
-		ds, checks = append(ds, &c), append(checks, owner.check)
+		ds, checks = append(ds, &c), append(checks, o.check)
 	}
 	return ds, checks
 }
@@ -231,10 +262,11 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.inflight.Add(1) // under mu, so that Close's Wait comes after it or not at all
+	now := r.now
 	r.mu.Unlock()
 	defer r.inflight.Done()
 	body, _ := io.ReadAll(io.LimitReader(req.Body, 4<<20))
-	d := &Delivery{Path: req.URL.Path, Received: time.Now(), Header: req.Header.Clone(), Body: body}
+	d := &Delivery{Path: req.URL.Path, Received: now(), Header: req.Header.Clone(), Body: body}
 	var env struct {
 		ID   string `json:"id"`
 		Type string `json:"type"`
@@ -257,8 +289,8 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	} else {
 		d.Violations = r.spec.ValidateWebhook(d.Type, req.Header, body)
 	}
-	ev, owner := r.arrived(d, req)
-	defer r.settled(d, ev, owner)
+	ev, o := r.arrived(d, req)
+	defer r.settled(d, ev, o)
 
 	r.mu.Lock()
 	var n int
@@ -300,30 +332,31 @@ func (r *Receiver) answer(d *Delivery, w http.ResponseWriter, status int) {
 
 // arrived starts the evidence of a delivery as it arrives, in the log of the check that owns its path,
 // so that a check that fails on the delivery before the receiver has answered still has it.
-func (r *Receiver) arrived(d *Delivery, req *http.Request) (report.Evidence, evidenceOwner) {
+func (r *Receiver) arrived(d *Delivery, req *http.Request) (report.Evidence, owner) {
 	r.mu.Lock()
-	rec, owner := r.evidence, r.owners[d.Path]
+	rec, o := r.evidence, r.owners[d.Path]
 	r.mu.Unlock()
 	if rec == nil {
-		return report.Evidence{}, owner
+		return report.Evidence{}, o
 	}
-	d.seq = rec.next()
-	ev := report.Evidence{Kind: report.EvidenceWebhook, Check: owner.check, Operation: d.Type, Started: d.Received,
-		Request: report.HTTPMessage{Method: req.Method, URL: rec.red.Text(r.baseURL + req.URL.RequestURI())}}
-	rec.red.Message(&ev.Request, req.Header, d.Body)
-	if owner.log != nil {
-		owner.log.add(d.seq, ev)
+	d.Seq = rec.Next()
+	red := rec.Redactor()
+	ev := report.Evidence{Kind: report.EvidenceWebhook, Check: o.check, Operation: d.Type, Started: d.Received,
+		Request: report.HTTPMessage{Method: req.Method, URL: red.Text(r.baseURL + req.URL.RequestURI())}}
+	red.Message(&ev.Request, req.Header, d.Body)
+	if o.log != nil {
+		o.log.Add(d.Seq, ev)
 	}
-	return ev, owner
+	return ev, o
 }
 
 // settled completes a delivery's evidence with the receiver's answer (none when the sender gave up
 // first) and hands it to the observers.
-func (r *Receiver) settled(d *Delivery, ev report.Evidence, owner evidenceOwner) {
+func (r *Receiver) settled(d *Delivery, ev report.Evidence, o owner) {
 	r.mu.Lock()
 	rec, answer := r.evidence, d.Answer
 	r.mu.Unlock()
-	if rec == nil || d.seq == 0 {
+	if rec == nil || d.Seq == 0 {
 		return
 	}
 	ev.Duration = time.Since(d.Received)
@@ -331,8 +364,8 @@ func (r *Receiver) settled(d *Delivery, ev report.Evidence, owner evidenceOwner)
 	if answer == 0 {
 		ev.Error = "the sender gave up (closed the connection) before the receiver answered"
 	}
-	if owner.log != nil {
-		owner.log.update(d.seq, ev)
+	if o.log != nil {
+		o.log.Update(d.Seq, ev)
 	}
-	rec.observers.Observe(ev)
+	rec.Observe(ev)
 }
