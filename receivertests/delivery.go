@@ -131,9 +131,17 @@ func (p payloads) event(t string, now time.Time) map[string]any {
 	data, _ := json.Marshal(p[t])
 	var obj map[string]any
 	_ = json.Unmarshal(data, &obj)
-	obj["id"] = newEventID()
-	obj["created_at"] = now.UTC().Format(time.RFC3339)
+	stamp(obj, now)
 	return obj
+}
+
+// stamped are the members of an event that stamp sets: each delivery's own, whatever its body was
+// made from, so generated bodies and their shrinking leave them alone.
+var stamped = map[string]bool{"id": true, "created_at": true}
+
+// stamp gives ev a new event id and created_at now.
+func stamp(ev map[string]any, now time.Time) {
+	ev["id"], ev["created_at"] = newEventID(), now.UTC().Format(time.RFC3339)
 }
 
 // newEventID makes an event id in the form the document's examples use.

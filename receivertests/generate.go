@@ -1,14 +1,15 @@
 package receivertests
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/malipo/terraform-provider-malipo/internal/valuegen"
 	"github.com/malipo/terraform-provider-malipo/openapi"
@@ -19,6 +20,9 @@ import (
 type variant struct {
 	what  string
 	event map[string]any
+	// design is what a drawn or extreme body changed of the example (valuegen.Design, keyed by each
+	// field's path), what shrinking works on; nil for the others, each of which changes one thing.
+	design *valuegen.Design
 }
 
 // randomVariants is how many bodies with drawn values the generated check sends per event type.
@@ -166,7 +170,7 @@ func (v *variantSet) addUndeclared(fields []*valuegen.Field) {
 // are where a receiver's types break (an amount in an int32, a narration in a VARCHAR(100)).
 func (v *variantSet) addExtremes(fields []*valuegen.Field) {
 	for _, largest := range []bool{false, true} {
-		ev := clone(v.base)
+		d := valuegen.NewDesign()
 		var names []string
 		for _, f := range fields {
 			smallest, biggest, ok := f.Extremes()
@@ -176,44 +180,87 @@ func (v *variantSet) addExtremes(fields []*valuegen.Field) {
 			if largest {
 				smallest = biggest
 			}
-			set(ev, f.Path, smallest.V)
+			d.Values[f.PathName()] = smallest
 			names = append(names, f.PathName())
 		}
 		what := "smallest"
 		if largest {
 			what = "largest"
 		}
-		v.out = append(v.out, variant{what: fmt.Sprintf("every field the document bounds at its %s (%s)", what, strings.Join(names, ", ")), event: ev})
+		v.out = append(v.out, variant{what: fmt.Sprintf("every field the document bounds at its %s (%s)", what, strings.Join(names, ", ")),
+			event: bodyOf(v.base, fields, d), design: &d})
 	}
 }
 
 // addDrawn adds drawn body i: each optional field left out or not, each field's value drawn, where the
 // generator can draw one, from the seed.
 func (v *variantSet) addDrawn(fields []*valuegen.Field, i int) {
-	ev := clone(v.base)
-	var drawn []string
+	d := valuegen.NewDesign()
 	for _, f := range fields {
 		if !generated(f) {
 			continue
 		}
+		_, present := get(v.base, f.Path)
 		if !f.Required && v.rng.IntN(2) == 0 {
-			if _, ok := get(ev, f.Path); ok {
-				del(ev, f.Path)
-				drawn = append(drawn, "no "+f.PathName())
+			if present {
+				d.Absent[f.PathName()] = true
 			}
 			continue
 		}
 		value, ok := f.Random(v.rng)
 		if !ok {
-			if _, present := get(ev, f.Path); present || f.Required || f.Simplest == nil {
+			if present || f.Required || f.Simplest == nil {
 				continue
 			}
 			value.V = f.Simplest
 		}
-		set(ev, f.Path, value.V)
-		drawn = append(drawn, fmt.Sprintf("%s = %s", f.PathName(), short(value.V)))
+		d.Values[f.PathName()] = value
 	}
-	v.out = append(v.out, variant{what: fmt.Sprintf("drawn body %d (%s)", i+1, strings.Join(drawn, ", ")), event: ev})
+	v.out = append(v.out, variant{what: fmt.Sprintf("drawn body %d (%s)", i+1, describe(v.base, fields, d)), event: bodyOf(v.base, fields, d), design: &d})
+}
+
+// bodyOf is the example event base with design d applied: its fields left out, its values set.
+func bodyOf(base map[string]any, fields []*valuegen.Field, d valuegen.Design) map[string]any {
+	ev := clone(base)
+	for _, f := range fields {
+		if d.Absent[f.PathName()] {
+			del(ev, f.Path)
+		} else if v, ok := d.Values[f.PathName()]; ok {
+			set(ev, f.Path, v.V)
+		}
+	}
+	return ev
+}
+
+// describe says what design d changes of the example event base, in the fields' order: "no
+// narration, amount = 1.5". A value equal to the example's is no change.
+func describe(base map[string]any, fields []*valuegen.Field, d valuegen.Design) string {
+	var out []string
+	for _, f := range fields {
+		if stamped[f.PathName()] {
+			continue
+		}
+		cur, present := get(base, f.Path)
+		if d.Absent[f.PathName()] {
+			if present {
+				out = append(out, "no "+f.PathName())
+			}
+		} else if v, ok := d.Values[f.PathName()]; ok && !(present && sameJSON(v.V, cur)) {
+			out = append(out, fmt.Sprintf("%s = %s", f.PathName(), short(v.V)))
+		}
+	}
+	if len(out) == 0 {
+		return "the example unchanged"
+	}
+	return strings.Join(out, ", ")
+}
+
+// sameJSON reports whether a and b encode to the same JSON: a drawn json.Number and the example's
+// decoded number compare by their text.
+func sameJSON(a, b any) bool {
+	x, errA := json.Marshal(a)
+	y, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(x, y)
 }
 
 // typeSalt makes each event type's draws independent of which other types are selected.
@@ -306,24 +353,33 @@ func (c *checkRun) generated(t string) {
 	}
 	var ds []delivery
 	var whats []string
-	for _, v := range vs {
+	var sentOf []int // the variant of each delivery
+	for vi, v := range vs {
 		ev := clone(v.event)
-		ev["id"], ev["created_at"] = newEventID(), c.now().UTC().Format(time.RFC3339)
+		stamp(ev, c.now())
 		d := newDelivery(ev, c.now(), c.g.cfg.Secret)
 		if viol := c.g.spec.ValidateWebhook(t, d.header, d.body); len(viol) > 0 {
 			c.fail(fmt.Sprintf("the grader generated a %s body the document does not allow, %s (%s; %v): a defect of the grader, not of the receiver", t, v.what, seed, viol), -1)
 			continue
 		}
-		ds, whats = append(ds, d), append(whats, v.what)
+		ds, whats, sentOf = append(ds, d), append(whats, v.what), append(sentOf, vi)
 	}
-	refused, firstUnreported := 0, -1
+	refused, firstUnreported, tried := 0, -1, false
 	for i, s := range c.sendAll(ds) {
 		if !s.ok || s.a.acknowledged() {
 			continue
 		}
 		refused++
 		if refused <= maxReportedVariants || s.a.timeout {
-			c.fail(fmt.Sprintf("a correctly signed %s delivery generated from the document, %s, got %s (%s); %s", t, whats[i], s.a, seed, c.fixFor(s.a)), s.at)
+			msg := fmt.Sprintf("a correctly signed %s delivery generated from the document, %s, got %s (%s); %s", t, whats[i], s.a, seed, c.fixFor(s.a))
+			at := s.at
+			if !tried && vs[sentOf[i]].design != nil {
+				tried = true // the first refused body of a design is shrunk; the others are reported as sent
+				if small, ok := c.shrink(t, vs[sentOf[i]], s.a); ok {
+					msg, at = msg+"; "+small.String(), small.at
+				}
+			}
+			c.fail(msg, at)
 		} else if firstUnreported < 0 {
 			firstUnreported = s.at
 		}

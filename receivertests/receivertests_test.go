@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -382,5 +385,59 @@ func TestRecordArchivesEveryDelivery(t *testing.T) {
 		assert.Equal(t, report.EvidenceDelivery, e.Kind)
 		assert.NotEmpty(t, e.Check)
 		assert.Equal(t, http.MethodPost, e.Request.Method)
+	}
+}
+
+// A refused generated body is shrunk to the value that matters: against a receiver that refuses a
+// narration over 100 characters, each type's shrunk body has a narration of exactly 101 and changes
+// nothing else of the example that the refusal does not need; against one that refuses an amount
+// above 2,147,483,647, the amount is moved down to the first value the document allows above it.
+func TestRefusedGeneratedBodiesAreShrunk(t *testing.T) {
+	faults := map[string]receiverfaults.Fault{}
+	for _, f := range receiverfaults.All() {
+		faults[f.Name] = f
+	}
+	smallest := regexp.MustCompile(`the smallest body found that is refused the same way, after (\d+) more deliveries: (.*)$`)
+	amount := regexp.MustCompile(`(?:^|, )data\.object\.amount = ([0-9.]+)(?:,|$)`)
+	for name, judge := range map[string]func(t *testing.T, shrunk string){
+		"narration-varchar-100-500": func(t *testing.T, shrunk string) {
+			assert.Regexp(t, `(^|, )data\.object\.narration = "[^"]*"… \(101 characters\)(,|$)`, shrunk)
+			assert.NotRegexp(t, `amount = `, shrunk, "the amount has nothing to do with it")
+		},
+		"amount-int32-500": func(t *testing.T, shrunk string) {
+			m := amount.FindStringSubmatch(shrunk)
+			require.NotNil(t, m, "the shrunk body names the amount: %s", shrunk)
+			v, err := strconv.ParseFloat(m[1], 64)
+			require.NoError(t, err)
+			assert.Greater(t, v, float64(math.MaxInt32))
+			assert.LessOrEqual(t, v, float64(math.MaxInt32)+1, "moved down to the first value its grid allows above the column's limit (2147483647.01 or 2147483648)")
+			assert.NotRegexp(t, `narration = `, shrunk, "the narration has nothing to do with it")
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			secret := testSecret(t)
+			sum, _ := grade(t, faults[name].New(secret), secret, 5*time.Second)
+			shrunkTypes := 0
+			for _, r := range sum.Results {
+				if !strings.HasPrefix(r.ID, "receiver.accepts.generated/") || r.Outcome != report.Failed {
+					continue
+				}
+				var found []string
+				for _, f := range r.Failures {
+					if m := smallest.FindStringSubmatch(f.Message); m != nil {
+						found = append(found, m[2])
+						n, _ := strconv.Atoi(m[1])
+						assert.LessOrEqual(t, n, 128, "%s: at most maxShrinkDeliveries candidates", r.ID)
+						require.NotEmpty(t, f.Evidence, "%s: the failure points at the shrunk delivery", r.ID)
+						assert.Contains(t, r.Evidence[f.Evidence[0]].Request.Body, `"amount"`, "%s: the evidence is a delivery", r.ID)
+					}
+				}
+				require.Len(t, found, 1, "%s: one refused body is shrunk", r.ID)
+				judge(t, found[0])
+				shrunkTypes++
+			}
+			assert.Equal(t, len(eventTypes(t)), shrunkTypes, "every type's generated check failed and shrank")
+		})
 	}
 }
