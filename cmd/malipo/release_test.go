@@ -5,11 +5,13 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"text/template"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,41 +48,96 @@ func TestGoModAllowsGoInstallAtAVersion(t *testing.T) {
 	assert.Contains(t, string(readRepoFile(t, "README.md")), "go install "+cliPackage+"@")
 }
 
-// goreleaserConfig is the part of .goreleaser.yml the release of the CLI depends on.
+// goreleaserConfig is the part of a GoReleaser configuration the release of the CLI depends on:
+// .goreleaser.yml builds the provider for the Terraform Registry, .goreleaser.cli.yml the CLI.
 type goreleaserConfig struct {
 	Builds []struct {
-		ID      string   `yaml:"id"`
-		Main    string   `yaml:"main"`
-		Binary  string   `yaml:"binary"`
-		Env     []string `yaml:"env"`
-		Ldflags []string `yaml:"ldflags"`
-		Goos    []string `yaml:"goos"`
-		Goarch  []string `yaml:"goarch"`
+		ID      string              `yaml:"id"`
+		Main    string              `yaml:"main"`
+		Binary  string              `yaml:"binary"`
+		Env     []string            `yaml:"env"`
+		Ldflags []string            `yaml:"ldflags"`
+		Goos    []string            `yaml:"goos"`
+		Goarch  []string            `yaml:"goarch"`
+		Ignore  []map[string]string `yaml:"ignore"`
 	} `yaml:"builds"`
 	Archives []struct {
-		ID           string   `yaml:"id"`
-		IDs          []string `yaml:"ids"`
-		NameTemplate string   `yaml:"name_template"`
+		ID              string   `yaml:"id"`
+		IDs             []string `yaml:"ids"`
+		Formats         []string `yaml:"formats"`
+		FormatOverrides []struct {
+			Goos    string   `yaml:"goos"`
+			Formats []string `yaml:"formats"`
+		} `yaml:"format_overrides"`
+		NameTemplate string `yaml:"name_template"`
 	} `yaml:"archives"`
 	Checksum struct {
-		IDs []string `yaml:"ids"`
+		IDs          []string `yaml:"ids"`
+		NameTemplate string   `yaml:"name_template"`
 	} `yaml:"checksum"`
 }
 
-// The release builds the malipo CLI for Linux, macOS and Windows on amd64 and arm64, static, with its
-// version set through the variable cliVersion reads, next to the provider, whose archives and
-// checksum file stay as the Terraform Registry wants them. goreleaser is not run here (it is not
-// available offline); this checks what the release depends on.
-func TestReleaseBuildsTheCLI(t *testing.T) {
+// The GoReleaser configurations of a release: the provider's, run first, and the CLI's, run second.
+const (
+	providerGoreleaser = ".goreleaser.yml"
+	cliGoreleaser      = ".goreleaser.cli.yml"
+)
+
+func readGoreleaser(t *testing.T, rel string) goreleaserConfig {
+	t.Helper()
 	var cfg goreleaserConfig
-	require.NoError(t, yaml.Unmarshal(readRepoFile(t, ".goreleaser.yml"), &cfg))
+	require.NoError(t, yaml.Unmarshal(readRepoFile(t, rel), &cfg), rel)
+	return cfg
+}
+
+// renderGoreleaser renders a GoReleaser name template with the fields the release names use. Any
+// other field is an error, as it is for install.sh, which renders only these three.
+func renderGoreleaser(t *testing.T, tmpl, version, goos, goarch string) string {
+	t.Helper()
+	parsed, err := template.New("name").Option("missingkey=error").Parse(tmpl)
+	require.NoError(t, err, tmpl)
+	var b strings.Builder
+	require.NoError(t, parsed.Execute(&b, struct{ Version, Os, Arch string }{version, goos, goarch}), tmpl)
+	return b.String()
+}
+
+// cliReleaseNames returns the names GoReleaser gives, with .goreleaser.cli.yml, to the CLI's archive
+// for goos/goarch and to the checksums file of the release whose .Version is version (the tag
+// without its v): the archive's name_template, its format (the override for goos, else the first),
+// the checksum name_template.
+func cliReleaseNames(t *testing.T, cfg goreleaserConfig, version, goos, goarch string) (archive, sums string) {
+	t.Helper()
+	require.NotEmpty(t, cfg.Archives, cliGoreleaser)
+	a := cfg.Archives[0]
+	require.NotEmpty(t, a.Formats, "%s: archives[0].formats", cliGoreleaser)
+	format := a.Formats[0]
+	for _, o := range a.FormatOverrides {
+		if o.Goos == goos {
+			require.NotEmpty(t, o.Formats)
+			format = o.Formats[0]
+		}
+	}
+	return renderGoreleaser(t, a.NameTemplate, version, goos, goarch) + "." + format,
+		renderGoreleaser(t, cfg.Checksum.NameTemplate, version, goos, goarch)
+}
+
+// The release builds the malipo CLI for Linux, macOS and Windows on amd64 and arm64, static, with its
+// version set through the variable cliVersion reads, in a configuration of its own, next to the
+// provider's, whose archives and checksum file stay as the Terraform Registry wants them: the CLI's
+// archives have a checksums file of their own, named apart from SHA256SUMS. goreleaser is not run
+// here (it is not available offline); this checks what the release depends on.
+func TestReleaseBuildsTheCLI(t *testing.T) {
+	providerCfg, cliCfg := readGoreleaser(t, providerGoreleaser), readGoreleaser(t, cliGoreleaser)
 	builds := map[string]int{}
-	for i, b := range cfg.Builds {
+	for i, b := range cliCfg.Builds {
 		builds[b.ID] = i
 	}
-	require.Contains(t, builds, "malipo", "a build with id malipo")
-	require.Contains(t, builds, "terraform-provider-malipo", "the provider's build")
-	cli, provider := cfg.Builds[builds["malipo"]], cfg.Builds[builds["terraform-provider-malipo"]]
+	require.Contains(t, builds, "malipo", "a build with id malipo in %s", cliGoreleaser)
+	require.Len(t, cliCfg.Builds, 1, "%s builds the CLI only: install.sh reads its first build", cliGoreleaser)
+	cli := cliCfg.Builds[builds["malipo"]]
+	require.Len(t, providerCfg.Builds, 1, "%s builds the provider only", providerGoreleaser)
+	provider := providerCfg.Builds[0]
+	assert.Equal(t, "terraform-provider-malipo", provider.ID, "the provider's build")
 
 	assert.Equal(t, "./cmd/malipo", cli.Main)
 	assert.Equal(t, "malipo", cli.Binary)
@@ -91,6 +148,7 @@ func TestReleaseBuildsTheCLI(t *testing.T) {
 	for _, goarch := range []string{"amd64", "arm64"} {
 		assert.Contains(t, cli.Goarch, goarch)
 	}
+	assert.Empty(t, cli.Ignore, "install.sh takes every goos × goarch of the CLI's build for a release archive")
 	// -X sets a package-level string variable: the one cliVersion returns first. The value has the
 	// leading v that go install reports for the same tag (goreleaser's .Version has none).
 	ldflags := strings.Join(cli.Ldflags, " ")
@@ -101,12 +159,27 @@ func TestReleaseBuildsTheCLI(t *testing.T) {
 	assert.Equal(t, ".", provider.Main, "the provider is still built")
 
 	archives := map[string][]string{}
-	for _, a := range cfg.Archives {
+	for _, a := range providerCfg.Archives {
 		archives[a.ID] = a.IDs
 	}
-	assert.Equal(t, []string{"terraform-provider-malipo"}, archives["terraform-provider-malipo"], "the registry's zips hold the provider only")
-	assert.Equal(t, []string{"malipo"}, archives["malipo"], "the CLI has archives of its own")
-	assert.Equal(t, []string{"terraform-provider-malipo"}, cfg.Checksum.IDs, "SHA256SUMS lists the provider's archives only, as the registry requires")
+	assert.Equal(t, map[string][]string{"terraform-provider-malipo": {"terraform-provider-malipo"}}, archives,
+		"the registry's zips hold the provider only")
+	require.Len(t, cliCfg.Archives, 1, "%s makes one kind of archive: install.sh reads the first", cliGoreleaser)
+	assert.Equal(t, []string{"malipo"}, cliCfg.Archives[0].IDs, "the CLI has archives of its own")
+	assert.Equal(t, []string{"terraform-provider-malipo"}, providerCfg.Checksum.IDs, "SHA256SUMS lists the provider's archives only, as the registry requires")
+
+	// Both runs upload their checksums file to the same release: the names must differ, and the
+	// CLI's must not be SHA256SUMS, the one file of that kind the registry reads.
+	require.NotEmpty(t, cliCfg.Checksum.NameTemplate, "%s names its checksums file", cliGoreleaser)
+	cliSums := renderGoreleaser(t, cliCfg.Checksum.NameTemplate, "1.2.3", "linux", "amd64")
+	assert.NotEqual(t, providerCfg.Checksum.NameTemplate, cliCfg.Checksum.NameTemplate)
+	assert.NotContains(t, cliSums, "SHA256SUMS")
+	archive, _ := cliReleaseNames(t, cliCfg, "1.2.3", "linux", "amd64")
+	assert.Equal(t, "malipo_1.2.3_linux_amd64.tar.gz", archive, "the archive names docs/cli.md gives")
+	archive, _ = cliReleaseNames(t, cliCfg, "1.2.3", "windows", "arm64")
+	assert.Equal(t, "malipo_1.2.3_windows_arm64.zip", archive, "the archive names docs/cli.md gives")
+	assert.Contains(t, string(readRepoFile(t, "docs/cli.md")), "`"+renderGoreleaser(t, cliCfg.Checksum.NameTemplate, "<version>", "", "")+"`",
+		"docs/cli.md names the checksums file")
 }
 
 // isPackageStringVar reports whether file of this package declares a package-level variable name of
@@ -139,7 +212,10 @@ func isPackageStringVar(t *testing.T, file, name string) bool {
 // pendingConformFlags are flags the action passes that other work adds to malipo conform. Each must
 // not exist yet: when it lands, this test fails until it is removed from here, so that it is checked
 // like the others.
-var pendingConformFlags = map[string]string{}
+var pendingConformFlags = map[string]string{
+	// LEAD: remove when the config-file work (issue 37, item 2) adds --config to malipo.
+	"config": "the config file, the action's config input",
+}
 
 // conformFlagNames returns the long flags `malipo conform --help` lists.
 func conformFlagNames(t *testing.T) []string {
@@ -164,40 +240,59 @@ func flagsIn(script string) []string {
 	return names
 }
 
+// conformAction is the part of the GitHub Action (.github/actions/conform/action.yml) its tests read.
+type conformAction struct {
+	Inputs map[string]struct {
+		Required bool   `yaml:"required"`
+		Default  string `yaml:"default"`
+	} `yaml:"inputs"`
+	Runs struct {
+		Using string       `yaml:"using"`
+		Steps []actionStep `yaml:"steps"`
+	} `yaml:"runs"`
+}
+
+type actionStep struct {
+	Name string            `yaml:"name"`
+	Uses string            `yaml:"uses"`
+	If   string            `yaml:"if"`
+	Run  string            `yaml:"run"`
+	Env  map[string]string `yaml:"env"`
+	With map[string]string `yaml:"with"`
+}
+
+const actionFile = ".github/actions/conform/action.yml"
+
+func readAction(t *testing.T) conformAction {
+	t.Helper()
+	var action conformAction
+	require.NoError(t, yaml.Unmarshal(readRepoFile(t, actionFile), &action))
+	return action
+}
+
 // The GitHub Action passes malipo conform only flags it has (or flags another change is adding, listed
-// in pendingConformFlags), installs the package users install, reads keys from the variables the CLI
-// reads, and uploads the reports even when the run fails; the example workflow uses it with inputs it
-// declares.
+// in pendingConformFlags), installs malipo from the release by default and with go install as users
+// do when asked, reads keys from the variables the CLI reads, and uploads the reports even when the
+// run fails; the example workflow uses it with inputs it declares, the release install and the
+// example config file.
 func TestGitHubActionMatchesTheCLI(t *testing.T) {
-	var action struct {
-		Inputs map[string]struct {
-			Required bool `yaml:"required"`
-		} `yaml:"inputs"`
-		Runs struct {
-			Using string `yaml:"using"`
-			Steps []struct {
-				Name string            `yaml:"name"`
-				Uses string            `yaml:"uses"`
-				If   string            `yaml:"if"`
-				Run  string            `yaml:"run"`
-				Env  map[string]string `yaml:"env"`
-				With map[string]string `yaml:"with"`
-			} `yaml:"steps"`
-		} `yaml:"runs"`
-	}
-	actionYAML := readRepoFile(t, ".github/actions/conform/action.yml")
-	require.NoError(t, yaml.Unmarshal(actionYAML, &action))
+	action := readAction(t)
+	actionYAML := readRepoFile(t, actionFile)
 	assert.Equal(t, "composite", action.Runs.Using)
 
 	known := conformFlagNames(t)
-	var conformRun, install string
+	var conformRun, install, releaseIf, goIf, setupGoIf string
 	uploads := false
 	for _, s := range action.Runs.Steps {
 		switch {
 		case strings.Contains(s.Run, "malipo conform"):
 			conformRun = s.Run
 		case strings.Contains(s.Run, "go install"):
-			install = s.Run
+			install, goIf = s.Run, s.If
+		case strings.Contains(s.Run, "install.sh"):
+			releaseIf = s.If
+		case strings.HasPrefix(s.Uses, "actions/setup-go@"):
+			setupGoIf = s.If
 		case strings.HasPrefix(s.Uses, "actions/upload-artifact@"):
 			uploads = true
 			assert.Equal(t, "always()", s.If, "the reports are uploaded when checks fail too")
@@ -206,6 +301,11 @@ func TestGitHubActionMatchesTheCLI(t *testing.T) {
 	require.NotEmpty(t, conformRun, "a step runs malipo conform")
 	assert.True(t, uploads, "a step uploads the reports")
 	assert.Contains(t, install, `go install "`+cliPackage+`@${VERSION}"`)
+	// The release is the default install; go install, and Go itself, only when asked for.
+	assert.Equal(t, "release", action.Inputs["install"].Default)
+	assert.Equal(t, "inputs.install == 'release'", releaseIf, "a step runs install.sh for install: release")
+	assert.Equal(t, "inputs.install == 'go'", goIf, "go install runs for install: go only")
+	assert.Equal(t, "inputs.install == 'go'", setupGoIf, "Go is set up for install: go only")
 
 	passed := flagsIn(conformRun)
 	require.Contains(t, passed, "junit")
@@ -248,8 +348,8 @@ func TestGitHubActionMatchesTheCLI(t *testing.T) {
 				continue
 			}
 			used++
-			path, version, _ := strings.Cut(ref, "@")
-			assert.Equal(t, ".github/actions/conform", path)
+			actionPath, version, _ := strings.Cut(ref, "@")
+			assert.Equal(t, path.Dir(actionFile), actionPath)
 			assert.Equal(t, version, s.With["version"], "the action and malipo are pinned to the same release")
 			for input := range s.With {
 				assert.Contains(t, action.Inputs, input, "the example passes input %q, which the action does not declare", input)
@@ -260,6 +360,8 @@ func TestGitHubActionMatchesTheCLI(t *testing.T) {
 				}
 			}
 			assert.Contains(t, s.Env, "MALIPO_SECRET_KEY")
+			assert.NotContains(t, s.With, "install", "the example installs the release, the default")
+			assert.Equal(t, path.Base(ciConfigExample), s.With["config"], "the example passes the example config file")
 		}
 	}
 	assert.Equal(t, 1, used, "the example workflow uses the action once")
