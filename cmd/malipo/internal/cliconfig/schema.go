@@ -3,7 +3,6 @@ package cliconfig
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -195,19 +194,4 @@ func defaultValue(fl *pflag.Flag) (any, bool) {
 		}
 	}
 	return d, true
-}
-
-// Keys returns the keys the section of cmd accepts, sorted: for a test that every flag has one.
-func Keys(cmd *cobra.Command) []string {
-	var keys []string
-	for name := range flagsUnder(cmd) {
-		keys = append(keys, name)
-	}
-	for _, sub := range subcommands(cmd) {
-		if !slices.Contains(keys, sub.Name()) {
-			keys = append(keys, sub.Name())
-		}
-	}
-	slices.Sort(keys)
-	return keys
 }
