@@ -47,8 +47,10 @@ func (c *cli) declareConfigFlags(root *cobra.Command) {
 func (c *cli) applyConfig(cmd *cobra.Command, _ []string) error {
 	if !cliconfig.Configured(cmd) {
 		for _, name := range []string{"config", "config-check"} {
-			if fl := cmd.Flag(name); fl != nil && fl.Changed {
+			if fl := cmd.Flag(name); fl != nil && fl.Changed && cmd.HasParent() {
 				return usageErrorf(cmd, "--%s: %s reads no settings file; %s do", name, cmd.CommandPath(), configuredCommands(cmd.Root()))
+			} else if fl != nil && fl.Changed {
+				return usageErrorf(cmd, "--%s goes with a command that reads a settings file (%s), e.g. malipo conform --%s", name, configuredCommands(cmd), name)
 			}
 		}
 		return nil
@@ -134,7 +136,7 @@ func configuredCommands(root *cobra.Command) string {
 // configCommand is `malipo config`, about the settings file.
 func (c *cli) configCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "config <command>",
+		Use:   "config",
 		Short: "the settings file, " + configFile + ": print its JSON Schema",
 		Long: `The commands that act on a target or run the sandbox read their flags from a settings file too:
 ./` + configFile + `, or the file --config or $` + configEnv + ` names (--no-config reads none). Its keys are the

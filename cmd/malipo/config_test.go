@@ -353,9 +353,12 @@ func TestConfigFileDiscovery(t *testing.T) {
 	code, _, stderr = runCLI(t, "spec", "--check", "--config", other)
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "malipo spec: --config: malipo spec reads no settings file; conform, events, listen, sandbox, trigger, webhooks do\n")
+	code, _, stderr = runCLI(t, "--config-check")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "malipo: --config-check goes with a command that reads a settings file (conform, events, listen, sandbox, trigger, webhooks), e.g. malipo conform --config-check\n")
 	code, _, stderr = check()
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, stderr, "malipo conform: malipo.yaml: not YAML: ")
+	assert.Contains(t, stderr, "malipo conform: malipo.yaml:1: not YAML: did not find expected ',' or ']' (while parsing a flow sequence)\n")
 }
 
 // The committed malipo.schema.json is what `malipo config schema` prints.

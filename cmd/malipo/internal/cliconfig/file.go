@@ -39,6 +39,14 @@ func Load(path string, opts Options) (*File, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
+		var le *yaml.LoadError
+		if errors.As(err, &le) && le.Mark.Line > 0 {
+			line, msg := le.Mark.Line, "not YAML: "+le.Message
+			if le.ContextMsg != "" && le.ContextMark.Line > 0 {
+				line, msg = le.ContextMark.Line, msg+" ("+le.ContextMsg+")" // where the construct began
+			}
+			return nil, &Error{File: path, Line: line, Msg: msg}
+		}
 		return nil, fmt.Errorf("%s: not YAML: %w", path, err)
 	}
 	f := &File{Path: path, opts: opts}
