@@ -80,6 +80,8 @@ func (f *conformFlags) declare(cmd *cobra.Command) {
 	declareKeyFlags(fs, &f.publicKey, &f.secretKey)
 	fs.StringVar(&f.otherPublic, "other-public-key", "", "a second merchant's public `key`, for cross-merchant isolation checks (default $MALIPO_OTHER_PUBLIC_KEY)")
 	fs.StringVar(&f.otherSecret, "other-secret-key", "", "a second merchant's secret `key` (default $MALIPO_OTHER_SECRET_KEY)")
+	secretFlag(fs, "other-public-key", "MALIPO_OTHER_PUBLIC_KEY")
+	secretFlag(fs, "other-secret-key", "MALIPO_OTHER_SECRET_KEY")
 	fs.Var(hostPortValue{&f.listen}, "webhook-listen", "address the webhook receiver listens on")
 	fs.Var(baseURLValue{&f.hookURL}, "webhook-url", "base `URL` the target uses to reach the receiver (default: from --webhook-listen)")
 	f.reports.declare(cmd, conformChecks)
@@ -97,8 +99,7 @@ func (f *conformFlags) declare(cmd *cobra.Command) {
 // keysFromEnv takes the keys not given as flags from the environment, where CI systems put secrets:
 // a key on the command line shows in process listings and in logs of the command.
 func (f *conformFlags) keysFromEnv(fs *pflag.FlagSet) {
-	keysFromEnv(fs, envKey{"public-key", "MALIPO_PUBLIC_KEY", &f.publicKey}, envKey{"secret-key", "MALIPO_SECRET_KEY", &f.secretKey},
-		envKey{"other-public-key", "MALIPO_OTHER_PUBLIC_KEY", &f.otherPublic}, envKey{"other-secret-key", "MALIPO_OTHER_SECRET_KEY", &f.otherSecret})
+	keysFromEnv(fs, "public-key", "secret-key", "other-public-key", "other-secret-key")
 }
 
 // runConform runs the contract suite against --target, or against an embedded sandbox when no target

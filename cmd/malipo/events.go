@@ -128,7 +128,7 @@ the end. --since and --until take a time (2026-11-21T10:00:00Z) or a duration ba
 	fs.IntVar(&limit, "limit", 20, "events per page, 1 to 100")
 	fs.StringVar(&cursor, "cursor", "", "continue after the page that printed this `cursor`")
 	fs.BoolVar(&all, "all", false, "follow the pages to the last event")
-	_ = cmd.RegisterFlagCompletionFunc("type", completeEventTypes)
+	oneOf(cmd, "type", eventTypeCompletions()...)
 	return cmd
 }
 
@@ -140,12 +140,17 @@ func eventTypeList() string {
 	return strings.Join(out, ", ")
 }
 
-func completeEventTypes(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+// eventTypeCompletions are the document's event types, as completions.
+func eventTypeCompletions() []cobra.Completion {
 	var out []cobra.Completion
 	for _, t := range api.EventTypeValues() {
 		out = append(out, string(t))
 	}
-	return out, cobra.ShellCompDirectiveNoFileComp
+	return out
+}
+
+func completeEventTypes(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return eventTypeCompletions(), cobra.ShellCompDirectiveNoFileComp
 }
 
 // timeOrAgo reads an RFC 3339 time, or a duration that far back from now; "" is the zero time.

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/malipo/terraform-provider-malipo/cmd/malipo/internal/cliconfig"
 	"github.com/malipo/terraform-provider-malipo/internal/variance"
 )
 
@@ -228,42 +229,56 @@ func flagError(cmd *cobra.Command, err error) error {
 		return usageErrorf(cmd, "--%s needs a value: --%s %s", f.Name, f.Name, kind)
 	case errors.As(err, &invalid):
 		f := invalid.GetFlag()
-		cause := invalid.Unwrap()
-		var num *strconv.NumError
-		if errors.As(cause, &num) {
-			switch f.Value.Type() {
-			case "bool":
-				cause = errors.New("not true or false")
-			default:
-				cause = errors.New("not a whole number")
-			}
-		}
-		return usageErrorf(cmd, "--%s %s: %v", f.Name, invalid.GetValue(), cause)
+		return usageErrorf(cmd, "--%s %s: %v", f.Name, invalid.GetValue(), valueCause(f, invalid.Unwrap()))
 	}
 	return usageErrorf(cmd, "%v", err)
+}
+
+// valueCause is why f refused a value, in words: pflag's own types fail with strconv's errors, which
+// quote the Go function. The settings file's errors say it the same way.
+func valueCause(f *pflag.Flag, cause error) error {
+	var num *strconv.NumError
+	if !errors.As(cause, &num) {
+		return cause
+	}
+	if f.Value.Type() == "bool" {
+		return errors.New("not true or false")
+	}
+	return errors.New("not a whole number")
 }
 
 // closestFlag returns the flag of fs whose name is nearest to a mistyped one (at most two edits away,
 // or one the typed name starts), or "".
 func closestFlag(fs *pflag.FlagSet, typed string) string {
-	best, bestDist := "", 3
+	var names []string
 	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		d := editDistance(typed, f.Name)
-		if strings.HasPrefix(f.Name, typed) && len(typed) >= 3 {
-			d = min(d, 1)
-		}
-		if d < bestDist {
-			best, bestDist = f.Name, d
+		if !f.Hidden {
+			names = append(names, f.Name)
 		}
 	})
+	return closestName(typed, names)
+}
+
+// closestName returns the name nearest to a mistyped one (at most two edits away, or one the typed
+// name starts), or "": for flags, and for the keys of the settings file.
+func closestName(typed string, names []string) string {
+	best, bestDist := "", 3
+	for _, name := range names {
+		d := editDistance(typed, name)
+		if strings.HasPrefix(name, typed) && len(typed) >= 3 {
+			d = min(d, 1)
+		}
+		if d < bestDist || d == bestDist && name < best {
+			best, bestDist = name, d
+		}
+	}
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b.
+// editDistance is the number of edits between a and b: a letter inserted, deleted or replaced, or two
+// neighbours swapped (the optimal string alignment distance), so that --wiat is one edit from --wait.
 func editDistance(a, b string) int {
+	older := make([]int, len(b)+1) // the row before prev, for swaps
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -277,26 +292,34 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], older[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		older, prev, cur = prev, cur, older
 	}
 	return prev[len(b)]
 }
 
-// envKey is a key flag and the environment variable that stands in for it when the flag is not given.
-type envKey struct {
-	flag, env string
-	key       *string
+// keysFromEnv takes the key flags named that were not given (on the command line or in the settings
+// file) from the environment variable each is marked with (cliconfig.MarkEnv), where CI systems put
+// secrets: a key on the command line shows in process listings and in logs of the command. Every
+// command that talks to a target (conform, events, trigger) reads its keys this way.
+func keysFromEnv(fs *pflag.FlagSet, names ...string) {
+	for _, name := range names {
+		if f := fs.Lookup(name); !f.Changed {
+			_ = f.Value.Set(os.Getenv(cliconfig.Env(f))) // a string flag takes any value
+		}
+	}
 }
 
-// keysFromEnv takes the keys not given as flags from the environment, where CI systems put secrets:
-// a key on the command line shows in process listings and in logs of the command. Every command that
-// talks to a target (conform, events, trigger) reads its keys this way.
-func keysFromEnv(fs *pflag.FlagSet, keys ...envKey) {
-	for _, k := range keys {
-		if !fs.Changed(k.flag) {
-			*k.key = os.Getenv(k.env)
-		}
+// secretFlag marks the flag name of fs a secret (cliconfig.MarkSecret): the settings file gives it
+// only as ${NAME}, and no listing of settings shows it. env, when not "", is the variable the command
+// reads when the flag is not given.
+func secretFlag(fs *pflag.FlagSet, name, env string) {
+	cliconfig.MarkSecret(fs.Lookup(name))
+	if env != "" {
+		cliconfig.MarkEnv(fs.Lookup(name), env)
 	}
 }
 
@@ -306,4 +329,18 @@ func keysFromEnv(fs *pflag.FlagSet, keys ...envKey) {
 func declareKeyFlags(fs *pflag.FlagSet, public, secret *string) {
 	fs.StringVar(public, "public-key", "", "test public `key` of the target (default $MALIPO_PUBLIC_KEY)")
 	fs.StringVar(secret, "secret-key", "", "test secret `key` of the target (default $MALIPO_SECRET_KEY)")
+	secretFlag(fs, "public-key", "MALIPO_PUBLIC_KEY")
+	secretFlag(fs, "secret-key", "MALIPO_SECRET_KEY")
+}
+
+// oneOf makes the flag name of cmd take one of values: they are its shell completions (each may carry
+// a description, cobra.CompletionWithDesc), and the settings file and its schema accept no other
+// (cliconfig.MarkEnum). The command still checks what the command line gives.
+func oneOf(cmd *cobra.Command, name string, values ...cobra.Completion) {
+	_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
+	plain := make([]string, len(values))
+	for i, v := range values {
+		plain[i], _, _ = strings.Cut(v, "\t")
+	}
+	cliconfig.MarkEnum(cmd.Flag(name), plain...)
 }

@@ -135,7 +135,7 @@ func (ff *followFlags) declare(cmd *cobra.Command) {
 	fs.StringSliceVar(&ff.events, "events", nil, "comma-separated event `types` to keep (default every type: "+eventTypeList()+")")
 	fs.StringVar(&ff.since, "since", "", "begin with the events created at or after this `time` or this long ago (1h), instead of the next one")
 	fs.Var(durationValue{&ff.interval}, "interval", "how often to ask the target's event log for new events")
-	_ = cmd.RegisterFlagCompletionFunc("events", completeEventTypes)
+	oneOf(cmd, "events", eventTypeCompletions()...)
 }
 
 // follower checks the flags and returns a follower positioned where they say. A wrong flag is a usage
@@ -285,6 +285,7 @@ or answered with an error, 2 usage error or the target does not answer.`, listen
 	fs.Var(baseURLValue{&forwardTo}, "forward-to", "the `URL` to deliver each event to, e.g. your receiver on localhost")
 	// No default: a default would print a secret from the environment in --help.
 	fs.StringVar(&secretText, "secret", "", "sign with this `secret` (whsec_…) instead of a fresh one (default $"+listenSecretEnv+")")
+	secretFlag(fs, "secret", listenSecretEnv)
 	fs.Var(durationValue{&timeout}, "timeout", "how long the receiver has to answer each delivery")
 	return cmd
 }

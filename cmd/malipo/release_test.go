@@ -209,14 +209,6 @@ func isPackageStringVar(t *testing.T, file, name string) bool {
 	return false
 }
 
-// pendingConformFlags are flags the action passes that other work adds to malipo conform. Each must
-// not exist yet: when it lands, this test fails until it is removed from here, so that it is checked
-// like the others.
-var pendingConformFlags = map[string]string{
-	// LEAD: remove when the config-file work (issue 37, item 2) adds --config to malipo.
-	"config": "the config file, the action's config input",
-}
-
 // conformFlagNames returns the long flags `malipo conform --help` lists.
 func conformFlagNames(t *testing.T) []string {
 	t.Helper()
@@ -270,8 +262,7 @@ func readAction(t *testing.T) conformAction {
 	return action
 }
 
-// The GitHub Action passes malipo conform only flags it has (or flags another change is adding, listed
-// in pendingConformFlags), installs malipo from the release by default and with go install as users
+// The GitHub Action passes malipo conform only flags it has, installs malipo from the release by default and with go install as users
 // do when asked, reads keys from the variables the CLI reads, and uploads the reports even when the
 // run fails; the example workflow uses it with inputs it declares, the release install and the
 // example config file.
@@ -310,15 +301,9 @@ func TestGitHubActionMatchesTheCLI(t *testing.T) {
 	passed := flagsIn(conformRun)
 	require.Contains(t, passed, "junit")
 	require.Contains(t, passed, "json")
+	require.Contains(t, passed, "config", "the action's config input reaches malipo")
 	for _, name := range passed {
-		if why, pending := pendingConformFlags[name]; pending {
-			assert.NotContains(t, known, name, "--%s (%s) exists now: remove it from pendingConformFlags", name, why)
-			continue
-		}
 		assert.Contains(t, known, name, "the action passes --%s, which malipo conform does not have", name)
-	}
-	for name := range pendingConformFlags {
-		assert.Contains(t, passed, name, "pendingConformFlags lists --%s, which the action does not pass", name)
 	}
 
 	// Keys travel in the environment the caller sets, under the names conform reads.

@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/malipo/terraform-provider-malipo/cmd/malipo/internal/cliconfig"
 )
 
 // Exit codes, as terraform, gh and kubectl use them.
@@ -27,6 +29,7 @@ type cli struct {
 	stdout, stderr io.Writer
 	code           int
 	showVersion    bool
+	config         configFlags
 }
 
 // run is main without the process: it parses args, runs a command until ctx ends (SIGINT or SIGTERM
@@ -88,7 +91,14 @@ Exit codes: 0 success, 1 failure (a check failed), 2 usage or setup error, 130 i
 	root.SetUsageTemplate(usageTemplate)
 	root.SetFlagErrorFunc(flagError)
 	root.Flags().BoolVarP(&c.showVersion, "version", "v", false, "print the version of malipo, of Go and of the contract it embeds")
-	root.AddCommand(c.conformCommand(), c.sandboxCommand(), c.specCommand(), c.versionCommand(), c.eventsCommand(), c.triggerCommand(), c.webhooksCommand(), c.listenCommand())
+	c.declareConfigFlags(root)
+	root.PersistentPreRunE = c.applyConfig
+	conform, sandbox, events, trigger, webhooks, listen := c.conformCommand(), c.sandboxCommand(), c.eventsCommand(), c.triggerCommand(), c.webhooksCommand(), c.listenCommand()
+	// The commands that read the settings file, each with the commands under it.
+	for _, cmd := range []*cobra.Command{conform, sandbox, events, trigger, webhooks, listen} {
+		cliconfig.Configure(cmd)
+	}
+	root.AddCommand(conform, sandbox, c.specCommand(), c.versionCommand(), events, trigger, webhooks, listen, c.configCommand())
 	root.SetHelpCommand(helpCommand(root))
 	// Added now rather than when the command runs, so that normalizeArgs knows every command name.
 	root.InitDefaultHelpCmd()
@@ -102,7 +112,8 @@ Exit codes: 0 success, 1 failure (a check failed), 2 usage or setup error, 130 i
 	return root
 }
 
-// usageTemplate is cobra's usage text, shorter: one usage line, the commands, the flags.
+// usageTemplate is cobra's usage text, shorter: one usage line, the commands, the flags, and the flags
+// it inherits (the settings file's, --target and the keys of `malipo events`).
 const usageTemplate = `Usage: {{if and .Runnable .HasAvailableSubCommands .HasParent}}{{.UseLine}}
        {{.CommandPath}} <command> [flags]{{else if .HasAvailableSubCommands}}{{.CommandPath}} <command> [flags]{{else}}{{.UseLine}}{{end}}
 {{- if .HasAvailableSubCommands}}
@@ -117,6 +128,10 @@ Examples:
 
 Flags:
 {{.LocalFlags.FlagUsages | trimTrailingWhitespaces}}{{end}}
+{{- if .HasAvailableInheritedFlags}}
+
+Inherited flags:
+{{.InheritedFlags.FlagUsages | trimTrailingWhitespaces}}{{end}}
 {{- if .HasAvailableSubCommands}}
 
 Run '{{.CommandPath}} help <command>' for the flags of a command.{{end}}
@@ -237,11 +252,11 @@ func normalizeArgs(root *cobra.Command, args []string) ([]string, error) {
 		var f *pflag.Flag
 		switch {
 		case strings.HasPrefix(a, "--"):
-			f = cmd.Flags().Lookup(name)
+			f = cmd.Flag(name) // its own flags, and the persistent flags of the commands above it
 		case len(name) == 1:
 			f = cmd.Flags().ShorthandLookup(name)
 		default:
-			if f = cmd.Flags().Lookup(name); f != nil {
+			if f = cmd.Flag(name); f != nil {
 				out[i] = "-" + a
 			}
 		}

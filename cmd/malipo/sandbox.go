@@ -134,6 +134,9 @@ func (f *sandboxFlags) declare(cmd *cobra.Command) {
 	// A string array, not a flag.Value that checks itself: pflag would repeat a refused value, secret key
 	// and all, in its error; resolveMerchants checks the values without repeating them.
 	fs.StringArrayVar(&f.merchantArgs, "merchant", nil, "serve another merchant with the keys `PUBLIC:SECRET` (repeatable; the first is the default one unless --public-key/--secret-key or their variables are given)")
+	secretFlag(fs, "public-key", "MALIPO_PUBLIC_KEY")
+	secretFlag(fs, "secret-key", "MALIPO_SECRET_KEY")
+	secretFlag(fs, "merchant", "")
 	fs.Var(durationValue{&f.promptDelay}, "prompt-delay", "how long the simulated customer takes to answer a push prompt")
 	fs.Var(durationValue{&f.payoutDelay}, "payout-delay", "how long a payout stays processing")
 	fs.Var(durationValue{&f.spread}, "settle-spread", "let each payment and payout settle up to this much later than its delay, differently per object, as a real network does")
@@ -148,8 +151,8 @@ func (f *sandboxFlags) declare(cmd *cobra.Command) {
 	fs.StringVar(&f.dataDir, "data", "", "keep objects, idempotency keys, events and undelivered webhooks in `DIR` (created if need be), so that they survive a restart (default: in memory)")
 	fs.Var(faultValue{f}, "fault", "FOR SELF-TESTS OF THE CONTRACT SUITE ONLY: break the contract rule `name`d (repeatable; \"list\" shows them)")
 	fs.Var(seedValue{&f.vary}, "vary", "serve a variant drawn from `SEED` that differs from the sandbox wherever the document allows (for self-tests of conform, and for trying a client against another implementation)")
-	_ = cmd.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]cobra.Completion{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("fault", completeFaults)
+	oneOf(cmd, "log-format", "text", "json")
+	oneOf(cmd, "fault", faultCompletions()...)
 	_ = cmd.RegisterFlagCompletionFunc("vary", completeSeeds)
 }
 
@@ -210,6 +213,9 @@ func (v seedValue) String() string {
 }
 
 func (seedValue) Type() string { return "seed" }
+
+// JSONSchema says that a seed in the settings file is a whole number (cliconfig.Schemer).
+func (seedValue) JSONSchema() map[string]any { return map[string]any{"type": "integer"} }
 
 // completeSeeds offers a few seeds, each with what sets its variant apart.
 func completeSeeds(_ *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -371,13 +377,38 @@ func (v faultValue) String() string {
 
 func (faultValue) Type() string { return "name" }
 
-// completeFaults completes --fault with the faults' names and what each breaks.
-func completeFaults(_ *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+// Append, Replace and GetSlice make --fault a repeated flag (pflag.SliceValue), which the settings
+// file gives as a list.
+func (v faultValue) Append(s string) error { return v.Set(s) }
+
+func (v faultValue) Replace(names []string) error {
+	v.f.faults, v.f.listFaults = nil, false
+	for _, s := range names {
+		if err := v.Set(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (v faultValue) GetSlice() []string {
+	names := make([]string, 0, len(v.f.faults)+1)
+	if v.f.listFaults {
+		names = append(names, "list")
+	}
+	for _, fault := range v.f.faults {
+		names = append(names, string(fault))
+	}
+	return names
+}
+
+// faultCompletions are the values --fault takes: the faults' names, each with what it breaks, and list.
+func faultCompletions() []cobra.Completion {
 	out := []cobra.Completion{cobra.CompletionWithDesc("list", "print the faults and exit")}
 	for _, fi := range faults.All() {
 		out = append(out, cobra.CompletionWithDesc(string(fi.Fault), fi.Description))
 	}
-	return out, cobra.ShellCompDirectiveNoFileComp
+	return out
 }
 
 // printFaults lists the faults --fault takes, with what each breaks.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/malipo/terraform-provider-malipo/cmd/malipo/internal/cliconfig"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi/client"
 )
@@ -32,9 +33,10 @@ type targetFlags struct {
 func (f *targetFlags) declare(cmd *cobra.Command) {
 	fs := cmd.PersistentFlags()
 	fs.Var(baseURLValue{&f.target}, "target", "base `URL` of the implementation (default $MALIPO_BASE_URL, else "+defaultTarget+", a local malipo sandbox)")
+	cliconfig.MarkEnv(fs.Lookup("target"), "MALIPO_BASE_URL")
 	declareKeyFlags(fs, &f.publicKey, &f.secretKey)
 	fs.StringVarP(&f.output, "output", "o", "text", "output `format`: text (a table for people) or json (the response's data)")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]cobra.Completion{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	oneOf(cmd, "output", "text", "json")
 }
 
 // client checks the flags and returns a client of the target. The keys not given come from
@@ -43,7 +45,7 @@ func (f *targetFlags) declare(cmd *cobra.Command) {
 // list` in another just work.
 func (f *targetFlags) client(cmd *cobra.Command) (*client.Client, error) {
 	fs := cmd.Flags()
-	keysFromEnv(fs, envKey{"public-key", "MALIPO_PUBLIC_KEY", &f.publicKey}, envKey{"secret-key", "MALIPO_SECRET_KEY", &f.secretKey})
+	keysFromEnv(fs, "public-key", "secret-key")
 	if f.output != "text" && f.output != "json" {
 		return nil, usageErrorf(cmd, "--output %s: use text or json", f.output)
 	}

@@ -155,13 +155,11 @@ Target and keys as for 'malipo events'.`,
 	f.declare(cmd)
 	cmd.Flags().StringVar(&reason, "reason", "", "the failure_reason of a failed payment or payout, e.g. account_not_found")
 	cmd.Flags().Var(baseURLValue{&hookURL}, "webhook-url", "the object's webhook_url: where its events are delivered (required for payments)")
-	_ = cmd.RegisterFlagCompletionFunc("reason", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		var out []cobra.Completion
-		for _, r := range api.FailureReasonValues() {
-			out = append(out, string(r))
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp
-	})
+	var reasons []cobra.Completion
+	for _, r := range api.FailureReasonValues() {
+		reasons = append(reasons, string(r))
+	}
+	oneOf(cmd, "reason", reasons...)
 	return cmd
 }
 

@@ -95,18 +95,14 @@ answer), 130 interrupted.`, api.WebhookDeliveryTimeout, webhookSecretEnv),
 	// No flag defaults for secrets: a default would print one from the environment in --help.
 	fs.StringVar(&f.secret, "secret", "", "the endpoint's signing `secret`, whsec_… (default $"+webhookSecretEnv+")")
 	fs.StringVar(&f.secretKey, "secret-key", "", "the merchant secret `key` that signs deliveries to a payment's or payout's webhook_url")
+	secretFlag(fs, "secret", webhookSecretEnv)
+	secretFlag(fs, "secret-key", "")
 	fs.StringSliceVar(&f.eventTypes, "event-types", nil, "comma-separated event `types` to send (default every type the contract declares)")
 	fs.IntVar(&f.burst, "burst", f.burst, "deliveries the burst check sends at once")
 	fs.Uint64Var(&f.seed, "seed", 0, "draws the generated payloads: the same `SEED` sends the same bodies (default a new one, printed)")
 	fs.Var(durationValue{&f.timeout}, "timeout", "how long the receiver has to answer each delivery (the default is the contract's "+openapi.DeliveryTimeoutExtension+")")
 	f.reports.declare(cmd, receiverChecks)
-	_ = cmd.RegisterFlagCompletionFunc("event-types", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		spec, err := openapi.Default()
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveError
-		}
-		return spec.EventTypes(), cobra.ShellCompDirectiveNoFileComp
-	})
+	oneOf(cmd, "event-types", eventTypeCompletions()...)
 	return cmd
 }
 
