@@ -263,8 +263,8 @@ func StepSummary(s *Summary, findings []Finding, limit int) string {
 			[]string{"---", "---", "---", "---"}), rows, "failed checks")
 	}
 	if len(w.left) > 0 {
-		w.b.WriteString(fmt.Sprintf("_The summary stops here: GitHub keeps at most %d KiB of a step's summary. Left out: %s. The log and the --junit, --json and --html reports have every failure._\n",
-			MaxStepSummary>>10, strings.Join(w.left, ", ")))
+		fmt.Fprintf(&w.b, "_The summary stops here: GitHub keeps at most %d KiB of a step's summary. Left out: %s. The log and the --junit, --json and --html reports have every failure._\n",
+			MaxStepSummary>>10, strings.Join(w.left, ", "))
 	}
 	return w.b.String()
 }
