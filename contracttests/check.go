@@ -150,11 +150,15 @@ func (t *T) Skip(reason string) {
 func (t *T) fail(f report.Failure) { t.failAbout(0, f) }
 
 // failAbout records a failure about the exchange or delivery whose evidence has sequence number seq
-// (0: the one the check made last), with the document's words at its SpecLocation for the reports.
-// Once the run has stopped the runner marks the check interrupted instead (runner.Recorder.Fail).
+// (0: the one the check made last), with the document's words at its SpecLocation and their file and
+// line for the reports. Once the run has stopped the runner marks the check interrupted instead
+// (runner.Recorder.Fail).
 func (t *T) failAbout(seq uint64, f report.Failure) {
 	if f.Says == "" {
 		f.Says = t.suite.spec.Words(f.SpecLocation)
+	}
+	if f.At == (report.Place{}) {
+		f.At = t.suite.place(f.SpecLocation)
 	}
 	if seq == 0 {
 		seq = t.evidence.last()

@@ -24,14 +24,15 @@ import (
 // (ExampleBody), a test value of the kind they need (Inputs), or an error code they expect
 // (ExpectError): a document that says nothing about a behaviour cannot be conformed to or broken.
 
-// LoadSpec reads and loads an OpenAPI document from a file, for Config.Spec and AllFor. The error says
-// which file and what is wrong with it.
+// LoadSpec reads and loads an OpenAPI document from a file, for Config.Spec and AllFor; the reports cite
+// the lines of the rules a run breaks in path, as given. The error says which file and what is wrong
+// with it.
 func LoadSpec(path string) (*openapi.Spec, error) {
 	data, err := os.ReadFile(path) //nolint:gosec // the path is the user's own choice of document
 	if err != nil {
 		return nil, fmt.Errorf("read the OpenAPI document: %w; pass the path of a YAML or JSON file, e.g. --spec openapi/malipo.yaml", err)
 	}
-	spec, err := openapi.Load(data)
+	spec, err := openapi.Load(data, openapi.WithPath(path))
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a usable OpenAPI 3.1 document: %w", path, err)
 	}

@@ -240,7 +240,7 @@ func Select(checks []*Check, run, skip *regexp.Regexp) []*Check {
 func (s *suite) job(c *Check) runner.Check {
 	return runner.Check{ID: c.ID, Category: c.Category, Doc: c.Doc, Rule: c.Rule, Final: c.Final,
 		Run: func(ctx context.Context, rec *runner.Recorder) {
-			rec.OnResult(s.ruleWords)
+			rec.OnResult(s.citeRule)
 			if reason, fail := s.unmet(c); fail {
 				rec.Fail(report.Failure{Message: reason})
 				return
@@ -255,13 +255,27 @@ func (s *suite) job(c *Check) runner.Check {
 		}}
 }
 
-// ruleWords gives a result the reports show the rule of (one that did not pass or skip) the document's
-// words at its rule's pointer, where the rule quotes none: the reports print words, they do not read
-// the document.
-func (s *suite) ruleWords(res *report.Result) {
-	if res.Outcome != report.Passed && res.Outcome != report.Skipped && res.Rule.Quote == "" {
+// citeRule gives a result the reports show the rule of (one that did not pass or skip) the document's
+// words at its rule's pointer, where the rule quotes none, and the file and line the pointer is at (for
+// CI annotations): the reports print words and places, they do not read the document.
+func (s *suite) citeRule(res *report.Result) {
+	if res.Outcome == report.Passed || res.Outcome == report.Skipped {
+		return
+	}
+	if res.Rule.Quote == "" {
 		res.Rule.Says = s.spec.Words(res.Rule.Pointer)
 	}
+	res.Rule.At = s.place(res.Rule.Pointer)
+}
+
+// place is where the run's document writes pointer: the file it was read from (openapi.Spec.Path) and
+// the line; the zero Place when the pointer does not resolve.
+func (s *suite) place(pointer string) report.Place {
+	line := s.spec.Line(pointer)
+	if line == 0 {
+		return report.Place{}
+	}
+	return report.Place{File: s.spec.Path(), Line: line}
 }
 
 // unmet says why the check cannot run against this target: a skip reason, or (fail) the failure of a

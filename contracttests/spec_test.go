@@ -263,7 +263,8 @@ func TestDerivedChecksFollowANewRequiredField(t *testing.T) {
 	}
 }
 
-// LoadSpec and ChecksFor name the file and say what to pass instead when it cannot be read or loaded.
+// LoadSpec and ChecksFor name the file and say what to pass instead when it cannot be read or loaded;
+// the document they load knows its file.
 func TestLoadSpec(t *testing.T) {
 	dir := t.TempDir()
 	_, err := contracttests.LoadSpec(filepath.Join(dir, "missing.yaml"))
@@ -283,6 +284,7 @@ func TestLoadSpec(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, spec)
 	assert.Len(t, spec.Operations(), len(api.Operations()))
+	assert.Equal(t, good, spec.Path(), "the reports cite the rules' lines in the file as it was given")
 	def, err := contracttests.All()
 	require.NoError(t, err)
 	assert.Len(t, checks, len(def))

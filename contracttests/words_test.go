@@ -16,9 +16,11 @@ import (
 )
 
 // The reports only format (package report reads no document): the suite hands them the document's
-// words with each result. A failed check's rule without a quote carries the words at its pointer (a
-// passed one, whose rule no report shows, none), and a failure that points into the document the words
-// there, for a run whose failures name schema keywords.
+// words and places with each result. A failed check's rule without a quote carries the words at its
+// pointer, and every failed check's rule the file and line of its pointer (a passed one, whose rule no
+// report shows, neither), and a failure that points into the document the words and the place there,
+// for a run whose failures name schema keywords. The file is the embedded document's path in the
+// repository.
 func TestResultsCarryTheDocumentsWords(t *testing.T) {
 	spec, err := openapi.Default()
 	require.NoError(t, err)
@@ -33,7 +35,7 @@ func TestResultsCarryTheDocumentsWords(t *testing.T) {
 	sum, err := contracttests.Run(context.Background(), cfg, checks)
 	require.NoError(t, err)
 
-	pointed, unquoted := 0, 0
+	pointed, unquoted, placed := 0, 0, 0
 	for _, res := range sum.Results {
 		switch {
 		case res.Rule.Quote != "":
@@ -43,13 +45,22 @@ func TestResultsCarryTheDocumentsWords(t *testing.T) {
 		default:
 			assert.Empty(t, res.Rule.Says, "%s (%s): the reports show no rule for it, so it is not looked up", res.ID, res.Outcome)
 		}
+		if res.Outcome == report.Failed {
+			placed++
+			assert.Equal(t, report.Place{File: "openapi/malipo.yaml", Line: spec.Line(res.Rule.Pointer)}, res.Rule.At, "%s: where %s is", res.ID, res.Rule.Pointer)
+			assert.Positive(t, res.Rule.At.Line, "%s: %s resolves", res.ID, res.Rule.Pointer)
+		} else {
+			assert.Zero(t, res.Rule.At, "%s (%s): the reports show no rule for it", res.ID, res.Outcome)
+		}
 		for _, f := range res.Failures {
 			if strings.HasPrefix(f.SpecLocation, "#/") {
 				pointed++
 				assert.Equal(t, spec.Words(f.SpecLocation), f.Says, "%s: the words at %s", res.ID, f.SpecLocation)
+				assert.Equal(t, report.Place{File: "openapi/malipo.yaml", Line: spec.Line(f.SpecLocation)}, f.At, "%s: where %s is", res.ID, f.SpecLocation)
 			}
 		}
 	}
+	assert.Positive(t, placed, "the selection has failed checks")
 	assert.Positive(t, pointed, "the fault (errors that are not the envelope) makes failures that point into the document")
 	assert.Positive(t, unquoted, "the selection has failed checks whose rule is a schema keyword")
 }

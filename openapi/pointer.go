@@ -13,8 +13,8 @@ import (
 
 // The document's words, by JSON pointer: a contract check names the rule it enforces as a pointer
 // into the document and, for a rule written in prose, the sentence itself. Says proves that the
-// sentence is there, so that a check cannot cite a rule the document does not state; Text gives
-// reports the words to show next to a failure.
+// sentence is there, so that a check cannot cite a rule the document does not state; Text and Words
+// give reports the words to show next to a failure, and Line the line to point at.
 
 // treeOnce parses the document's YAML once, on first use: most runs never resolve a pointer.
 type treeOnce struct {
@@ -35,6 +35,24 @@ func (s *Spec) Resolve(pointer string) (*yaml.Node, error) {
 		return nil, fmt.Errorf("%q: a pointer into the document starts with #/", pointer)
 	}
 	return s.tree.doc.Get(pointer)
+}
+
+// Line returns the line (1-based) of the document at which the rule at pointer is written, for a
+// report to cite with Path: the line of the member's key (`required:` of
+// #/components/schemas/Error/required, wherever its value is laid out), or of the sequence item; 0 when
+// the pointer does not resolve. A nil Spec has no lines.
+func (s *Spec) Line(pointer string) int {
+	if s == nil || !strings.HasPrefix(pointer, "#/") {
+		return 0
+	}
+	if _, err := s.Resolve(pointer); err != nil {
+		return 0
+	}
+	line, err := s.tree.doc.Line(pointer)
+	if err != nil {
+		return 0
+	}
+	return line
 }
 
 // Text returns what the document says at pointer: a scalar's text, or a mapping or sequence as YAML.

@@ -37,6 +37,10 @@ import (
 //go:embed malipo.yaml
 var embeddedSpec []byte
 
+// EmbeddedPath is where the embedded document is in this repository: the file the reports of a run
+// against it cite with a line (Spec.Path, Spec.Line), which CI systems turn into annotations on it.
+const EmbeddedPath = "openapi/malipo.yaml"
+
 // YAML returns a copy of the embedded malipo.yaml, for printing (`malipo spec`) and serving.
 func YAML() []byte { return bytes.Clone(embeddedSpec) }
 
@@ -44,6 +48,7 @@ func YAML() []byte { return bytes.Clone(embeddedSpec) }
 // safe for concurrent use; build it once and share it, since loading costs tens of milliseconds.
 type Spec struct {
 	source []byte // the document as given, for Says (pointer.go)
+	path   string // the file it was read from, as WithPath gave it; "" when unknown
 	tree   treeOnce
 	lib    any // a *libModel; see libModel for why it is not typed
 	// title and version are info's, copied at Load: a method that read them from the model would be
@@ -91,6 +96,7 @@ type Operation struct {
 type Option func(*options)
 
 type options struct {
+	path       string
 	logger     *slog.Logger
 	noFastPath bool
 	reword     func(*liberrors.ValidationError) // tests only: proves no pointer is read out of a message
@@ -99,6 +105,10 @@ type options struct {
 // WithLogger sends libopenapi's own diagnostics to logger instead of discarding them.
 func WithLogger(logger *slog.Logger) Option { return func(o *options) { o.logger = logger } }
 
+// WithPath names the file the document was read from, as the user gave it (`--spec FILE`): reports cite
+// the rules' lines in it (Spec.Path).
+func WithPath(path string) Option { return func(o *options) { o.path = path } }
+
 // WithoutFastPath shows every message to libopenapi-validator. By default a message is first checked by
 // schemas compiled for speed and goes to the validator only when they find it invalid, which gives the
 // same verdicts and the same violations at a fraction of the cost for valid messages. The option exists
@@ -106,7 +116,7 @@ func WithLogger(logger *slog.Logger) Option { return func(o *options) { o.logger
 // validator lacks (empty or null response bodies, optional response headers) are made either way.
 func WithoutFastPath() Option { return func(o *options) { o.noFastPath = true } }
 
-var defaultSpec = sync.OnceValues(func() (*Spec, error) { return Load(embeddedSpec) })
+var defaultSpec = sync.OnceValues(func() (*Spec, error) { return Load(embeddedSpec, WithPath(EmbeddedPath)) })
 
 // Default returns the embedded contract, loaded on first use and shared afterwards. It is the only
 // package-level state and it is never modified after it is built.
@@ -131,6 +141,7 @@ func Load(spec []byte, opts ...Option) (*Spec, error) {
 	lib := &libModel{doc: doc, model: &built.Model}
 	s := &Spec{
 		source:   bytes.Clone(spec),
+		path:     o.path,
 		lib:      lib,
 		byID:     map[string]*Operation{},
 		webhooks: map[string]*Operation{},
@@ -222,6 +233,10 @@ func (s *Spec) ComponentExample(name string) (any, bool, error) {
 	}
 	return v, true, nil
 }
+
+// Path is the file the document was read from (WithPath): EmbeddedPath for the embedded one, "" when
+// Load was not told.
+func (s *Spec) Path() string { return s.path }
 
 // Title is the document's info.title.
 func (s *Spec) Title() string { return s.title }

@@ -132,7 +132,7 @@ func newFinding(res Result, f Failure) *Finding {
 	}
 	switch loc := f.SpecLocation; {
 	case strings.HasPrefix(loc, "#/"):
-		fd.Rule = Rule{Pointer: loc, Says: f.Says}
+		fd.Rule = Rule{Pointer: loc, Says: f.Says, At: f.At}
 	case loc != "":
 		// Not a pointer: another grader's citation in words (receivertests cites Standard Webhooks).
 		fd.Says = loc
@@ -253,7 +253,8 @@ func maskMessage(m string) string {
 }
 
 // RuleWords is a check's rule as a report shows it after "the document says: ": the quote, or the
-// words the grader found at the pointer (Rule.Says), then the pointer; empty for a check without a Rule.
+// words the grader found at the pointer (Rule.Says), then the pointer and, when the grader found it,
+// the file and line (Rule.At); empty for a check without a Rule.
 func RuleWords(r Rule) string {
 	if r.Pointer == "" {
 		return ""
@@ -262,24 +263,34 @@ func RuleWords(r Rule) string {
 	if r.Quote != "" {
 		words = "\u201c" + r.Quote + "\u201d"
 	}
+	where := withPlace(r.Pointer, r.At)
 	if words == "" {
-		return r.Pointer
+		return where
 	}
-	return words + " (" + r.Pointer + ")"
+	return words + " (" + where + ")"
 }
 
-// RerunCommand is the command that runs check id again, alone, against the same target: Rerun (the
-// command and the flags that reach the target; never a key, which the command reads from the
-// environment) and `--run '^id$'`, quoted for a POSIX shell. Empty when the run has no Rerun.
-func (s *Summary) RerunCommand(id string) string {
-	if len(s.Rerun) == 0 {
+// RerunCommand is the command that runs the checks ids again, and only them, against the same target:
+// Rerun (the command and the flags that reach the target; never a key, which the command reads from the
+// environment) and `--run '^id$'` for one check, `--run '^(id1|id2)$'` for several, quoted for a POSIX
+// shell. Empty when the run has no Rerun or ids is empty.
+func (s *Summary) RerunCommand(ids ...string) string {
+	if len(s.Rerun) == 0 || len(ids) == 0 {
 		return ""
 	}
 	words := make([]string, 0, len(s.Rerun)+2)
 	for _, a := range s.Rerun {
 		words = append(words, singleQuoted(a))
 	}
-	words = append(words, "--run", singleQuoted("^"+regexp.QuoteMeta(id)+"$"))
+	quoted := make([]string, len(ids))
+	for i, id := range ids {
+		quoted[i] = regexp.QuoteMeta(id)
+	}
+	selection := quoted[0]
+	if len(quoted) > 1 {
+		selection = "(" + strings.Join(quoted, "|") + ")"
+	}
+	words = append(words, "--run", singleQuoted("^"+selection+"$"))
 	return strings.Join(words, " ")
 }
 

@@ -132,12 +132,16 @@ func TestFindingsOfAPassingRun(t *testing.T) {
 }
 
 // The rerun command runs one check alone against the same target: its id, anchored with its dots
-// escaped, and the target, each quoted for a POSIX shell where it needs it; no command without Rerun.
+// escaped, and the target, each quoted for a POSIX shell where it needs it; several checks are one
+// anchored alternation; no command without Rerun or without a check.
 func TestRerunCommand(t *testing.T) {
 	s := &report.Summary{Rerun: []string{"malipo", "conform", "--target", "http://127.0.0.1:8080", "--spec", "my spec's.yaml"}}
 	assert.Equal(t, `malipo conform --target http://127.0.0.1:8080 --spec 'my spec'\''s.yaml' --run '^negative\.initializePayment\.amount\.below-minimum$'`,
 		s.RerunCommand("negative.initializePayment.amount.below-minimum"))
+	assert.Equal(t, `malipo conform --target http://127.0.0.1:8080 --spec 'my spec'\''s.yaml' --run '^(auth\.getPayout\.no-keys|receiver\.rejects\.forged-signature/payout\.success)$'`,
+		s.RerunCommand("auth.getPayout.no-keys", "receiver.rejects.forged-signature/payout.success"))
 	assert.Empty(t, (&report.Summary{}).RerunCommand("a.b"))
+	assert.Empty(t, s.RerunCommand())
 }
 
 // The JSON report carries the findings, largest first, next to the results (each with its rule) and the

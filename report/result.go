@@ -1,7 +1,8 @@
 // Package report is what a grader's run leaves behind: the result model (Result, Failure, Summary,
 // Evidence), the evidence of each exchange with its keys redacted and a curl line that replays it, the
 // findings (failed checks grouped by the rule they break), and the reporters that write it as text,
-// JSON, JUnit XML, a self-contained HTML page and HAR 1.2.
+// JSON, JUnit XML, a self-contained HTML page and HAR 1.2, and as what GitHub Actions shows (error
+// annotations on the document's lines and a job summary).
 //
 // Reporters only format: they receive the run's events (Reporter) and know nothing of how a check runs
 // or what it sends. Both graders report through them: `malipo conform` (package contracttests) and
@@ -9,6 +10,7 @@
 package report
 
 import (
+	"strconv"
 	"time"
 )
 
@@ -29,6 +31,29 @@ type Rule struct {
 	// Says is, for a rule without a Quote, what the document says at Pointer, short (a keyword and its
 	// value, a description's opening): the grader reads it from the document, the reports show it.
 	Says string `json:"says,omitempty"`
+	// At is where Pointer is written in the document's file, which CI annotations point at; the grader
+	// fills it, like Says, for a check that failed.
+	At Place `json:"at,omitzero"`
+}
+
+// Place is a line of a file: where the document writes a rule, as the grader found it (package report
+// reads no document). File is the document's path as the run was given it (openapi/malipo.yaml for
+// the embedded document, or --spec's argument); Line counts from 1. The zero Place is unknown.
+type Place struct {
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+}
+
+// String is "file:line" (the form editors and CI logs link), or what is known of it; "" for the zero
+// Place.
+func (p Place) String() string {
+	switch {
+	case p.Line == 0:
+		return p.File
+	case p.File == "":
+		return "line " + strconv.Itoa(p.Line)
+	}
+	return p.File + ":" + strconv.Itoa(p.Line)
 }
 
 // String renders the rule for a report: the quote, then where it is.
@@ -65,6 +90,9 @@ type Failure struct {
 	SpecLocation string `json:"spec_location,omitempty"`
 	// Says is what the document says at SpecLocation, short (see Rule.Says), when the grader found it.
 	Says string `json:"says,omitempty"`
+	// At is where SpecLocation is written in the document's file (see Rule.At), when it is a pointer the
+	// grader found.
+	At Place `json:"at,omitzero"`
 	// Evidence holds indexes into Result.Evidence of the exchanges the failure is about: the one
 	// Exchange names, or, for a failure that names none, the exchange the check had made last.
 	Evidence []int `json:"evidence,omitempty"`
@@ -79,10 +107,23 @@ func (f Failure) String() string {
 	if f.Exchange != "" {
 		s = "[" + f.Exchange + "] " + s
 	}
-	if f.SpecLocation != "" {
-		s += " (" + f.SpecLocation + ")"
+	if where := withPlace(f.SpecLocation, f.At); where != "" {
+		s += " (" + where + ")"
 	}
 	return s
+}
+
+// withPlace is a location in the document followed by its place in the file: "#/components/…,
+// openapi/malipo.yaml:120", or either alone.
+func withPlace(location string, at Place) string {
+	switch place := at.String(); {
+	case place == "":
+		return location
+	case location == "":
+		return place
+	default:
+		return location + ", " + place
+	}
 }
 
 // Result is the outcome of one check with its evidence.
@@ -142,7 +183,7 @@ type Summary struct {
 	Duration time.Duration `json:"duration_ns"`
 	Coverage Coverage      `json:"coverage"`
 	// Rerun is the command line that runs the grader again against the same target, without a
-	// selection and without a key; RerunCommand adds the selection of one check.
+	// selection and without a key; RerunCommand adds the selection of some checks.
 	Rerun []string `json:"rerun,omitempty"`
 	// Seed is the seed the run drew its generated inputs from (`--seed`): the same seed repeats them.
 	// Zero: the grader generates nothing.

@@ -337,8 +337,16 @@ func (r JSONReporter) Finish(s *Summary) error {
 // and system-err in that order, decimal times, a type on every failure): a file without skipped
 // checks, less the counts on <testsuites>, which Ant's schema has no place for, is valid against it
 // too. A check that failed is a <failure>; one that neither passed, failed nor was skipped (a check
-// the run could not finish) is an <error>, with its outcome as the type.
-type JUnitReporter struct{ Path string }
+// the run could not finish) is an <error>, with its outcome as the type. The failure's text, which is
+// what GitLab shows of it (it ignores the message attribute), starts with what the document says and
+// where (file and line), then each failure with its exchange.
+type JUnitReporter struct {
+	Path string
+	// GitLab adds what GitLab's test report reads beyond those schemas: the file attribute of a failed
+	// testcase, the document that states its rule (GitLab's Filename column). Jenkins' and Ant's schemas
+	// have no such attribute, so the CLI sets it only in a GitLab CI job.
+	GitLab bool
+}
 
 // Start does nothing.
 func (JUnitReporter) Start([]string) {}
@@ -383,6 +391,7 @@ type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
 	Time      string        `xml:"time,attr"`
+	File      string        `xml:"file,attr,omitempty"` // JUnitReporter.GitLab only
 	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	Error     *junitFailure `xml:"error,omitempty"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
@@ -445,7 +454,11 @@ func (r JUnitReporter) Finish(s *Summary) error {
 			}
 			byCat[res.Category] = js
 		}
-		js.Cases = append(js.Cases, junitCaseOf(res))
+		jc := junitCaseOf(res)
+		if r.GitLab && (jc.Failure != nil || jc.Error != nil) {
+			jc.File = ruleFile(res)
+		}
+		js.Cases = append(js.Cases, jc)
 		js.Tests++
 		js.duration += res.Duration
 		switch res.Outcome {
@@ -486,11 +499,15 @@ func (r JUnitReporter) Finish(s *Summary) error {
 }
 
 // junitCaseOf is one check as a testcase: a failure, an error (an outcome other than pass, fail and
-// skip) or a skip. A failure's text has each failure with the exchange it is about in short; the
-// testcase's system-out has every exchange of the check in full.
+// skip) or a skip. A failure's text has what the document says (RuleWords: the words, the pointer, the
+// file and line), then each failure with the exchange it is about in short; the testcase's system-out
+// has every exchange of the check in full.
 func junitCaseOf(res Result) junitCase {
 	jc := junitCase{Name: res.ID, Classname: "malipo." + string(res.Category), Time: seconds(res.Duration)}
 	var text strings.Builder
+	if words := RuleWords(res.Rule); words != "" {
+		text.WriteString("the document says: " + words + "\n")
+	}
 	shown := map[int]bool{}
 	for _, f := range res.Failures {
 		text.WriteString(f.String() + "\n")
@@ -519,6 +536,20 @@ func junitCaseOf(res Result) junitCase {
 		jc.SystemOut = junitOutputOf(res)
 	}
 	return jc
+}
+
+// ruleFile is the file of the document that states a check's rule (Rule.At), else of its first failure
+// that names one; "" when the grader found none.
+func ruleFile(res Result) string {
+	if res.Rule.At.File != "" {
+		return res.Rule.At.File
+	}
+	for _, f := range res.Failures {
+		if f.At.File != "" {
+			return f.At.File
+		}
+	}
+	return ""
 }
 
 // junitOutputOf is a failed check's <system-out>: its exchanges in full, or nothing.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"os"
 	"regexp"
 	"strings"
 
@@ -53,9 +54,15 @@ func (f *reportFlags) declare(cmd *cobra.Command, listed func() ([]runner.Check,
 	_ = cmd.RegisterFlagCompletionFunc("skip", completeIDs)
 }
 
-// reporters returns the text report on stdout, headed by tool, and the file reports the flags ask for.
+// reporters returns the text report on stdout, headed by tool, the file reports the flags ask for, and
+// what the CI system the run is in reads: in a GitHub Actions job, the annotations on stdout and the job
+// summary ($GITHUB_STEP_SUMMARY); in a GitLab CI job, the file attribute GitLab's test report reads in
+// the JUnit report.
 func (f *reportFlags) reporters(stdout io.Writer, tool string) []report.Reporter {
 	reporters := []report.Reporter{&report.TextReporter{W: stdout, Quiet: f.quiet, Command: tool}}
+	if os.Getenv("GITHUB_ACTIONS") == "true" {
+		reporters = append(reporters, report.GitHubReporter{W: stdout, SummaryPath: os.Getenv("GITHUB_STEP_SUMMARY")})
+	}
 	if f.html != "" {
 		reporters = append(reporters, report.HTMLReporter{Path: f.html})
 	}
@@ -63,7 +70,7 @@ func (f *reportFlags) reporters(stdout io.Writer, tool string) []report.Reporter
 		reporters = append(reporters, &report.HARRecorder{Path: f.record, Tool: tool})
 	}
 	if f.junit != "" {
-		reporters = append(reporters, report.JUnitReporter{Path: f.junit})
+		reporters = append(reporters, report.JUnitReporter{Path: f.junit, GitLab: os.Getenv("GITLAB_CI") == "true"})
 	}
 	if f.jsonOut != "" {
 		reporters = append(reporters, report.JSONReporter{Path: f.jsonOut})

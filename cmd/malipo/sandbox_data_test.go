@@ -32,6 +32,12 @@ import (
 const childEnv = "MALIPO_TEST_RUN_CLI"
 
 func TestMain(m *testing.M) {
+	// The commands run as in no CI system, whatever runs the tests: under GitHub Actions they would
+	// write annotations and the job summary of the test step itself. A test of what a CI system gets
+	// sets its variables (t.Setenv).
+	for _, v := range []string{"GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITLAB_CI"} {
+		_ = os.Unsetenv(v)
+	}
 	if os.Getenv(childEnv) == "1" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)

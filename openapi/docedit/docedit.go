@@ -67,6 +67,28 @@ func (d *Doc) Get(pointer string) (*yaml.Node, error) {
 	return n, nil
 }
 
+// Line returns the line (1-based) of the source at which the member or item at pointer is written: a
+// mapping member's key (`required:`, however its value is laid out below it), a sequence item's first
+// line, the document's first line for the document itself. The lines are the source's, as parsed:
+// not those of Bytes, and 0 for what an edit added.
+func (d *Doc) Line(pointer string) (int, error) {
+	if len(tokens(pointer)) == 0 {
+		return d.root.Line, nil
+	}
+	parent, last, err := d.parent(pointer)
+	if err != nil {
+		return 0, err
+	}
+	n, i, err := step(parent, last)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", pointer, err)
+	}
+	if parent.Kind == yaml.MappingNode {
+		return parent.Content[i-1].Line, nil
+	}
+	return n.Line, nil
+}
+
 // Remove deletes the mapping member or sequence item at pointer.
 func (d *Doc) Remove(pointer string) error {
 	parent, last, err := d.parent(pointer)

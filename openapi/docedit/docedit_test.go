@@ -29,3 +29,17 @@ func TestEdits(t *testing.T) {
 	_, err = d.Get("/list/0/x")
 	assert.ErrorContains(t, err, "below a scalar")
 }
+
+// A pointer's line is the line of its key, wherever the value starts (a block below it, a flow on the
+// same line), or its item's.
+func TestLine(t *testing.T) {
+	d, err := docedit.Parse([]byte("a:\n  required:\n    - x\n    - y\n  flow: [1, 2]\n  '401':\n    description: no\n"))
+	require.NoError(t, err)
+	for pointer, want := range map[string]int{"#/": 1, "#/a": 1, "#/a/required": 2, "#/a/required/1": 4, "#/a/flow": 5, "#/a/401": 6, "#/a/401/description": 7} {
+		line, err := d.Line(pointer)
+		require.NoError(t, err, pointer)
+		assert.Equal(t, want, line, pointer)
+	}
+	_, err = d.Line("#/a/missing")
+	assert.ErrorContains(t, err, `no member "missing"`)
+}

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v4"
+
+	"github.com/malipo/terraform-provider-malipo/internal/faults"
+	"github.com/malipo/terraform-provider-malipo/internal/mdrender"
+	"github.com/malipo/terraform-provider-malipo/internal/receiverfaults"
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/report"
+)
+
+// annotation is an `::error` workflow command as GitHub's runner reads it: its properties and message
+// decoded.
+type annotation struct {
+	props   map[string]string
+	message string
+}
+
+// annotations are the `::error` workflow commands among the lines of out.
+func annotations(t *testing.T, out string) []annotation {
+	t.Helper()
+	decode := strings.NewReplacer("%25", "%", "%0D", "\r", "%0A", "\n", "%3A", ":", "%2C", ",").Replace
+	var found []annotation
+	for _, line := range strings.Split(out, "\n") {
+		rest, ok := strings.CutPrefix(line, "::error ")
+		if !ok {
+			continue
+		}
+		props, message, ok := strings.Cut(rest, "::")
+		require.True(t, ok, "a workflow command is `::error properties::message`: %q", line)
+		a := annotation{props: map[string]string{}, message: decode(message)}
+		for _, p := range strings.Split(props, ",") {
+			k, v, ok := strings.Cut(p, "=")
+			require.True(t, ok, "a property is name=value: %q in %q", p, line)
+			a.props[k] = decode(v)
+		}
+		found = append(found, a)
+	}
+	return found
+}
+
+// keyLine walks a JSON pointer through the YAML document root and returns the line of its last
+// token (a mapping member's key, or a sequence item) and that token.
+func keyLine(t *testing.T, root *yaml.Node, pointer string) (int, string) {
+	t.Helper()
+	n, line, token := root, 0, ""
+	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "#/"), "/") {
+		token = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch n.Kind {
+		case yaml.MappingNode:
+			var next *yaml.Node
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == token {
+					next, line = n.Content[i+1], n.Content[i].Line
+				}
+			}
+			require.NotNil(t, next, "%s: no member %q", pointer, token)
+			n = next
+		case yaml.SequenceNode:
+			i, err := strconv.Atoi(token)
+			require.NoError(t, err, "%s: %q indexes a sequence", pointer, token)
+			require.Less(t, i, len(n.Content), pointer)
+			n, line = n.Content[i], n.Content[i].Line
+		default:
+			t.Fatalf("%s: %q is below a scalar", pointer, token)
+		}
+	}
+	return line, token
+}
+
+// Under GitHub Actions a failing `malipo conform` leaves, besides its log, what GitHub shows: an error
+// annotation per finding on the line of openapi/malipo.yaml that states the broken rule (the line the
+// rule's pointer resolves to, found here by walking the file's YAML, and the line of the rule's key),
+// and a job summary appended to the step's file, after what was there, with the findings, the
+// command that reruns the failed checks with the run's seed, and every failed check; it renders to
+// its tables and code block.
+func TestConformOnGitHubAnnotatesTheRulesLines(t *testing.T) {
+	faulty, err := faults.Options(faults.ErrorNotEnvelope)
+	require.NoError(t, err)
+	srv, err := sandbox.New(faulty...)
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	dir := t.TempDir()
+	summaryPath, jsonPath := filepath.Join(dir, "step_summary"), filepath.Join(dir, "r.json")
+	const earlier = "## An earlier command of the step\n"
+	require.NoError(t, os.WriteFile(summaryPath, []byte(earlier), 0o644))
+	t.Setenv("GITHUB_ACTIONS", "true")
+	t.Setenv("GITHUB_STEP_SUMMARY", summaryPath)
+	code, stdout, stderr := runCLI(t, "conform", "--target", ts.URL, "--public-key", sandbox.DefaultPublicKey, "--secret-key", sandbox.DefaultSecretKey,
+		"--run", `^(negative\.unknown-path|auth\.getPayout\.|negative\.initializePayment\.amount\.|reference\.countries)`, "--quiet", "--seed", "5", "--json", jsonPath)
+	require.Equal(t, exitFail, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	t.Log("\n" + stdout)
+
+	var run struct {
+		Results  []report.Result  `json:"results"`
+		Findings []report.Finding `json:"findings"`
+	}
+	data, err := os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &run))
+	require.NotEmpty(t, run.Findings)
+
+	source, err := os.ReadFile(filepath.Join("..", "..", "openapi", "malipo.yaml"))
+	require.NoError(t, err)
+	var doc yaml.Node
+	require.NoError(t, yaml.Unmarshal(source, &doc))
+	lines := strings.Split(string(source), "\n")
+
+	got := annotations(t, stdout)
+	require.Len(t, got, len(run.Findings), "one annotation per finding")
+	for i, a := range got {
+		f := run.Findings[i]
+		require.True(t, strings.HasPrefix(f.Rule.Pointer, "#/"), "finding %d has a rule in the document: %+v", i, f)
+		line, key := keyLine(t, doc.Content[0], f.Rule.Pointer)
+		assert.Equal(t, "openapi/malipo.yaml", a.props["file"], "annotation %d", i)
+		assert.Equal(t, strconv.Itoa(line), a.props["line"], "annotation %d: the line of %s", i, f.Rule.Pointer)
+		text := strings.TrimSpace(lines[line-1])
+		assert.True(t, strings.HasPrefix(text, key+":") || strings.HasPrefix(text, "'"+key+"':") || strings.HasPrefix(text, `"`+key+`":`),
+			"annotation %d: line %d is %s's key %q: %q", i, line, f.Rule.Pointer, key, text)
+		assert.True(t, strings.HasPrefix(a.props["title"], "malipo conform: "), a.props["title"])
+		assert.Contains(t, a.message, f.Violation)
+	}
+
+	var failed []string
+	for _, r := range run.Results {
+		if r.Outcome == report.Failed {
+			failed = append(failed, r.ID)
+		}
+	}
+	data, err = os.ReadFile(summaryPath)
+	require.NoError(t, err)
+	summary := string(data)
+	t.Log("\n" + summary)
+	require.True(t, strings.HasPrefix(summary, earlier+"\n### \u274c malipo conform: "+strconv.Itoa(len(failed))+" of "+strconv.Itoa(len(run.Results))+" checks failed\n"),
+		"appended after what the step wrote:\n%s", summary)
+	rerun := "malipo conform --target " + ts.URL + " --seed 5 --run '^(" + strings.ReplaceAll(strings.Join(failed, "|"), ".", `\.`) + ")$'"
+	assert.Contains(t, summary, "```sh\n"+rerun+"\n```\n")
+
+	page := mdrender.Render(t, summary[len(earlier):])
+	tags := mdrender.Tags(page)
+	assert.Equal(t, 3, count(tags, "table"), "the counts, the findings, the failed checks")
+	assert.Equal(t, (1+3)+(1+len(run.Findings))+(1+len(failed)), count(tags, "tr"), "in each table a header row, and a row per outcome, per finding, per failed check")
+	text := mdrender.Text(page)
+	assert.Contains(t, text, rerun)
+	for _, f := range run.Findings {
+		assert.Contains(t, text, f.Rule.At.String()+" "+f.Rule.Pointer)
+	}
+	for _, syntax := range []string{"| ---", "```", "\\[", "\\:", "\\*", "\\<", "\\_"} {
+		assert.NotContains(t, text, syntax, "no Markdown syntax shows")
+	}
+}
+
+// Under GitHub Actions `malipo webhooks test` against a flawed receiver annotates its findings too:
+// the rules it cites are Standard Webhooks' text, with no line of the document, so the annotations
+// have no file; the summary has the command that reruns the failed checks with the run's seed.
+func TestWebhooksTestOnGitHubAnnotatesItsFindings(t *testing.T) {
+	secret := newWebhookSecret(t)
+	fault, ok := receiverfaults.Named("accepts-any-signature")
+	require.True(t, ok)
+	srv := httptest.NewServer(fault.New(secret))
+	defer srv.Close()
+	summaryPath := filepath.Join(t.TempDir(), "step_summary")
+	t.Setenv("GITHUB_ACTIONS", "true")
+	t.Setenv("GITHUB_STEP_SUMMARY", summaryPath)
+	code, stdout, stderr := runCLI(t, "webhooks", "test", "--url", srv.URL, "--secret", secret.Reveal(), "--quiet", "--seed", "7",
+		"--run", `^receiver\.rejects\.forged-signature/`)
+	require.Equal(t, exitFail, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	got := annotations(t, stdout)
+	require.NotEmpty(t, got)
+	for _, a := range got {
+		assert.NotContains(t, a.props, "file", "no line of the document states a Standard Webhooks rule")
+		assert.NotContains(t, a.props, "line")
+		assert.True(t, strings.HasPrefix(a.props["title"], "malipo webhooks test: Standard Webhooks"), a.props["title"])
+		assert.Contains(t, a.message, "receiver.rejects.forged-signature/")
+	}
+	data, err := os.ReadFile(summaryPath)
+	require.NoError(t, err)
+	summary := string(data)
+	assert.True(t, strings.HasPrefix(summary, "### \u274c malipo webhooks test: "), summary)
+	assert.Contains(t, summary, "```sh\nmalipo webhooks test --url "+srv.URL+" --seed 7 --run '^(receiver\\.rejects\\.forged-signature/")
+	assert.NotContains(t, summary, secret.Reveal())
+	assert.NotContains(t, stdout, secret.Reveal())
+}
+
+// In a GitLab CI job the JUnit report names, on each failed testcase, the document that states its rule
+// (the file attribute GitLab's test report shows), and the failure's text (what GitLab shows of it)
+// starts with the rule's words, file and line; elsewhere the file attribute, which the JUnit schemas
+// do not have, is left out.
+func TestConformOnGitLabNamesTheDocumentInJUnit(t *testing.T) {
+	faulty, err := faults.Options(faults.ErrorNotEnvelope)
+	require.NoError(t, err)
+	srv, err := sandbox.New(faulty...)
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	for _, gitlab := range []string{"true", ""} {
+		t.Setenv("GITLAB_CI", gitlab)
+		junit := filepath.Join(dir, "junit"+gitlab+".xml")
+		code, stdout, stderr := runCLI(t, "conform", "--target", ts.URL, "--public-key", sandbox.DefaultPublicKey, "--secret-key", sandbox.DefaultSecretKey,
+			"--run", `^negative\.unknown-path$`, "--quiet", "--junit", junit)
+		require.Equal(t, exitFail, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+		data, err := os.ReadFile(junit)
+		require.NoError(t, err)
+		var suites struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				File    string `xml:"file,attr"`
+				Failure string `xml:"failure"`
+			} `xml:"testsuite>testcase"`
+		}
+		require.NoError(t, xml.Unmarshal(data, &suites))
+		require.Len(t, suites.Cases, 1)
+		c := suites.Cases[0]
+		const pointer = "#/info/description"
+		first, _, _ := strings.Cut(c.Failure, "\n")
+		assert.True(t, strings.HasPrefix(first, "the document says: \u201c"), first)
+		assert.True(t, strings.HasSuffix(first, "\u201d ("+pointer+", openapi/malipo.yaml:"+strconv.Itoa(spec.Line(pointer))+")"), first)
+		if gitlab == "true" {
+			assert.Equal(t, "openapi/malipo.yaml", c.File)
+		} else {
+			assert.Empty(t, c.File)
+		}
+	}
+}
+
+// Outside GitHub Actions nothing of it is written.
+func TestConformOutsideGitHubWritesNoAnnotation(t *testing.T) {
+	faulty, err := faults.Options(faults.ErrorNotEnvelope)
+	require.NoError(t, err)
+	srv, err := sandbox.New(faulty...)
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	summaryPath := filepath.Join(t.TempDir(), "step_summary")
+	t.Setenv("GITHUB_ACTIONS", "")
+	t.Setenv("GITHUB_STEP_SUMMARY", summaryPath)
+	code, stdout, _ := runCLI(t, "conform", "--target", ts.URL, "--public-key", sandbox.DefaultPublicKey, "--secret-key", sandbox.DefaultSecretKey,
+		"--run", `^negative\.unknown-path$`, "--quiet")
+	require.Equal(t, exitFail, code)
+	assert.NotContains(t, stdout, "::error")
+	assert.NoFileExists(t, summaryPath)
+}
+
+func count(items []string, item string) int {
+	n := 0
+	for _, i := range items {
+		if i == item {
+			n++
+		}
+	}
+	return n
+}
