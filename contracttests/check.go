@@ -158,7 +158,7 @@ func (t *T) failAbout(seq uint64, f report.Failure) {
 		f.Says = t.suite.spec.Words(f.SpecLocation)
 	}
 	if f.At == (report.Place{}) {
-		f.At = t.suite.place(f.SpecLocation)
+		f.At = t.suite.place(f.SpecLocation, "")
 	}
 	if seq == 0 {
 		seq = t.evidence.last()

@@ -1,6 +1,7 @@
 package contracttests
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -36,6 +37,39 @@ func TestEveryCheckNamesItsRule(t *testing.T) {
 			assert.Equal(t, "webhook-signature", text, "the signature failures of %s point at the wrong parameter", typ)
 		}
 	}
+}
+
+// A check that quotes a sentence of the document is cited, in CI annotations, at the line where that
+// sentence begins, not at the key of the text that holds it: every quote of the registry is found word
+// for word in the document's lines, on a line that holds its first words, at or after its key's line.
+func TestQuotedRulesAreCitedAtTheirSentence(t *testing.T) {
+	spec, err := openapi.Default()
+	require.NoError(t, err)
+	checks, err := AllFor(spec)
+	require.NoError(t, err)
+	lines := strings.Split(string(openapi.YAML()), "\n")
+	quoted, below := 0, 0
+	for _, c := range checks {
+		if c.Rule.Quote == "" {
+			continue
+		}
+		quoted++
+		key, at := spec.Line(c.Rule.Pointer), spec.QuoteLine(c.Rule.Pointer, c.Rule.Quote)
+		require.GreaterOrEqual(t, at, key, c.ID)
+		first := strings.Fields(c.Rule.Quote)
+		want := strings.Join(first[:min(3, len(first))], " ")
+		from := strings.Join(strings.Fields(strings.Join(lines[at-1:min(len(lines), at+2)], " ")), " ")
+		if !assert.Contains(t, strings.Fields(lines[at-1]), first[0], "%s: the quote does not begin on line %d", c.ID, at) ||
+			!assert.Contains(t, from, want, "%s: the quote's first words %q do not follow from line %d", c.ID, want, at) {
+			continue
+		}
+		if at > key {
+			below++
+		}
+	}
+	require.Positive(t, quoted, "the registry quotes the document")
+	assert.Positive(t, below, "some quote lies below its key's line, in a description's text")
+	t.Logf("%d checks quote the document; %d of them are cited below their key's line", quoted, below)
 }
 
 // The guard fails: a check without a rule is refused by the registry, and a quote the document does

@@ -265,13 +265,14 @@ func (s *suite) citeRule(res *report.Result) {
 	if res.Rule.Quote == "" {
 		res.Rule.Says = s.spec.Words(res.Rule.Pointer)
 	}
-	res.Rule.At = s.place(res.Rule.Pointer)
+	res.Rule.At = s.place(res.Rule.Pointer, res.Rule.Quote)
 }
 
 // place is where the run's document writes pointer: the file it was read from (openapi.Spec.Path) and
-// the line; the zero Place when the pointer does not resolve.
-func (s *suite) place(pointer string) report.Place {
-	line := s.spec.Line(pointer)
+// the line, that of quote's first words when the rule quotes a sentence of the text there; the zero
+// Place when the pointer does not resolve.
+func (s *suite) place(pointer, quote string) report.Place {
+	line := s.spec.QuoteLine(pointer, quote)
 	if line == 0 {
 		return report.Place{}
 	}

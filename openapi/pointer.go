@@ -55,6 +55,47 @@ func (s *Spec) Line(pointer string) int {
 	return line
 }
 
+// QuoteLine is the line where quote, a sentence of the text at pointer, begins in the document: the
+// line a CI annotation of a rule written in prose points at, rather than the line of its key (a
+// description can run for dozens of lines). It is Line(pointer) when the quote is not found word for
+// word in the lines the text spans (a double-quoted scalar whose escapes differ from its words).
+func (s *Spec) QuoteLine(pointer, quote string) int {
+	line := s.Line(pointer)
+	words := strings.Fields(quote)
+	if line == 0 || len(words) == 0 {
+		return line
+	}
+	n, err := s.Resolve(pointer)
+	if err != nil {
+		return line
+	}
+	type word struct {
+		text string
+		line int
+	}
+	lines := strings.Split(string(s.source), "\n")
+	var text []word
+	for i := line - 1; i < min(len(lines), line+strings.Count(n.Value, "\n")+1); i++ {
+		for _, w := range strings.Fields(lines[i]) {
+			text = append(text, word{w, i + 1})
+		}
+	}
+	for i := 0; i+len(words) <= len(text); i++ {
+		match := true
+		for j, w := range words {
+			// The quote's last word may be cut short ("…") or end the sentence where the text goes on.
+			if got := text[i+j].text; got != w && (j < len(words)-1 || !strings.HasPrefix(got, strings.TrimRight(w, ".…"))) {
+				match = false
+				break
+			}
+		}
+		if match {
+			return text[i].line
+		}
+	}
+	return line
+}
+
 // Text returns what the document says at pointer: a scalar's text, or a mapping or sequence as YAML.
 func (s *Spec) Text(pointer string) (string, error) {
 	n, err := s.Resolve(pointer)

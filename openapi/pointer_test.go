@@ -47,6 +47,10 @@ func TestLine(t *testing.T) {
 		require.Positive(t, line, pointer)
 		assert.True(t, strings.HasPrefix(strings.TrimSpace(lines[line-1]), key), "%s: line %d is %q", pointer, line, lines[line-1])
 	}
+	key := spec.Line("#/info/description")
+	assert.Equal(t, key, spec.QuoteLine("#/info/description", "words this document never says"), "a quote not found: the key's line")
+	assert.Equal(t, key, spec.QuoteLine("#/info/description", ""), "no quote: the key's line")
+	assert.Zero(t, spec.QuoteLine("#/components/schemas/NoSuchSchema/description", "x"))
 	assert.Zero(t, spec.Line("#/components/schemas/NoSuchSchema/required"))
 	assert.Zero(t, spec.Line("components/schemas/Error"), "not a pointer into the document")
 	assert.Zero(t, (*openapi.Spec)(nil).Line("#/components/schemas/Error/required"))

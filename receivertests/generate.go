@@ -245,7 +245,7 @@ func describe(base map[string]any, fields []*valuegen.Field, d valuegen.Design) 
 			if present {
 				out = append(out, "no "+f.PathName())
 			}
-		} else if v, ok := d.Values[f.PathName()]; ok && !(present && sameJSON(v.V, cur)) {
+		} else if v, ok := d.Values[f.PathName()]; ok && (!present || !sameJSON(v.V, cur)) {
 			out = append(out, fmt.Sprintf("%s = %s", f.PathName(), short(v.V)))
 		}
 	}

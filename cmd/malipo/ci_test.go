@@ -18,7 +18,6 @@ import (
 	"github.com/malipo/terraform-provider-malipo/internal/mdrender"
 	"github.com/malipo/terraform-provider-malipo/internal/receiverfaults"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
-	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/report"
 )
 
@@ -81,6 +80,30 @@ func keyLine(t *testing.T, root *yaml.Node, pointer string) (int, string) {
 	return line, token
 }
 
+// ruleLine is the line a finding's annotation must point at: its rule's key line (keyLine) or, for a
+// rule that quotes a sentence of the text there, the line where the sentence's first words begin,
+// found by reading the lines that follow the key.
+func ruleLine(t *testing.T, root *yaml.Node, lines []string, rule report.Rule) int {
+	t.Helper()
+	line, _ := keyLine(t, root, rule.Pointer)
+	if rule.Quote == "" {
+		return line
+	}
+	quote := strings.Fields(rule.Quote)
+	want := strings.Join(quote[:min(5, len(quote))], " ")
+	for l := line; l <= len(lines); l++ {
+		words := strings.Fields(lines[l-1])
+		following := strings.Fields(strings.Join(lines[l:min(len(lines), l+3)], " "))
+		for k := range words {
+			if strings.HasPrefix(strings.Join(append(words[k:len(words):len(words)], following...), " "), want) {
+				return l
+			}
+		}
+	}
+	t.Fatalf("%s: the quote %q is not in the lines after its key's, line %d", rule.Pointer, rule.Quote, line)
+	return 0
+}
+
 // Under GitHub Actions a failing `malipo conform` leaves, besides its log, what GitHub shows: an error
 // annotation per finding on the line of openapi/malipo.yaml that states the broken rule (the line the
 // rule's pointer resolves to, found here by walking the file's YAML, and the line of the rule's key),
@@ -122,18 +145,25 @@ func TestConformOnGitHubAnnotatesTheRulesLines(t *testing.T) {
 
 	got := annotations(t, stdout)
 	require.Len(t, got, len(run.Findings), "one annotation per finding")
+	quoted := 0 // findings whose rule quotes a sentence: annotated where it begins
 	for i, a := range got {
 		f := run.Findings[i]
 		require.True(t, strings.HasPrefix(f.Rule.Pointer, "#/"), "finding %d has a rule in the document: %+v", i, f)
-		line, key := keyLine(t, doc.Content[0], f.Rule.Pointer)
+		line := ruleLine(t, doc.Content[0], lines, f.Rule)
 		assert.Equal(t, "openapi/malipo.yaml", a.props["file"], "annotation %d", i)
 		assert.Equal(t, strconv.Itoa(line), a.props["line"], "annotation %d: the line of %s", i, f.Rule.Pointer)
-		text := strings.TrimSpace(lines[line-1])
-		assert.True(t, strings.HasPrefix(text, key+":") || strings.HasPrefix(text, "'"+key+"':") || strings.HasPrefix(text, `"`+key+`":`),
-			"annotation %d: line %d is %s's key %q: %q", i, line, f.Rule.Pointer, key, text)
+		if f.Rule.Quote == "" {
+			_, key := keyLine(t, doc.Content[0], f.Rule.Pointer)
+			text := strings.TrimSpace(lines[line-1])
+			assert.True(t, strings.HasPrefix(text, key+":") || strings.HasPrefix(text, "'"+key+"':") || strings.HasPrefix(text, `"`+key+`":`),
+				"annotation %d: line %d is %s's key %q: %q", i, line, f.Rule.Pointer, key, text)
+		} else {
+			quoted++
+		}
 		assert.True(t, strings.HasPrefix(a.props["title"], "malipo conform: "), a.props["title"])
 		assert.Contains(t, a.message, f.Violation)
 	}
+	assert.Positive(t, quoted, "the run has a finding whose rule quotes the document (negative.unknown-path's)")
 
 	var failed []string
 	for _, r := range run.Results {
@@ -207,8 +237,11 @@ func TestConformOnGitLabNamesTheDocumentInJUnit(t *testing.T) {
 	require.NoError(t, err)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	spec, err := openapi.Default()
+	source, err := os.ReadFile(filepath.Join("..", "..", "openapi", "malipo.yaml"))
 	require.NoError(t, err)
+	var doc yaml.Node
+	require.NoError(t, yaml.Unmarshal(source, &doc))
+	lines := strings.Split(string(source), "\n")
 	dir := t.TempDir()
 	for _, gitlab := range []string{"true", ""} {
 		t.Setenv("GITLAB_CI", gitlab)
@@ -230,8 +263,10 @@ func TestConformOnGitLabNamesTheDocumentInJUnit(t *testing.T) {
 		c := suites.Cases[0]
 		const pointer = "#/info/description"
 		first, _, _ := strings.Cut(c.Failure, "\n")
-		assert.True(t, strings.HasPrefix(first, "the document says: \u201c"), first)
-		assert.True(t, strings.HasSuffix(first, "\u201d ("+pointer+", openapi/malipo.yaml:"+strconv.Itoa(spec.Line(pointer))+")"), first)
+		require.True(t, strings.HasPrefix(first, "the document says: \u201c"), first)
+		quote, _, _ := strings.Cut(strings.TrimPrefix(first, "the document says: \u201c"), "\u201d")
+		quoteLine := ruleLine(t, doc.Content[0], lines, report.Rule{Pointer: pointer, Quote: quote})
+		assert.True(t, strings.HasSuffix(first, "\u201d ("+pointer+", openapi/malipo.yaml:"+strconv.Itoa(quoteLine)+")"), first)
 		if gitlab == "true" {
 			assert.Equal(t, "openapi/malipo.yaml", c.File)
 		} else {
