@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/evidence"
 	"github.com/malipo/terraform-provider-malipo/report"
 	"github.com/malipo/terraform-provider-malipo/runner"
 )
@@ -102,7 +103,7 @@ type T struct {
 	about map[int]uint64
 
 	// evidence is every exchange and delivery of the check, for its report if it fails.
-	evidence evidenceLog
+	evidence evidence.Log
 }
 
 // runCleanups runs the registered cleanups, each in its own goroutine so that a failing one (which
@@ -161,7 +162,7 @@ func (t *T) failAbout(seq uint64, f report.Failure) {
 		f.At = t.suite.place(f.SpecLocation, "")
 	}
 	if seq == 0 {
-		seq = t.evidence.last()
+		seq = t.evidence.Last()
 	}
 	if i := t.rec.Fail(f); i >= 0 && seq != 0 {
 		t.mu.Lock()

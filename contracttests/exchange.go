@@ -321,7 +321,7 @@ func (t *T) requestEvidence(req *http.Request, r *request) report.Evidence {
 	red := t.suite.red()
 	url := t.suite.cfg.BaseURL + r.path
 	ev := report.Evidence{Kind: report.EvidenceRequest, Check: t.check.ID, Started: time.Now(),
-		Request: report.HTTPMessage{Method: r.method, URL: red.Text(url)}, Curl: red.Curl(r.method, url, req.Header, r.body, t.evidence.freshReferences(req.Header, r.body))}
+		Request: report.HTTPMessage{Method: r.method, URL: red.Text(url)}, Curl: red.Curl(r.method, url, req.Header, r.body, t.evidence.FreshReferences(req.Header, r.body))}
 	red.Message(&ev.Request, req.Header, r.body)
 	return ev
 }

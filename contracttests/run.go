@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/evidence"
 	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/report"
@@ -122,7 +123,7 @@ type suite struct {
 	skipped       coverSet // what the skipped checks cover (see document.go)
 	ran           coverSet // what the checks that started cover
 	// evidence records every exchange and delivery for the failed checks' reports and the Observers.
-	evidence *recorder
+	evidence *evidence.Recorder
 
 	// run is the context of the checks: it ends, with a cause, when the caller's context ends or the
 	// target stops answering (stop). A failure recorded after that is a consequence of the stop, not a
