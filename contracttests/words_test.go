@@ -47,7 +47,7 @@ func TestResultsCarryTheDocumentsWords(t *testing.T) {
 		}
 		if res.Outcome == report.Failed {
 			placed++
-			assert.Equal(t, report.Place{File: "openapi/malipo.yaml", Line: spec.Line(res.Rule.Pointer)}, res.Rule.At, "%s: where %s is", res.ID, res.Rule.Pointer)
+			assert.Equal(t, report.Place{File: "openapi/malipo.yaml", Line: spec.QuoteLine(res.Rule.Pointer, res.Rule.Quote)}, res.Rule.At, "%s: where %s is (its quote, if it has one)", res.ID, res.Rule.Pointer)
 			assert.Positive(t, res.Rule.At.Line, "%s: %s resolves", res.ID, res.Rule.Pointer)
 		} else {
 			assert.Zero(t, res.Rule.At, "%s (%s): the reports show no rule for it", res.ID, res.Outcome)

@@ -136,7 +136,7 @@ func TestStepSummaryIsCutToTheLimit(t *testing.T) {
 
 	// Through the reporter: appended after what the step wrote, within the limit with it.
 	path := filepath.Join(t.TempDir(), "step_summary")
-	before := strings.Repeat("earlier step\n", 1000)
+	before := strings.Repeat("earlier step\n", 900)
 	require.NoError(t, os.WriteFile(path, []byte(before), 0o644))
 	var out strings.Builder
 	require.NoError(t, report.GitHubReporter{W: &out, SummaryPath: path, SummaryLimit: len(before) + limit}.Finish(s))
