@@ -2,10 +2,13 @@ package report
 
 import (
 	"cmp"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -32,6 +35,17 @@ type GitHubReporter struct {
 	// SummaryLimit is the size in bytes the summary file may reach, what was in it before included; 0
 	// means MaxStepSummary.
 	SummaryLimit int
+	// Workspace is the checkout GitHub reads an annotation's file from ($GITHUB_WORKSPACE): a document
+	// given by a path on disk (--spec) is cited relative to it, and without a file when it lies
+	// outside; a path no file has (the embedded document's) is cited as it is. Empty: as it is.
+	Workspace string
+
+	// token stops GitHub reading workflow commands from W between Start and Finish (stop-commands):
+	// the text report on the same output quotes what the target sent, which could otherwise forge
+	// an annotation, a mask or a stop of its own.
+	token string
+	// noSummary says why the summary file cannot be written (Prepare): the run goes on without it.
+	noSummary string
 }
 
 // GitHub's limits on a step.
@@ -50,36 +64,92 @@ const (
 	summaryReserve = 1 << 10
 )
 
-// Prepare checks that the summary file can be written (CheckPath).
-func (r GitHubReporter) Prepare() error {
-	if r.SummaryPath == "" {
-		return nil
+// Prepare checks that the summary file can be written (CheckPath). One that cannot is no reason to stop
+// the run: a convenience of the job's page, its absence is a warning on it (Finish).
+func (r *GitHubReporter) Prepare() error {
+	if r.SummaryPath != "" {
+		if err := CheckPath(r.SummaryPath); err != nil {
+			r.noSummary = err.Error()
+		}
 	}
-	return CheckPath(r.SummaryPath)
+	return nil
 }
 
-// Start does nothing.
-func (GitHubReporter) Start([]string) {}
+// Start stops GitHub reading workflow commands from W until Finish, with a random token: what the
+// other reporters print meanwhile (the target's answers quoted in failures) is text, whatever it holds.
+func (r *GitHubReporter) Start([]string) {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	r.token = hex.EncodeToString(b[:])
+	_, _ = io.WriteString(r.W, "::stop-commands::"+r.token+"\n")
+}
 
 // CheckDone does nothing: the annotations are findings, known when the run ends.
-func (GitHubReporter) CheckDone(Result) {}
+func (*GitHubReporter) CheckDone(Result) {}
 
-// Finish writes the annotations and appends the summary.
-func (r GitHubReporter) Finish(s *Summary) error {
-	findings := Findings(s)
-	commands := Annotations(s, findings)
+// Finish resumes the workflow commands (it comes after the text report's summary: the CLI lists it
+// last), then writes the annotations and appends the summary.
+func (r *GitHubReporter) Finish(s *Summary) error {
 	var errs []error
+	if r.token != "" {
+		if _, err := io.WriteString(r.W, "::"+r.token+"::\n"); err != nil {
+			errs = append(errs, fmt.Errorf("write the GitHub annotations: %w", err))
+		}
+	}
+	findings := Findings(s)
+	commands := Annotations(s, r.inWorkspace(findings))
+	if r.noSummary != "" {
+		commands = append(commands, "::warning title="+escapeProperty(s.ToolName()+": no job summary")+"::"+
+			escapeData("the job summary was not written: "+r.noSummary))
+	}
 	if len(commands) > 0 {
 		if _, err := io.WriteString(r.W, strings.Join(commands, "\n")+"\n"); err != nil {
 			errs = append(errs, fmt.Errorf("write the GitHub annotations: %w", err))
 		}
 	}
-	if r.SummaryPath != "" {
+	if r.SummaryPath != "" && r.noSummary == "" {
 		if err := r.appendSummary(s, findings); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// inWorkspace returns findings with each rule's file as GitHub reads it from the Workspace.
+func (r *GitHubReporter) inWorkspace(findings []Finding) []Finding {
+	if r.Workspace == "" {
+		return findings
+	}
+	out := make([]Finding, len(findings))
+	for i, f := range findings {
+		f.Rule.At = r.workspacePlace(f.Rule.At)
+		out[i] = f
+	}
+	return out
+}
+
+// workspacePlace is at with its file relative to the Workspace (see Workspace); the file left out
+// when it lies outside.
+func (r *GitHubReporter) workspacePlace(at Place) Place {
+	if at.File == "" {
+		return at
+	}
+	if _, err := os.Stat(at.File); err != nil {
+		return at // no file on disk: the embedded document's path, cited as it is
+	}
+	abs, err := filepath.Abs(at.File)
+	if err != nil {
+		return Place{}
+	}
+	workspace, err := filepath.Abs(r.Workspace)
+	if err != nil {
+		return Place{}
+	}
+	rel, err := filepath.Rel(workspace, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return Place{} // outside the checkout: no file of the repository to annotate
+	}
+	return Place{File: filepath.ToSlash(rel), Line: at.Line}
 }
 
 // appendSummary appends the summary to SummaryPath within what the limit leaves of it.
@@ -373,12 +443,15 @@ func row(cells ...string) string {
 }
 
 // mdText is text that renders as itself in a Markdown paragraph or table cell: on one line, with every
-// character that Markdown or GitHub would read as markup (emphasis, code, links, HTML, headings,
-// strike-through, entities, emoji and mentions, math) backslash-escaped. '|' is left to row.
+// character that Markdown or GitHub would read as markup (emphasis, code, links and www. autolinks,
+// HTML, headings, strike-through, entities, emoji and mentions, math) backslash-escaped. '|' is left
+// to row.
 func mdText(s string) string {
 	var b strings.Builder
-	for _, r := range oneLine(s) {
-		if strings.ContainsRune("\\`*_[]<>#~&:@$!", r) {
+	line := oneLine(s)
+	for i, r := range line {
+		// GitHub links www.host by itself: the dot after www is escaped so that it is text.
+		if strings.ContainsRune("\\`*_[]<>#~&:@$!", r) || r == '.' && i >= 3 && strings.EqualFold(line[i-3:i], "www") {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)

@@ -139,7 +139,7 @@ func TestStepSummaryIsCutToTheLimit(t *testing.T) {
 	before := strings.Repeat("earlier step\n", 900)
 	require.NoError(t, os.WriteFile(path, []byte(before), 0o644))
 	var out strings.Builder
-	require.NoError(t, report.GitHubReporter{W: &out, SummaryPath: path, SummaryLimit: len(before) + limit}.Finish(s))
+	require.NoError(t, (&report.GitHubReporter{W: &out, SummaryPath: path, SummaryLimit: len(before) + limit}).Finish(s))
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(data), before+"\n### \u274c malipo conform: 820 of 821 checks failed"))
@@ -236,4 +236,101 @@ func TestTextSaysTheRulesLine(t *testing.T) {
 	require.NoError(t, r.Finish(s))
 	assert.Contains(t, out.String(), "    the document says: required: [status] (#/components/schemas/Error/required, openapi/malipo.yaml:1234)\n")
 	assert.True(t, slices.Contains(strings.Split(out.String(), "\n"), "    no status"))
+}
+
+// githubRunner reads a step's output as GitHub's runner does: a line starting with "::" is a workflow
+// command unless commands are stopped (::stop-commands::TOKEN), which only a line "::TOKEN::" ends. It
+// returns the commands it would carry out.
+func githubRunner(output string) []string {
+	var honoured []string
+	stopped := ""
+	for _, line := range strings.Split(output, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case stopped != "":
+			if line == "::"+stopped+"::" {
+				stopped = ""
+			}
+		case strings.HasPrefix(line, "::stop-commands::"):
+			stopped = strings.TrimPrefix(line, "::stop-commands::")
+		case strings.HasPrefix(line, "::"):
+			honoured = append(honoured, line)
+		}
+	}
+	return honoured
+}
+
+// What the target sends cannot forge a workflow command: the text report on the same output quotes its
+// answers, and between the GitHub reporter's Start and its Finish (the last reporter's) GitHub reads no
+// command from the step; the annotations come after, and are the only commands carried out.
+func TestTargetTextForgesNoWorkflowCommand(t *testing.T) {
+	forged := "HTTP 500\n::error title=INJECTED::from the body\n::add-mask::x\n::stop-commands::forever\n  ::warning::indented"
+	s := summaryOf(failedResult("a.b", report.Rule{Pointer: "#/components/schemas/Error/required", Says: "required: [a]",
+		At: report.Place{File: "openapi/malipo.yaml", Line: 12}}, report.Failure{Message: "got " + forged}))
+	var out strings.Builder
+	reporters := []report.Reporter{&report.TextReporter{W: &out, Command: "malipo conform"}, &report.GitHubReporter{W: &out}}
+	for _, r := range reporters {
+		r.Start([]string{"a.b"})
+	}
+	for _, r := range reporters {
+		r.CheckDone(s.Results[0])
+	}
+	for _, r := range reporters {
+		require.NoError(t, r.Finish(s))
+	}
+	require.Contains(t, out.String(), "::error title=INJECTED", "the text report quotes the target")
+	honoured := githubRunner(out.String())
+	require.Len(t, honoured, 1, "only the reporter's own annotation is carried out:\n%s", strings.Join(honoured, "\n"))
+	assert.True(t, strings.HasPrefix(honoured[0], "::error file=openapi/malipo.yaml,line=12,title=malipo conform%3A"), honoured[0])
+
+	var again strings.Builder
+	other := &report.GitHubReporter{W: &again}
+	other.Start(nil)
+	assert.NotEqual(t, strings.SplitN(out.String(), "\n", 2)[0], strings.TrimSpace(again.String()), "each run stops commands with a token of its own")
+}
+
+// GitHub reads an annotation's file relative to the checkout: a document on disk inside it is cited
+// relative to it, one outside with no file, and a path no file has (the embedded document's) as it is.
+func TestGitHubCitesFilesRelativeToTheWorkspace(t *testing.T) {
+	workspace, outside := t.TempDir(), t.TempDir()
+	inside := filepath.Join(workspace, "api", "v1.yaml")
+	require.NoError(t, os.MkdirAll(filepath.Dir(inside), 0o755))
+	require.NoError(t, os.WriteFile(inside, []byte("x"), 0o644))
+	elsewhere := filepath.Join(outside, "v1.yaml")
+	require.NoError(t, os.WriteFile(elsewhere, []byte("x"), 0o644))
+	for file, want := range map[string]string{
+		inside:                "::error file=api/v1.yaml,line=7,",
+		elsewhere:             "::error title=",
+		"openapi/malipo.yaml": "::error file=openapi/malipo.yaml,line=7,",
+	} {
+		s := summaryOf(failedResult("a.b", report.Rule{Pointer: "#/x", Says: "x: 1", At: report.Place{File: file, Line: 7}}, report.Failure{Message: "m"}))
+		var out strings.Builder
+		r := &report.GitHubReporter{W: &out, Workspace: workspace}
+		r.Start(nil)
+		require.NoError(t, r.Finish(s))
+		honoured := githubRunner(out.String())
+		require.Len(t, honoured, 1, file)
+		assert.True(t, strings.HasPrefix(honoured[0], want), "%s: %s", file, honoured[0])
+	}
+}
+
+// A summary file that cannot be written stops nothing: the run goes on, and its page says, as a
+// warning, that it has no summary.
+func TestAnUnwritableSummaryIsAWarning(t *testing.T) {
+	s := summaryOf(failedResult("a.b", report.Rule{Pointer: "#/x", Says: "x: 1"}, report.Failure{Message: "m"}))
+	var out strings.Builder
+	r := &report.GitHubReporter{W: &out, SummaryPath: filepath.Join(t.TempDir(), "missing", "summary.md")}
+	require.NoError(t, r.Prepare(), "no reason to stop the run")
+	r.Start(nil)
+	require.NoError(t, r.Finish(s))
+	honoured := githubRunner(out.String())
+	require.Len(t, honoured, 2)
+	assert.True(t, strings.HasPrefix(honoured[1], "::warning title=malipo conform%3A no job summary::the job summary was not written: "), honoured[1])
+}
+
+// GitHub links "www.host" in text by itself: text the target sends stays text.
+func TestStepSummaryLinksNothingTheTargetSent(t *testing.T) {
+	s := summaryOf(failedResult("a.b", report.Rule{Pointer: "#/x", Says: "x: 1"}, report.Failure{Message: "see www.evil.example or WWW.Evil.example"}))
+	summary := report.StepSummary(s, report.Findings(s), report.MaxStepSummary)
+	assert.Contains(t, summary, `www\.evil.example or WWW\.Evil.example`)
 }

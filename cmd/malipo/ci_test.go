@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -33,7 +34,19 @@ func annotations(t *testing.T, out string) []annotation {
 	t.Helper()
 	decode := strings.NewReplacer("%25", "%", "%0D", "\r", "%0A", "\n", "%3A", ":", "%2C", ",").Replace
 	var found []annotation
+	stopped := "" // as GitHub's runner reads the output: no command between ::stop-commands::T and ::T::
 	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		if stopped != "" {
+			if line == "::"+stopped+"::" {
+				stopped = ""
+			}
+			continue
+		}
+		if token, ok := strings.CutPrefix(line, "::stop-commands::"); ok {
+			stopped = token
+			continue
+		}
 		rest, ok := strings.CutPrefix(line, "::error ")
 		if !ok {
 			continue
@@ -145,6 +158,14 @@ func TestConformOnGitHubAnnotatesTheRulesLines(t *testing.T) {
 
 	got := annotations(t, stdout)
 	require.Len(t, got, len(run.Findings), "one annotation per finding")
+	// Commands are stopped while the report quotes the target, and resume only after its last line:
+	// what follows the resuming line is the annotations alone.
+	out := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
+	stop := slices.IndexFunc(out, func(l string) bool { return strings.HasPrefix(l, "::stop-commands::") })
+	require.True(t, stop >= 0 && stop < 3, "commands are stopped before the report prints: %q", out[:3])
+	resume := slices.Index(out, "::"+strings.TrimPrefix(out[stop], "::stop-commands::")+"::")
+	require.Positive(t, resume, "commands resume")
+	assert.Len(t, out[resume+1:], len(got), "after commands resume, the annotations and nothing else: %q", out[resume+1:])
 	quoted := 0 // findings whose rule quotes a sentence: annotated where it begins
 	for i, a := range got {
 		f := run.Findings[i]

@@ -343,6 +343,14 @@ func TestInstallScriptInstallsARelease(t *testing.T) {
 		assert.Contains(t, run.output, "latest is "+good.tag)
 		assert.Equal(t, "/releases/latest", server.takeAsked()[0])
 	})
+	t.Run("not a release tag", func(t *testing.T) {
+		// A tag names the files asked for and the directory made: nothing but a version's characters.
+		for _, tag := range []string{"1.2.3", "v1.2.3/../../x", "v1.2.3?x=1", "v1.2.3 x", "vx"} {
+			run := runInstallStep(t, step, inputs(tag), "Linux", "X64")
+			refused(t, run, "version '"+tag+"' is not a release tag")
+			assert.Empty(t, server.takeAsked(), "%q: nothing downloaded", tag)
+		}
+	})
 	t.Run("tampered archive", func(t *testing.T) {
 		run := runInstallStep(t, step, inputs(tampered.tag), "Linux", "X64")
 		refused(t, run, "refusing "+tamperedArchive, "its SHA-256 is "+hex.EncodeToString(tamperedSum[:]),

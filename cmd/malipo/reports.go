@@ -60,9 +60,6 @@ func (f *reportFlags) declare(cmd *cobra.Command, listed func() ([]runner.Check,
 // the JUnit report.
 func (f *reportFlags) reporters(stdout io.Writer, tool string) []report.Reporter {
 	reporters := []report.Reporter{&report.TextReporter{W: stdout, Quiet: f.quiet, Command: tool}}
-	if os.Getenv("GITHUB_ACTIONS") == "true" {
-		reporters = append(reporters, report.GitHubReporter{W: stdout, SummaryPath: os.Getenv("GITHUB_STEP_SUMMARY")})
-	}
 	if f.html != "" {
 		reporters = append(reporters, report.HTMLReporter{Path: f.html})
 	}
@@ -74,6 +71,12 @@ func (f *reportFlags) reporters(stdout io.Writer, tool string) []report.Reporter
 	}
 	if f.jsonOut != "" {
 		reporters = append(reporters, report.JSONReporter{Path: f.jsonOut})
+	}
+	if os.Getenv("GITHUB_ACTIONS") == "true" {
+		// Last: its Finish resumes the workflow commands it stopped at Start, after the text report's
+		// summary has quoted what the target sent.
+		reporters = append(reporters, &report.GitHubReporter{W: stdout, SummaryPath: os.Getenv("GITHUB_STEP_SUMMARY"),
+			Workspace: os.Getenv("GITHUB_WORKSPACE")})
 	}
 	return reporters
 }

@@ -178,10 +178,10 @@ if [ "$tag" = latest ]; then
     *) die "$releases/latest does not redirect to a release's tag (is there a release yet?): set version to a tag such as v0.1.0" ;;
   esac
 fi
-case $tag in
-  v[0-9]*) ;;
-  *) die "version '$tag' is not a release tag: give one such as v0.1.0, or latest" ;;
-esac
+# A tag names files and a directory below: v, a digit, then only what semantic versions spell.
+if ! [[ $tag =~ ^v[0-9][0-9A-Za-z.+-]*$ ]]; then
+  die "version '$tag' is not a release tag: give one such as v0.1.0, or latest"
+fi
 version=${tag#v}
 
 format=${formats# }
