@@ -288,10 +288,7 @@ func StepSummary(s *Summary, findings []Finding, limit int) string {
 			s.Failed, plural(len(findings), "rule"), shown)
 		rows := make([]string, len(findings))
 		for i, f := range findings {
-			says := f.Says
-			if says == "" {
-				says = "\u2014"
-			}
+			says := cmp.Or(f.Says, citation(f), "\u2014")
 			rows[i] = row(fmt.Sprint(i+1), mdText(cutRunes(oneLine(says), summaryCell)), findingWhere(f), fmt.Sprint(f.Count),
 				mdText(cutRunes(oneLine(f.Violation), summaryCell)))
 		}
@@ -314,9 +311,9 @@ func StepSummary(s *Summary, findings []Finding, limit int) string {
 	if len(failed) > 0 {
 		rows := make([]string, len(failed))
 		for i, res := range failed {
-			words := res.Rule.Quote
-			if words == "" {
-				words = res.Rule.Says
+			words := cmp.Or(res.Rule.Quote, res.Rule.Says)
+			if words == "" && len(res.Failures) > 0 && !strings.HasPrefix(res.Failures[0].SpecLocation, "#/") {
+				words = res.Failures[0].SpecLocation // a rule cited from a text, in its words
 			}
 			first := "\u2014"
 			if len(res.Failures) > 0 {
@@ -408,11 +405,21 @@ func findingWhere(f Finding) string {
 func otherLocations(f Finding) []string {
 	var others []string
 	for _, l := range f.Locations {
-		if l != f.Rule.Pointer {
+		if l != f.Rule.Pointer && l != citation(f) {
 			others = append(others, l)
 		}
 	}
 	return others
+}
+
+// citation is the words of a finding's rule when the grader cites it from a text rather than by a
+// pointer into the document (Standard Webhooks, "Verifying webhook authenticity": …): the summary shows
+// them as what the document says, not as a place.
+func citation(f Finding) string {
+	if f.Rule.Pointer != "" || len(f.Locations) == 0 || strings.HasPrefix(f.Locations[0], "#/") {
+		return ""
+	}
+	return f.Locations[0]
 }
 
 // placeCell is a rule's file and line, then its pointer, as code; an em dash when neither is known.

@@ -334,3 +334,15 @@ func TestStepSummaryLinksNothingTheTargetSent(t *testing.T) {
 	summary := report.StepSummary(s, report.Findings(s), report.MaxStepSummary)
 	assert.Contains(t, summary, `www\.evil.example or WWW\.Evil.example`)
 }
+
+// A rule the grader cites from a text (the receiver grader's Standard Webhooks citations) is what the
+// summary says the rule is, in both tables; it is not listed again as another place of the document.
+func TestStepSummaryShowsACitedRuleAsItsWords(t *testing.T) {
+	const cited = `Standard Webhooks, "Verifying": compare in constant time`
+	s := summaryOf(failedResult("receiver.rejects.forged-signature/payout.success", report.Rule{},
+		report.Failure{Message: "accepted a forged signature", SpecLocation: cited}))
+	summary := report.StepSummary(s, report.Findings(s), report.MaxStepSummary)
+	assert.NotContains(t, summary, "more place")
+	assert.Equal(t, 2, strings.Count(summary, `Standard Webhooks, "Verifying"\: compare in constant time`),
+		"the findings' and the failed checks' tables show the citation as the rule's words:\n%s", summary)
+}
