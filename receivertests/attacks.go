@@ -124,8 +124,8 @@ func (c *checkRun) bodyChanged(t string) {
 	changed := false
 	if data, ok := ev["data"].(map[string]any); ok {
 		if obj, ok := data["object"].(map[string]any); ok {
-			if amount, ok := obj["amount"].(float64); ok {
-				obj["amount"], changed = amount*100+1, true
+			if amount, ok := obj["amount"].(json.Number); ok {
+				obj["amount"], changed = json.Number(string(amount)+"1"), true // one more digit: another amount
 			}
 		}
 	}

@@ -103,7 +103,7 @@ func loadPayloads(spec *openapi.Spec, types []string) (payloads, error) {
 	return out, nil
 }
 
-// decodeNode turns a YAML example node into a JSON object.
+// decodeNode turns a YAML example node into a JSON object, its numbers exact (decodeExact).
 func decodeNode(n any) (map[string]any, error) {
 	type decoder interface{ Decode(any) error }
 	d, ok := n.(decoder)
@@ -118,8 +118,16 @@ func decodeNode(n any) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decodeExact(data)
+}
+
+// decodeExact decodes a JSON object with its numbers as written (json.Number): an amount of the
+// document's example is sent as the document spells it, never through a float.
+func decodeExact(data []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
 	var obj map[string]any
-	if err := json.Unmarshal(data, &obj); err != nil {
+	if err := dec.Decode(&obj); err != nil {
 		return nil, err
 	}
 	return obj, nil
@@ -129,8 +137,7 @@ func decodeNode(n any) (map[string]any, error) {
 // delivery is a distinct event, as the receiver's dedupe must see it.
 func (p payloads) event(t string, now time.Time) map[string]any {
 	data, _ := json.Marshal(p[t])
-	var obj map[string]any
-	_ = json.Unmarshal(data, &obj)
+	obj, _ := decodeExact(data)
 	stamp(obj, now)
 	return obj
 }

@@ -39,7 +39,7 @@ const bigInteger = "18446744073709551617"
 
 // undeclaredNumber is the value of the undeclared field the number spellings add, so that every event
 // type has a number to respell: a payout event's only declared number, its amount, is an integer.
-const undeclaredNumber = 2.5
+const undeclaredNumber = json.Number("2.5")
 
 func rawVariants() []rawVariant {
 	return []rawVariant{
@@ -59,18 +59,13 @@ func rawVariants() []rawVariant {
 		{name: "number-trailing-zero", doc: "every number that is not an integer field given a trailing zero (150.50), and an undeclared field holding 2.50 (a payout event has no other)",
 			write: func(ev map[string]any, fields []*valuegen.Field) []byte {
 				ev[unknownFieldName] = undeclaredNumber
-				mapNumbers(ev, nil, integerFields(fields), func(f float64) string {
-					if f == float64(int64(f)) {
-						return strconv.FormatFloat(f, 'f', 1, 64)
-					}
-					return strconv.FormatFloat(f, 'f', -1, 64) + "0"
-				})
+				mapNumbers(ev, nil, integerFields(fields), trailingZero)
 				return writeJSON(ev, jsonStyle{})
 			}},
 		{name: "number-exponent", doc: "every number that is not an integer field in exponent form (1.505e+02), and an undeclared field holding 2.5e+00",
 			write: func(ev map[string]any, fields []*valuegen.Field) []byte {
 				ev[unknownFieldName] = undeclaredNumber
-				mapNumbers(ev, nil, integerFields(fields), func(f float64) string { return strconv.FormatFloat(f, 'e', -1, 64) })
+				mapNumbers(ev, nil, integerFields(fields), exponentForm)
 				return writeJSON(ev, jsonStyle{})
 			}},
 		{name: "non-ascii", doc: "a text field holding " + strconv.Quote(exoticText) + " as raw UTF-8",
@@ -120,14 +115,14 @@ func setText(ev map[string]any, fields []*valuegen.Field, s string) {
 // int64, as package api and every Go generator declare it) refuses it, and rightly so, since no
 // implementation sends it that way; the spelling is a test of the signature, not of the decoder.
 // path is v's place in the event ("data.object"); integers holds the integer fields' names.
-func mapNumbers(v any, path []string, integers map[string]bool, spell func(float64) string) {
+func mapNumbers(v any, path []string, integers map[string]bool, spell func(json.Number) string) {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
 			at := append(append([]string(nil), path...), k)
-			if f, ok := e.(float64); ok {
+			if n, ok := e.(json.Number); ok {
 				if !integers[strings.Join(at, ".")] {
-					x[k] = json.Number(spell(f))
+					x[k] = json.Number(spell(n))
 				}
 			} else {
 				mapNumbers(e, at, integers, spell)
@@ -135,13 +130,57 @@ func mapNumbers(v any, path []string, integers map[string]bool, spell func(float
 		}
 	case []any:
 		for i, e := range x {
-			if f, ok := e.(float64); ok {
-				x[i] = json.Number(spell(f))
+			if n, ok := e.(json.Number); ok {
+				x[i] = json.Number(spell(n))
 			} else {
 				mapNumbers(e, append(path, "[]"), integers, spell)
 			}
 		}
 	}
+}
+
+// trailingZero spells a number with one more zero after its last decimal digit, the same value:
+// 150.5 is 150.50, 2500 is 2500.0, 1.5e+02 is 1.50e+02.
+func trailingZero(n json.Number) string {
+	mantissa, exp, hasExp := strings.Cut(strings.ToLower(string(n)), "e")
+	if strings.Contains(mantissa, ".") {
+		mantissa += "0"
+	} else {
+		mantissa += ".0"
+	}
+	if hasExp {
+		return mantissa + "e" + exp
+	}
+	return mantissa
+}
+
+// exponentForm spells a decimal number in exponent form with the same digits, exactly: 150.5 is
+// 1.505e+02, 0.01 is 1e-02, 2500 is 2.5e+03.
+func exponentForm(n json.Number) string {
+	s := string(n)
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	if strings.ContainsAny(s, "eE") {
+		return sign + s // already in exponent form
+	}
+	whole, frac, _ := strings.Cut(s, ".")
+	digits := strings.TrimLeft(whole+frac, "0")
+	if digits == "" {
+		return sign + "0e+00"
+	}
+	exp := len(whole) - 1 - (len(whole+frac) - len(strings.TrimLeft(whole+frac, "0")))
+	digits = strings.TrimRight(digits, "0")
+	mantissa := digits[:1]
+	if len(digits) > 1 {
+		mantissa += "." + digits[1:]
+	}
+	expSign := "+"
+	if exp < 0 {
+		expSign, exp = "-", -exp
+	}
+	return fmt.Sprintf("%s%se%s%02d", sign, mantissa, expSign, exp)
 }
 
 // integerFields returns the names of the event's declared integer fields.

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
+	"math/big"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -40,8 +40,8 @@ func TestRawBodiesDecodeToTheEvent(t *testing.T) {
 				assert.JSONEq(t, string(want), string(body), "%s %s", v.name, et)
 				for _, f := range g.fields[et] {
 					if value, ok := get(ev, f.Path); ok && f.Is("integer") {
-						assert.Contains(t, string(body), fmt.Sprintf("%q:%s", f.Path[len(f.Path)-1], strconv.FormatFloat(value.(float64), 'f', -1, 64)),
-							"%s %s: the integer field %s is respelled", v.name, et, f.PathName())
+						assert.Contains(t, string(body), fmt.Sprintf("%q:%s", f.Path[len(f.Path)-1], value.(json.Number)),
+							"%s %s: the integer field %s is not respelled", v.name, et, f.PathName())
 					}
 				}
 			}
@@ -56,4 +56,27 @@ func TestWriteJSONEscapes(t *testing.T) {
 	assert.Equal(t, "{\r\n\t\"a\" : [\r\n\t\t1\r\n\t],\r\n\t\"b\" : {}\r\n}",
 		string(writeJSON(map[string]any{"a": []any{1.0}, "b": map[string]any{}}, jsonStyle{indent: "\t", newline: "\r\n", colon: " : "})))
 	assert.Equal(t, `{"b":1,"a":2}`, string(writeJSON(map[string]any{"a": 2.0, "b": 1.0}, jsonStyle{reverse: true})))
+}
+
+// The number spellings change how a number is written, never its value, digit for digit.
+func TestNumberSpellingsKeepTheValue(t *testing.T) {
+	for n, want := range map[json.Number][2]string{
+		"150.5":                {"150.50", "1.505e+02"},
+		"2500":                 {"2500.0", "2.5e+03"},
+		"0.01":                 {"0.010", "1e-02"},
+		"-12.25":               {"-12.250", "-1.225e+01"},
+		"0":                    {"0.0", "0e+00"},
+		"2147483647.01":        {"2147483647.010", "2.14748364701e+09"},
+		"1.5e+02":              {"1.50e+02", "1.5e+02"},
+		"18446744073709551617": {"18446744073709551617.0", "1.8446744073709551617e+19"},
+	} {
+		assert.Equal(t, want[0], trailingZero(n), "%s with a trailing zero", n)
+		assert.Equal(t, want[1], exponentForm(n), "%s in exponent form", n)
+		for _, spelled := range want {
+			a, _ := new(big.Rat).SetString(string(n))
+			b, ok := new(big.Rat).SetString(spelled)
+			require.True(t, ok, spelled)
+			assert.Zero(t, a.Cmp(b), "%s spelled %s is the same number", n, spelled)
+		}
+	}
 }
