@@ -23,6 +23,9 @@ type checkRun struct {
 
 	// rec holds the check's verdict for the runner.
 	rec *runner.Recorder
+	// cites is where the document states the check's rule, placed (cite, placed); zero when only
+	// Standard Webhooks does.
+	cites report.Rule
 
 	mu       sync.Mutex
 	evidence []report.Evidence
@@ -61,7 +64,16 @@ func (c *checkRun) attachEvidence(res *report.Result) {
 	res.Evidence = c.evidence
 }
 
-// fail records a failure about the evidence at index at (-1: none), citing the check's rule.
+// placeRule gives a failed result its rule's words and place, for the reports: they read no document.
+func (c *checkRun) placeRule(res *report.Result) {
+	if res.Outcome == report.Failed {
+		res.Rule = c.cites
+	}
+}
+
+// fail records a failure about the evidence at index at (-1: none), citing the check's rule in the
+// grader's words (Standard Webhooks' sections, the document's places); the result's Rule (placeRule)
+// says where the document states it, when it does.
 func (c *checkRun) fail(msg string, at int) {
 	c.mu.Lock()
 	f := report.Failure{Message: msg, SpecLocation: c.check.rule}

@@ -329,10 +329,16 @@ func Run(ctx context.Context, cfg Config, reporters ...report.Reporter) (*report
 // job is the check as the runner runs it: on a checkRun of its own, whose deliveries become the
 // evidence of a check that failed.
 func (g *grader) job(c *check) runner.Check {
-	return runner.Check{ID: c.id, Category: c.category, Doc: c.doc, Alone: c.alone,
+	var about string // the event type whose webhook states the rule: the first the check covers
+	if covers := slices.Concat(c.covers, g.types); len(covers) > 0 {
+		about = covers[0]
+	}
+	cites := g.cite(c.rule, about)
+	return runner.Check{ID: c.id, Category: c.category, Doc: c.doc, Alone: c.alone, Rule: cites,
 		Run: func(ctx context.Context, rec *runner.Recorder) {
-			cr := &checkRun{ctx: ctx, g: g, check: c, rec: rec}
+			cr := &checkRun{ctx: ctx, g: g, check: c, rec: rec, cites: g.placed(cites)}
 			rec.OnResult(cr.attachEvidence)
+			rec.OnResult(cr.placeRule)
 			c.run(cr)
 		}}
 }

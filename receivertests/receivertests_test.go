@@ -397,7 +397,7 @@ func TestRefusedGeneratedBodiesAreShrunk(t *testing.T) {
 	for _, f := range receiverfaults.All() {
 		faults[f.Name] = f
 	}
-	smallest := regexp.MustCompile(`the smallest body found that is refused the same way, after (\d+) more deliveries: (.*)$`)
+	smallest := regexp.MustCompile(`the smallest body found that is refused the same way, after (\d+) more deliveries: (.*?)(?: \[rule: .*)?$`)
 	amount := regexp.MustCompile(`(?:^|, )data\.object\.amount = ([0-9.]+)(?:,|$)`)
 	for name, judge := range map[string]func(t *testing.T, shrunk string){
 		"narration-varchar-100-500": func(t *testing.T, shrunk string) {

@@ -134,8 +134,9 @@ func newFinding(res Result, f Failure) *Finding {
 	case strings.HasPrefix(loc, "#/"):
 		fd.Rule = Rule{Pointer: loc, Says: f.Says, At: f.At}
 	case loc != "":
-		// Not a pointer: another grader's citation in words (receivertests cites Standard Webhooks).
-		fd.Says = loc
+		// Not a pointer: another grader's citation in words (receivertests cites Standard Webhooks),
+		// placed where its check's Rule says the document states it, if it does.
+		fd.Says, fd.Rule = loc, res.Rule
 		return fd
 	default:
 		fd.Rule = res.Rule

@@ -412,11 +412,11 @@ func otherLocations(f Finding) []string {
 	return others
 }
 
-// citation is the words of a finding's rule when the grader cites it from a text rather than by a
-// pointer into the document (Standard Webhooks, "Verifying webhook authenticity": …): the summary shows
-// them as what the document says, not as a place.
+// citation is the words of a finding's rule when the grader cites it in words rather than by a pointer
+// into the document (Standard Webhooks, "Verifying webhook authenticity": …): the summary shows them as
+// what the rule says, not as another place beside the Rule the finding may also be placed at.
 func citation(f Finding) string {
-	if f.Rule.Pointer != "" || len(f.Locations) == 0 || strings.HasPrefix(f.Locations[0], "#/") {
+	if len(f.Locations) == 0 || strings.HasPrefix(f.Locations[0], "#/") {
 		return ""
 	}
 	return f.Locations[0]

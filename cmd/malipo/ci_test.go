@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/malipo/terraform-provider-malipo/internal/mdrender"
 	"github.com/malipo/terraform-provider-malipo/internal/receiverfaults"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
+	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/report"
 )
 
@@ -91,6 +93,35 @@ func keyLine(t *testing.T, root *yaml.Node, pointer string) (int, string) {
 		}
 	}
 	return line, token
+}
+
+// keyLineIfAny is keyLine for a pointer that may not resolve: 0 then.
+func keyLineIfAny(root *yaml.Node, pointer string) (int, bool) {
+	n, line := root, 0
+	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "#/"), "/") {
+		switch n.Kind {
+		case yaml.MappingNode:
+			var next *yaml.Node
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == tok {
+					next, line = n.Content[i+1], n.Content[i].Line
+				}
+			}
+			if next == nil {
+				return 0, false
+			}
+			n = next
+		case yaml.SequenceNode:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i >= len(n.Content) {
+				return 0, false
+			}
+			n, line = n.Content[i], n.Content[i].Line
+		default:
+			return 0, false
+		}
+	}
+	return line, true
 }
 
 // ruleLine is the line a finding's annotation must point at: its rule's key line (keyLine) or, for a
@@ -228,16 +259,46 @@ func TestWebhooksTestOnGitHubAnnotatesItsFindings(t *testing.T) {
 	t.Setenv("GITHUB_ACTIONS", "true")
 	t.Setenv("GITHUB_STEP_SUMMARY", summaryPath)
 	code, stdout, stderr := runCLI(t, "webhooks", "test", "--url", srv.URL, "--secret", secret.Reveal(), "--quiet", "--seed", "7",
-		"--run", `^receiver\.rejects\.forged-signature/`)
+		"--run", `^receiver\.rejects\.(forged|malformed)-signature/`)
 	require.Equal(t, exitFail, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	source, err := os.ReadFile(filepath.Join("..", "..", "openapi", "malipo.yaml"))
+	require.NoError(t, err)
+	var doc yaml.Node
+	require.NoError(t, yaml.Unmarshal(source, &doc))
+	lines := strings.Split(string(source), "\n")
 	got := annotations(t, stdout)
-	require.NotEmpty(t, got)
+	placed, inWords := 0, 0
 	for _, a := range got {
-		assert.NotContains(t, a.props, "file", "no line of the document states a Standard Webhooks rule")
-		assert.NotContains(t, a.props, "line")
-		assert.True(t, strings.HasPrefix(a.props["title"], "malipo webhooks test: Standard Webhooks"), a.props["title"])
+		assert.True(t, strings.HasPrefix(a.props["title"], "malipo webhooks test: "), a.props["title"])
+		if strings.Contains(a.message, "malformed-signature/") {
+			// The version prefix is Standard Webhooks' rule alone: no line of the document states it.
+			inWords++
+			assert.NotContains(t, a.props, "file")
+			assert.NotContains(t, a.props, "line")
+			continue
+		}
+		// A forged signature breaks what the document says of the webhook-signature parameter: the
+		// annotation is on that parameter, in the webhook of an event type the finding's checks sent.
+		placed++
 		assert.Contains(t, a.message, "receiver.rejects.forged-signature/")
+		assert.Equal(t, "openapi/malipo.yaml", a.props["file"])
+		line, err := strconv.Atoi(a.props["line"])
+		require.NoError(t, err)
+		assert.Equal(t, "- name: webhook-signature", strings.TrimSpace(lines[line-1]), "line %d", line)
+		found := false
+		spec, err := openapi.Default()
+		require.NoError(t, err)
+		for _, et := range spec.EventTypes() {
+			for i := range 5 {
+				if l, _ := keyLineIfAny(doc.Content[0], fmt.Sprintf("#/webhooks/%s/post/parameters/%d", et, i)); l == line {
+					found = true
+				}
+			}
+		}
+		assert.True(t, found, "line %d is a webhook's parameter", line)
 	}
+	assert.Equal(t, 1, placed, "the forged signatures of every type are one finding, placed in the document")
+	assert.Equal(t, 1, inWords, "the unversioned signatures are one finding, in words")
 	data, err := os.ReadFile(summaryPath)
 	require.NoError(t, err)
 	summary := string(data)
