@@ -432,9 +432,7 @@ func operationLocation(op *openapi.Operation) string { return pathItemLocation(o
 // apiOperationLocation is operationLocation for an operation of package api.
 func apiOperationLocation(op api.Operation) string { return pathItemLocation(op.Method, op.Path) }
 
-func pathItemLocation(method, path string) string {
-	return "#/paths/" + docedit.Escape(path) + "/" + strings.ToLower(method)
-}
+func pathItemLocation(method, path string) string { return openapi.OperationPointer(method, path) }
 
 // securityRule is the security requirement an auth check enforces: the operation's own, else the
 // document's default.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/links"
 	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/internal/valuegen"
 	"github.com/malipo/terraform-provider-malipo/openapi"
@@ -331,12 +332,12 @@ func (g *genTarget) judgeValidSent(t *T, c *genCase) (problems []problem, seq ui
 	}()
 	problems = append(problems, g.echoed(t, c.body, ex, op, "the response")...)
 	src := recordOf(t.suite.spec, ex, c.body)
-	_, links, _ := linksOf(t.suite.spec, op)
-	for _, l := range links {
+	_, ls, _ := links.Of(t.suite.spec, op)
+	for _, l := range ls {
 		if l.Target.Method != http.MethodGet {
 			continue
 		}
-		path, _, _, err := l.request(src)
+		path, _, _, err := l.Request(src.Record)
 		if err != nil {
 			problems = append(problems, problem{"link " + l.Name, report.Failure{Message: "cannot follow the document's link " + l.Name + ": " + err.Error(), Exchange: ex.String()}})
 			continue
@@ -468,12 +469,12 @@ func (g *genTarget) eventsEcho(t *T, c *genCase, created *Exchange, src *seqReco
 	var out []problem
 	failed := func() []problem { return out }
 	sent := c.body
-	_, links, _ := linksOf(t.suite.spec, g.bt.op)
-	for _, l := range links {
+	_, ls, _ := links.Of(t.suite.spec, g.bt.op)
+	for _, l := range ls {
 		if l.Target.ID != api.OpCompletePayment().ID {
 			continue
 		}
-		path, _, _, err := l.request(src)
+		path, _, _, err := l.Request(src.Record)
 		if err != nil {
 			out = append(out, problem{"link " + l.Name, report.Failure{Message: "cannot follow the document's link " + l.Name + ": " + err.Error(), Exchange: created.String()}})
 			return failed

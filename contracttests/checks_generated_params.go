@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/links"
 	"github.com/malipo/terraform-provider-malipo/internal/valuegen"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/report"
@@ -78,7 +79,7 @@ func (g *genTarget) fillParameters(c *genCase) {
 		if !ok || (c.design.Absent[f.Name] && f.in != "path") {
 			continue
 		}
-		text := paramString(v.V)
+		text := links.ParamString(v.V)
 		c.body[f.Name] = v.V
 		if f.in == "path" {
 			values[f.Name] = url.PathEscape(text)
@@ -86,7 +87,7 @@ func (g *genTarget) fillParameters(c *genCase) {
 			query.Set(f.Name, text)
 		}
 	}
-	c.path, _ = expandTemplate(op.Path, values)
+	c.path, _ = links.ExpandTemplate(op.Path, values)
 	if len(query) > 0 {
 		c.path += "?" + query.Encode()
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/links"
 	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
@@ -94,7 +95,7 @@ type seqStep struct {
 	Op *openapi.Operation
 	// Link is the link the step follows (nil for seqCreate and seqFinal); From is the index of the step
 	// whose exchange its runtime expressions read.
-	Link *seqLink
+	Link *links.Link
 	From int
 	// Code is the response the step's own exchange must have: the documented success whose links the
 	// walk followed from it (create and act steps; "" for the others).
@@ -138,11 +139,11 @@ func planSequence(spec *openapi.Spec, root string) (seqPlan, error) {
 		if s.Kind != seqCreate && s.Kind != seqAct {
 			continue
 		}
-		code, links, skipped := linksOf(spec, s.Op)
+		code, ls, skipped := links.Of(spec, s.Op)
 		plan.Steps[i].Code = code
 		plan.Skipped = append(plan.Skipped, skipped...)
 		var acts []seqStep
-		for _, l := range links {
+		for _, l := range ls {
 			step := seqStep{Op: l.Target, Link: l, From: i}
 			switch {
 			case l.Target.Method == http.MethodGet:
@@ -172,13 +173,13 @@ func planSequence(spec *openapi.Spec, root string) (seqPlan, error) {
 
 // unwalkable says why a sequence cannot follow l on its own: its target requires a body the link does
 // not give, or has a path parameter the link gives no value for; "" when it can.
-func unwalkable(l *seqLink) string {
+func unwalkable(l *links.Link) string {
 	if l.Target.BodyRequired && l.Body == "" {
 		return l.Target.ID + " requires a request body, and the link gives none (requestBody)"
 	}
 	given := map[string]bool{}
 	for _, p := range l.Params {
-		if in, name := paramLocation(l.Target, p[0]); in == "path" {
+		if in, name := links.ParamLocation(l.Target, p[0]); in == "path" {
 			given[name] = true
 		}
 	}
@@ -534,16 +535,16 @@ func (r *seqRun) create(o *seqObject) *seqRecord {
 func (r *seqRun) follow(o *seqObject, s seqStep) *seqRecord {
 	t := r.t
 	src := o.recs[s.From]
-	path, rec, body, err := s.Link.request(src)
+	path, next, body, err := s.Link.Request(src.Record)
 	if err != nil {
 		r.linkFails(o, s, src, err.Error())
 	}
 	opts := []ReqOption{inDocumentTerms()}
-	for name := range rec.header {
-		opts = append(opts, WithHeader(name, rec.header.Get(name)))
+	for name := range next.Header {
+		opts = append(opts, WithHeader(name, next.Header.Get(name)))
 	}
-	rec.ex = t.Do(s.Op.Method, path, body, opts...)
-	rec.body = jsonValue(body)
+	rec := &seqRecord{Record: next, ex: t.Do(s.Op.Method, path, body, opts...)}
+	rec.Body, rec.Response = links.JSONValue(body), responseOf(rec.ex)
 	if rec.ex.Status < 200 || rec.ex.Status > 299 {
 		r.failf(rec.ex.seq, rec.ex.String(), "%s's step %s answered %d: following the link %s from a %s answer must succeed (%s)",
 			o.name, s.label(), rec.ex.Status, s.Link.Name, s.Link.Pointer, snippet(rec.ex.Body))
@@ -762,4 +763,22 @@ func (r *seqRun) checkDestination(o *seqObject, dest string, ds []*webhooksink.D
 				dest, len(list), strings.Join(list, ", "), o.name, change)
 		}
 	}
+}
+
+// seqRecord is one request a sequence sent, as the links declared on its answer read it
+// (links.Record), and the exchange itself, which failures point at.
+type seqRecord struct {
+	*links.Record
+	ex *Exchange
+}
+
+// recordOf is the record of an exchange the suite sent with body, for the runtime expressions of the
+// links on its response.
+func recordOf(spec *openapi.Spec, ex *Exchange, body any) *seqRecord {
+	return &seqRecord{Record: links.RecordOf(spec, responseOf(ex), body), ex: ex}
+}
+
+// responseOf is what runtime expressions read of an exchange: its method, URL and answer.
+func responseOf(ex *Exchange) links.Response {
+	return links.Response{Method: ex.Method, URL: ex.Path, Status: ex.Status, Header: ex.Header, JSON: ex.JSON}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/links"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
@@ -125,7 +126,7 @@ func (t *T) documentRequest(r *request) {
 	if !ok || doc.Webhook {
 		t.Skip("the document has no operation " + op.ID + ", which this check needs")
 	}
-	expanded, missing := expandTemplate(doc.Path, params)
+	expanded, missing := links.ExpandTemplate(doc.Path, params)
 	if missing != "" {
 		t.Skip(fmt.Sprintf("the document's path of %s, %s, takes the parameter {%s}, for which this check has no value", op.ID, doc.Path, missing))
 	}
@@ -136,24 +137,6 @@ func (t *T) documentRequest(r *request) {
 	if sameMethod {
 		r.method = doc.Method
 	}
-}
-
-// expandTemplate fills a path template's `{name}` segments with the values by name, as they appeared
-// in a request path (already escaped). It returns the name of the first parameter it has no value for.
-func expandTemplate(template string, values map[string]string) (path, missing string) {
-	segments := strings.Split(template, "/")
-	for i, seg := range segments {
-		if !strings.HasPrefix(seg, "{") || !strings.HasSuffix(seg, "}") {
-			continue
-		}
-		name := seg[1 : len(seg)-1]
-		v, ok := values[name]
-		if !ok {
-			return "", name
-		}
-		segments[i] = v
-	}
-	return strings.Join(segments, "/"), ""
 }
 
 // documentOperation returns the run's document's operation for one of package api's, or skips the

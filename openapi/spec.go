@@ -32,6 +32,8 @@ import (
 	liberrors "github.com/pb33f/libopenapi-validator/errors"
 	"github.com/pb33f/libopenapi/datamodel"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/docedit"
 )
 
 //go:embed malipo.yaml
@@ -232,6 +234,12 @@ func (s *Spec) ComponentExample(name string) (any, bool, error) {
 		return nil, false, fmt.Errorf("decode #/components/examples/%s: %w", name, err)
 	}
 	return v, true, nil
+}
+
+// OperationPointer is where the document declares the path operation method path: a JSON pointer
+// (`#/paths/~1v1~1payouts/post`).
+func OperationPointer(method, path string) string {
+	return "#/paths/" + docedit.Escape(path) + "/" + strings.ToLower(method)
 }
 
 // Path is the file the document was read from (WithPath): EmbeddedPath for the embedded one, "" when
