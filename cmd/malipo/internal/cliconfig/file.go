@@ -337,10 +337,12 @@ func Apply(cmd *cobra.Command, f *File, env Lookup) ([]Setting, error) {
 				continue
 			}
 			q := origins[j]
+			// Two at one level of the file are one mistake, reported at the later of their lines.
+			later := q.s.Source.Line < o.s.Source.Line || q.s.Source.Line == o.s.Source.Line && name < o.s.Flag.Name
 			switch {
 			case q.rank < o.rank:
 				dropped[i] = fmt.Sprintf("%s: --%s, which excludes it, is given %s", o.what(), name, q.where())
-			case q.rank == o.rank && o.s.Source.Kind == FromFile && q.s.Source.Line <= o.s.Source.Line && (q.s.Source.Line < o.s.Source.Line || name < o.s.Flag.Name):
+			case q.rank == o.rank && o.s.Source.Kind == FromFile && later:
 				msg := fmt.Sprintf("excludes --%s, which line %d gives at the same level for %s: keep one", name, q.s.Source.Line, cmd.CommandPath())
 				if o.s.Source.Key != joinKey(sectionPath(cmd), o.s.Flag.Name) { // not the command's own section
 					msg += fmt.Sprintf(", or unset one in the section %s (%s: null)", sectionPath(cmd), name)
@@ -371,8 +373,9 @@ func Apply(cmd *cobra.Command, f *File, env Lookup) ([]Setting, error) {
 // weighed.
 type origin struct {
 	s Setting
-	// rank is how near the value is given: 0 on the command line, 1 in the command's own section, and
-	// so on out to the top level, then the environment; -1 for none (the default).
+	// rank is how near the value is given: 0 on the command line, then the file's sections that apply
+	// (1 the nearest to the command, on out to the top level), then the environment; -1 for none (the
+	// default).
 	rank int
 	v    *yaml.Node // the file's value, FromFile
 }
