@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/malipo/terraform-provider-malipo/cmd/malipo/internal/cliconfig"
 )
@@ -27,11 +28,40 @@ const (
 	schemaURL = "https://raw.githubusercontent.com/malipo/terraform-provider-malipo/main/malipo.schema.json"
 )
 
-// configFlags are the root's flags about the settings file, which every command inherits.
+// configFlags are the root's flags about the settings file, which every command inherits, and what
+// the file gave the command that runs.
 type configFlags struct {
 	path        string
 	none, check bool
+	used        settingsUsed
 }
+
+// settingsUsed is what the settings file gave the command that runs, for the command lines it prints
+// to run it again (conform's and webhooks test's reruns): they read the same file, and leave it the
+// flags it set, so that a rerun repeats no value the file took from a variable.
+type settingsUsed struct {
+	// path is the file as the user named it (--config, $MALIPO_CONFIG) or as it was found
+	// (malipo.yaml); "" when none was read.
+	path string
+	// none is --no-config.
+	none bool
+	// fromFile holds the flags the file set.
+	fromFile map[string]bool
+}
+
+// args are the flags that make a rerun read the settings this run read.
+func (u settingsUsed) args() []string {
+	switch {
+	case u.path != "":
+		return []string{"--config", u.path}
+	case u.none:
+		return []string{"--no-config"}
+	}
+	return nil
+}
+
+// onCommandLine reports whether fl was given on the command line, not by the settings file.
+func (u settingsUsed) onCommandLine(fl *pflag.Flag) bool { return fl.Changed && !u.fromFile[fl.Name] }
 
 func (c *cli) declareConfigFlags(root *cobra.Command) {
 	fs := root.PersistentFlags()
@@ -64,7 +94,22 @@ func (c *cli) applyConfig(cmd *cobra.Command, _ []string) error {
 	if err := cliconfig.Join(checked, err); err != nil {
 		return configError(cmd, err)
 	}
+	c.config.used = settingsUsed{none: c.config.none, fromFile: map[string]bool{}}
+	if file != nil {
+		c.config.used.path = file.Path
+	}
+	for _, s := range settings {
+		if s.Source.Kind == cliconfig.FromFile {
+			c.config.used.fromFile[s.Flag.Name] = true
+		}
+	}
 	if !c.config.check {
+		// A value the user gave and the command does not use is said, not left to be found.
+		for _, s := range settings {
+			if s.Dropped {
+				fmt.Fprintf(c.stderr, "%s: --%s: not using %s\n", cmd.CommandPath(), s.Flag.Name, s.Ignored)
+			}
+		}
 		return nil
 	}
 	fmt.Fprintf(c.stdout, "%s: settings file: %s\nEach flag from the first of: %s.\n\n", cmd.CommandPath(), from, cliconfig.Precedence)

@@ -100,6 +100,110 @@ func TestConfigDrivesWebhooksTest(t *testing.T) {
 	}
 }
 
+// unsetEnv unsets the variable name for the test (t.Setenv restores it afterwards).
+func unsetEnv(t *testing.T, name string) {
+	t.Helper()
+	t.Setenv(name, "")
+	require.NoError(t, os.Unsetenv(name))
+}
+
+// Of --secret and --secret-key, which exclude each other, webhooks test uses the value given nearest
+// (the command line, its section, the top level, the environment) and says which it drops: the
+// top-level secret-key of examples/ci/malipo.yaml, for conform, gives way to an endpoint secret on the
+// command line or in the command's section, and a section that unsets it (secret-key: ~) leaves the
+// secret to $MALIPO_WEBHOOK_SECRET. Two at the same level are a mistake of the file.
+func TestConfigWebhookSecretsNearestWins(t *testing.T) {
+	secret := newWebhookSecret(t)
+	receiver := httptest.NewServer(receiverfaults.Correct(secret))
+	t.Cleanup(receiver.Close)
+	t.Setenv("MALIPO_SECRET_KEY", sandbox.DefaultSecretKey)
+	t.Setenv("HOOK_SECRET", secret.Reveal())
+	top := string(readRepoFile(t, ciConfigExample))
+	topLine := lineOf(t, top, "secret-key:")
+	withSection := top + "webhooks:\n  test:\n    secret: ${HOOK_SECRET}\n"
+	one := []string{"--url", receiver.URL + "/hooks", "--event-types", "payout.failed", "--run", `^receiver\.accepts\.payout\.failed$`}
+	cases := []struct {
+		name, file, env string
+		args            []string
+		code            int
+		notice          string // what stderr says is not used; PATH is the file's path
+	}{
+		{"the command line over the top level", top, "", []string{"--secret", secret.Reveal()}, exitOK,
+			"--secret-key: not using PATH:" + strconv.Itoa(topLine) + " secret-key: --secret, which excludes it, is given on the command line"},
+		{"the section over the top level", withSection, "", nil, exitOK,
+			"--secret-key: not using PATH:" + strconv.Itoa(topLine) + " secret-key: --secret, which excludes it, is given by PATH:" + strconv.Itoa(lineOf(t, withSection, "    secret:")) + " webhooks.test.secret"},
+		{"the environment, secret-key unset by the section", top + "webhooks:\n  test:\n    secret-key: ~\n", secret.Reveal(), nil, exitOK, ""},
+		// The documented precedence: the file's top level over the environment, said on stderr.
+		{"the top level over the environment", top, secret.Reveal(), nil, exitFail,
+			"--secret: not using $MALIPO_WEBHOOK_SECRET: --secret-key, which excludes it, is given by PATH:" + strconv.Itoa(topLine) + " secret-key"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv(webhookSecretEnv, c.env)
+			path := writeConfig(t, c.file)
+			code, stdout, stderr := runCLI(t, append(append([]string{"webhooks", "test", "--config", path}, one...), c.args...)...)
+			require.Equal(t, c.code, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			if c.code == exitOK {
+				assert.Contains(t, stdout, "PASS receiver.accepts.payout.failed", "verified with the endpoint's secret")
+			}
+			if c.notice != "" {
+				assert.Contains(t, stderr, "malipo webhooks test: "+strings.ReplaceAll(c.notice, "PATH", path)+"\n")
+			} else {
+				assert.NotContains(t, stderr, "not using")
+			}
+			for _, out := range []string{stdout, stderr} {
+				assert.NotContains(t, out, secret.Reveal())
+				assert.NotContains(t, out, sandbox.DefaultSecretKey)
+			}
+		})
+	}
+
+	both := top + "secret: ${HOOK_SECRET}\n"
+	path := writeConfig(t, both)
+	code, _, stderr := runCLI(t, append([]string{"webhooks", "test", "--config", path}, one...)...)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, path+":"+strconv.Itoa(lineOf(t, both, "\nsecret:")+1)+": secret: excludes --secret-key, which line "+strconv.Itoa(topLine)+
+		" gives at the same level for malipo webhooks test: keep one, or unset one in the section webhooks.test (secret-key: null)")
+}
+
+// A top-level secret whose variable is not set is left out for the command, which runs as without it:
+// in a directory with examples/ci/malipo.yaml and no keys in the environment, the sandbox serves its
+// well-known keys, as without the file; --config-check says what was left out.
+func TestConfigTopLevelSecretsWithoutTheirVariables(t *testing.T) {
+	example := readRepoFile(t, ciConfigExample)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, configFile), example, 0o600))
+	unsetEnv(t, "MALIPO_PUBLIC_KEY")
+	unsetEnv(t, "MALIPO_SECRET_KEY")
+	_, stdout, stderr, stop := startSandboxCommand(t)
+	banner := stdout.String()
+	assert.Equal(t, exitOK, stop(), "stderr: %s", stderr)
+	assert.Regexp(t, `public-key\s+`+regexp.QuoteMeta(sandbox.DefaultPublicKey)+`\n`, banner)
+
+	code, out, errOut := runCLI(t, "sandbox", "--config-check")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Regexp(t, `(?m)^--public-key\s+""\s+default; ignored malipo.yaml:\d+ public-key: MALIPO_PUBLIC_KEY is not set$`, out)
+}
+
+// --config-check shows a value that names variables as the file writes it, ${NAME} and all, not what it
+// becomes, since a URL may carry a password; an error about such a value does not show it either.
+func TestConfigCheckShowsVariablesAsWritten(t *testing.T) {
+	const token = "s3cr3t-token"
+	t.Setenv("TOK", token)
+	path := writeConfig(t, "target: http://ci:${TOK}@127.0.0.1:18437\n")
+	code, stdout, stderr := runCLI(t, "conform", "--config", path, "--config-check")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Regexp(t, `(?m)^--target\s+http://ci:\$\{TOK\}@127\.0\.0\.1:18437\s+`+regexp.QuoteMeta(path)+`:1 target$`, stdout)
+	assert.NotContains(t, stdout+stderr, token)
+
+	path = writeConfig(t, "webhook-listen: ${TOK}\n")
+	code, stdout, stderr = runCLI(t, "conform", "--config", path, "--config-check")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, path+":1: webhook-listen: ${TOK}: ")
+	assert.NotContains(t, stdout+stderr, token)
+}
+
 // The settings file drives `malipo sandbox`: its section's delay and the top level's keys, and a flag
 // on the command line wins over the file.
 func TestConfigDrivesTheSandbox(t *testing.T) {
@@ -264,11 +368,17 @@ func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 		{"not one of the values", "listen", "listen:\n  output: yaml\n", 2, `listen.output: yaml: use one of text, json`},
 		{"literal secret", "conform", "conform:\n  secret-key: " + literal + "\n", 2, `conform.secret-key: is a secret, which the file never holds (its value is not repeated here): put it in an environment variable and write secret-key: ${MALIPO_SECRET_KEY}`},
 		{"unset variable", "sandbox", "sandbox:\n  merchant:\n    - ${MALIPO_TEST_UNSET_VARIABLE}\n", 3, `sandbox.merchant: ${MALIPO_TEST_UNSET_VARIABLE}: the environment variable MALIPO_TEST_UNSET_VARIABLE is not set: set it, or remove the key`},
+		// Once, though every command with --secret-key checks it, and with the variable to use.
+		{"literal top-level secret", "conform", "secret-key: " + literal + "\n", 1, `secret-key: is a secret, which the file never holds (its value is not repeated here): put it in an environment variable and write secret-key: ${MALIPO_SECRET_KEY}`},
+		{"literal top-level secret, for webhooks test", "webhooks test", "secret-key: " + literal + "\n", 1, `secret-key: is a secret, which the file never holds (its value is not repeated here): put it in an environment variable and write secret-key: ${MALIPO_SECRET_KEY}`},
+		{"a boolean in quotes", "conform", "conform:\n  require-extensions: \"true\"\n", 2, `conform.require-extensions: "true" is in quotes, which makes it text: --require-extensions takes true or false, written without quotes`},
+		{"a number in quotes", "conform", "concurrency: '8'\n", 1, `concurrency: "8" is in quotes, which makes it text: --concurrency takes a whole number, written without quotes`},
+		{"a merge of a value", "conform", "conform:\n  <<: [5]\n", 2, `conform.<<: a merge key takes a mapping (<<: *anchor) or a list of them, not a single value`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := writeConfig(t, c.file)
-			code, stdout, stderr := runCLI(t, c.cmd, "--config", path)
+			code, stdout, stderr := runCLI(t, append(strings.Fields(c.cmd), "--config", path)...)
 			assert.Equal(t, exitUsage, code, stdout)
 			assert.Equal(t, "malipo "+c.cmd+": "+path+":"+strconv.Itoa(c.line)+": "+c.want+"\nRun 'malipo "+c.cmd+" --help' for usage.\n", stderr)
 			assert.NotContains(t, stdout+stderr, literal)
@@ -488,6 +598,20 @@ listen:
 trigger:
   reason: account_not_found
 `
+	valid["empty sections, unset keys and merges"] = `secret-key: ${MALIPO_SECRET_KEY}
+conform:
+  # wait: 60s
+webhooks:
+  test:
+    secret-key: ~
+    <<: &timeout {timeout: 5s}
+    secret: ${MALIPO_WEBHOOK_SECRET}
+listen:
+  <<: *timeout
+  events:
+sandbox: ~
+events:
+`
 	env := map[string]string{"TARGET": "http://127.0.0.1:8080", "CONCURRENCY": "4", "MERCHANT_B": "pk_test_b:sk_test_b"}
 	validated := 0
 	for name, text := range valid {
@@ -513,7 +637,7 @@ trigger:
 		}
 		validated++
 	}
-	assert.Equal(t, 2+len(globbed), validated, "every file found was validated: %v", globbed)
+	assert.Equal(t, 3+len(globbed), validated, "every file found was validated: %v", globbed)
 
 	invalid := map[string]string{
 		"unknown key":            "wiat: 1m\n",
@@ -527,7 +651,9 @@ trigger:
 		"not an event type":      "listen:\n  events: [payout.nope]\n",
 		"one value for a list":   "listen:\n  events: payout.failed\n",
 		"a list for one value":   "conform:\n  junit: [a.xml]\n",
-		"no value":               "conform:\n  junit:\n",
+		"no value":               "junit:\n",
+		"a boolean in quotes":    "conform:\n  require-extensions: \"true\"\n",
+		"a number in quotes":     "conform:\n  concurrency: \"8\"\n",
 		"the root's flag":        "config: other.yaml\n",
 		"a command without one":  "spec:\n  check: true\n",
 	}

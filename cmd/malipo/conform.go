@@ -34,6 +34,8 @@ type conformFlags struct {
 	seed uint64
 	// generated is how many generated requests each generated check sends; -1 turns them off.
 	generated int
+	// settings is what the settings file gave the run, for its rerun command.
+	settings settingsUsed
 }
 
 // conformCommand is `malipo conform`.
@@ -64,6 +66,7 @@ answer), 130 interrupted.`,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.keysFromEnv(cmd.Flags())
+			f.settings = c.config.used
 			code, err := runConform(cmd.Context(), cmd, f, c.stdout, c.stderr)
 			c.code = code
 			return err
@@ -142,7 +145,7 @@ func runConform(ctx context.Context, cmd *cobra.Command, f *conformFlags, stdout
 	}
 	// The seed goes to stderr, so that a --json - on stdout stays JSON, and into every failure's rerun.
 	fmt.Fprintf(stderr, "malipo conform: generated requests from --seed %d\n", cfg.Seed)
-	cfg.Rerun = append(rerunArgs(cmd.Flags()), "--seed", strconv.FormatUint(cfg.Seed, 10))
+	cfg.Rerun = append(rerunArgs(cmd.Flags(), f.settings), "--seed", strconv.FormatUint(cfg.Seed, 10))
 	sum, err := contracttests.Run(ctx, cfg, checks, f.reports.reporters(stdout, report.DefaultTool)...)
 	if err != nil {
 		fmt.Fprintf(stderr, "malipo conform: %v\n", err)
@@ -225,17 +228,19 @@ func list(w io.Writer, checks []runner.Check) {
 var rerunFlags = []string{"target", "spec", "webhook-listen", "webhook-url", "require-extensions", "wait", "webhook-stall", "settle", "generated"}
 
 // rerunArgs is the command line that reaches the same target as this run (contracttests.Config.Rerun):
-// `malipo conform` and the rerunFlags that were set.
-func rerunArgs(fs *pflag.FlagSet) []string {
-	args := []string{"malipo", "conform"}
+// `malipo conform`, the settings file the run read (which gives the flags it set again, reading the
+// same variables), and the rerunFlags given on the command line. A flag of true or false says which,
+// since the file may say otherwise.
+func rerunArgs(fs *pflag.FlagSet, settings settingsUsed) []string {
+	args := append([]string{"malipo", "conform"}, settings.args()...)
 	for _, name := range rerunFlags {
 		fl := fs.Lookup(name)
 		switch {
-		case fl == nil || !fl.Changed:
+		case fl == nil || !settings.onCommandLine(fl):
+		case fl.Value.Type() == "bool" && fl.Value.String() == "true":
+			args = append(args, "--"+name)
 		case fl.Value.Type() == "bool":
-			if fl.Value.String() == "true" {
-				args = append(args, "--"+name)
-			}
+			args = append(args, "--"+name+"="+fl.Value.String())
 		default:
 			args = append(args, "--"+name, fl.Value.String())
 		}

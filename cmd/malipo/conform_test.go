@@ -232,12 +232,64 @@ func TestConformRerunArgs(t *testing.T) {
 		"--require-extensions", "--wait", "5s", "--settle", "1s", "--json", "r.json", "--html", "r.html", "--quiet", "--run", "a", "--skip", "b",
 		"--concurrency", "2"}))
 	assert.Equal(t, []string{"malipo", "conform", "--target", "http://127.0.0.1:8080", "--spec", "next.yaml", "--webhook-url", "http://10.0.0.2:9000",
-		"--require-extensions", "--wait", "5s", "--settle", "1s"}, rerunArgs(cmd.Flags()))
+		"--require-extensions", "--wait", "5s", "--settle", "1s"}, rerunArgs(cmd.Flags(), settingsUsed{}))
 
 	cmd = &cobra.Command{Use: "conform"}
 	(&conformFlags{}).declare(cmd)
 	require.NoError(t, cmd.ParseFlags(nil))
-	assert.Equal(t, []string{"malipo", "conform"}, rerunArgs(cmd.Flags()), "the embedded sandbox: no flag needed")
+	assert.Equal(t, []string{"malipo", "conform"}, rerunArgs(cmd.Flags(), settingsUsed{}), "the embedded sandbox: no flag needed")
+	assert.Equal(t, []string{"malipo", "conform", "--no-config"}, rerunArgs(cmd.Flags(), settingsUsed{none: true}))
+
+	// With a settings file, the rerun names it as the run was given it and leaves it the flags it set;
+	// a false given on the command line says so, since the file may say true.
+	cmd = &cobra.Command{Use: "conform"}
+	(&conformFlags{}).declare(cmd)
+	require.NoError(t, cmd.ParseFlags([]string{"--require-extensions=false", "--settle", "1s"}))
+	for name, value := range map[string]string{"target": "http://ci:token@127.0.0.1:8080", "wait": "5s"} {
+		require.NoError(t, cmd.Flags().Set(name, value)) // as the file's settings are applied
+	}
+	used := settingsUsed{path: "ci/malipo.yaml", fromFile: map[string]bool{"target": true, "wait": true}}
+	assert.Equal(t, []string{"malipo", "conform", "--config", "ci/malipo.yaml", "--require-extensions=false", "--settle", "1s"}, rerunArgs(cmd.Flags(), used))
+}
+
+// Run with a settings file, the rerun command names the file (as the run was given it) and leaves it
+// the flags it set, so that it prints no value the file took from a variable; run as printed, with the
+// same variables, it fails the same check again.
+func TestConformRerunNamesTheSettingsFile(t *testing.T) {
+	faulty, err := faults.Options(faults.AuthNotEnforced)
+	require.NoError(t, err)
+	srv, err := sandbox.New(faulty...)
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	t.Setenv("FAULTY_TARGET", ts.URL)
+	t.Setenv("MALIPO_PUBLIC_KEY", sandbox.DefaultPublicKey)
+	t.Setenv("MALIPO_SECRET_KEY", sandbox.DefaultSecretKey)
+	t.Chdir(t.TempDir())
+	require.NoError(t, os.WriteFile("ci.yaml", []byte("target: ${FAULTY_TARGET}\npublic-key: ${MALIPO_PUBLIC_KEY}\nsecret-key: ${MALIPO_SECRET_KEY}\nconform:\n  wait: 5s\n"), 0o600))
+	for _, named := range [][]string{{"--config", "ci.yaml"}, nil} {
+		if named == nil {
+			t.Setenv(configEnv, "ci.yaml")
+		}
+		var out, errOut syncBuffer
+		code := run(context.Background(), append([]string{"conform", "--run", `^auth\.getPayout\.no-keys$`, "--settle", "1s", "--quiet"}, named...), &out, &errOut)
+		require.Equal(t, exitFail, code, "stdout:\n%s\nstderr:\n%s", &out, &errOut)
+		m := regexp.MustCompile(`(?m)^    rerun: (.*)$`).FindStringSubmatch(out.String())
+		require.NotNil(t, m, "a failed check, a command:\n%s", &out)
+		seed := regexp.MustCompile(`generated requests from --seed (\d+)`).FindStringSubmatch(errOut.String())
+		require.NotNil(t, seed)
+		assert.Equal(t, "malipo conform --config ci.yaml --settle 1s --seed "+seed[1]+" --run '^auth\\.getPayout\\.no-keys$'", m[1])
+		assert.NotContains(t, m[1], ts.URL, "the target is the file's, from a variable")
+
+		t.Setenv(configEnv, "")
+		words, err := exec.Command("sh", "-c", "set -- "+m[1]+`; printf '%s\0' "$@"`).Output()
+		require.NoError(t, err)
+		args := strings.Split(strings.TrimSuffix(string(words), "\x00"), "\x00")
+		var again, againErr syncBuffer
+		code = run(context.Background(), args[1:], &again, &againErr)
+		assert.Equal(t, exitFail, code, "stdout:\n%s\nstderr:\n%s", &again, &againErr)
+		assert.Contains(t, again.String(), "FAIL auth.getPayout.no-keys")
+	}
 }
 
 // --skip leaves out of --run's selection the checks it matches, in --list as in a run.

@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -350,6 +351,67 @@ func TestGitHubActionMatchesTheCLI(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, used, "the example workflow uses the action once")
+}
+
+// The action's require-extensions input has three states: empty passes no flag, so that the config
+// file's setting (else malipo's default) applies; "true" and "false" pass --require-extensions=true and
+// =false, which win over the file's; anything else fails the step before malipo runs. The step's script
+// runs in bash as GitHub runs it, with a malipo that records its arguments, which the CLI then reads.
+func TestGitHubActionRequireExtensionsIsTriState(t *testing.T) {
+	action := readAction(t)
+	assert.Empty(t, action.Inputs["require-extensions"].Default, "empty by default: the config file decides")
+	var step actionStep
+	for _, s := range action.Runs.Steps {
+		if strings.Contains(s.Run, "malipo conform") {
+			step = s
+		}
+	}
+	require.NotEmpty(t, step.Run)
+	assert.Equal(t, "${{ inputs.require-extensions }}", step.Env["REQUIRE_EXTENSIONS"])
+
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "malipo"), []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$ARGS_FILE\"\n"), 0o700)) //nolint:gosec // a script the test runs
+	config := writeConfig(t, "conform:\n  require-extensions: true\n")
+	for _, c := range []struct{ input, want string }{
+		{"", `--require-extensions\s+true\s+` + regexp.QuoteMeta(config) + `:2 conform.require-extensions`},
+		{"true", `--require-extensions\s+true\s+command line`},
+		{"false", `--require-extensions\s+false\s+command line`},
+		{"yes", ""},
+	} {
+		t.Run("input "+c.input, func(t *testing.T) {
+			argsFile := filepath.Join(t.TempDir(), "args")
+			env := []string{"PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH"), "ARGS_FILE=" + argsFile,
+				"GITHUB_OUTPUT=" + filepath.Join(t.TempDir(), "output"), "REPORTS=" + filepath.Join(t.TempDir(), "reports"),
+				"CONFIG=" + config, "REQUIRE_EXTENSIONS=" + c.input}
+			for name, value := range step.Env {
+				if !strings.Contains(value, "inputs.") {
+					continue
+				}
+				if name == "TARGET" {
+					env = append(env, name+"=http://127.0.0.1:9")
+				} else if !slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") }) {
+					env = append(env, name+"=")
+				}
+			}
+			sh := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step.Run)
+			sh.Env = env
+			out, err := sh.CombinedOutput()
+			if c.want == "" {
+				require.Error(t, err, "%s", out)
+				assert.Contains(t, string(out), "::error title=malipo require-extensions::require-extensions is 'yes'")
+				assert.NoFileExists(t, argsFile, "malipo does not run")
+				return
+			}
+			require.NoError(t, err, "%s", out)
+			data, err := os.ReadFile(argsFile)
+			require.NoError(t, err)
+			args := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+			require.Equal(t, "conform", args[0])
+			code, stdout, stderr := runCLI(t, append(args, "--config-check")...)
+			require.Equal(t, exitOK, code, "malipo %v: %s", args, stderr)
+			assert.Regexp(t, `(?m)^`+c.want+`$`, stdout)
+		})
+	}
 }
 
 // The local CI example calls malipo sandbox and malipo conform with flags they have.

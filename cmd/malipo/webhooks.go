@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/malipo/terraform-provider-malipo/cmd/malipo/internal/cliconfig"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
@@ -48,6 +49,8 @@ type webhooksTestFlags struct {
 	// seed draws the generated payloads; zero draws a seed, which the run prints.
 	seed    uint64
 	reports reportFlags
+	// settings is what the settings file gave the run, for its rerun command.
+	settings settingsUsed
 }
 
 func (c *cli) webhooksTestCommand() *cobra.Command {
@@ -85,6 +88,7 @@ answer), 130 interrupted.`, api.WebhookDeliveryTimeout, webhookSecretEnv),
 		Args:              noArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.settings = c.config.used
 			code, err := runWebhooksTest(cmd.Context(), cmd, f, c.stdout, c.stderr)
 			c.code = code
 			return err
@@ -97,6 +101,7 @@ answer), 130 interrupted.`, api.WebhookDeliveryTimeout, webhookSecretEnv),
 	fs.StringVar(&f.secretKey, "secret-key", "", "the merchant secret `key` that signs deliveries to a payment's or payout's webhook_url")
 	secretFlag(fs, "secret", webhookSecretEnv)
 	secretFlag(fs, "secret-key", "")
+	cliconfig.MarkExclusive(fs.Lookup("secret"), fs.Lookup("secret-key"))
 	fs.StringSliceVar(&f.eventTypes, "event-types", nil, "comma-separated event `types` to send (default every type the contract declares)")
 	fs.IntVar(&f.burst, "burst", f.burst, "deliveries the burst check sends at once")
 	fs.Uint64Var(&f.seed, "seed", 0, "draws the generated payloads: the same `SEED` sends the same bodies (default a new one, printed)")
@@ -180,7 +185,7 @@ func runWebhooksTest(ctx context.Context, cmd *cobra.Command, f *webhooksTestFla
 	// The seed goes to stderr, so that a --json - on stdout stays JSON, and into every failure's rerun
 	// line and the JSON report (Config.Rerun).
 	fmt.Fprintf(stderr, "malipo webhooks test: generated payloads from --seed %d\n", cfg.Seed)
-	cfg.Rerun = webhooksRerun(cmd, cfg.Seed)
+	cfg.Rerun = webhooksRerun(cmd, f.settings, cfg.Seed)
 	sum, err := receivertests.Run(ctx, cfg, f.reports.reporters(stdout, receivertests.Tool)...)
 	if err != nil {
 		fmt.Fprintf(stderr, "malipo webhooks test: %v\n", err)
@@ -189,15 +194,17 @@ func runWebhooksTest(ctx context.Context, cmd *cobra.Command, f *webhooksTestFla
 }
 
 // webhooksRerunFlags are the flags that change what one check sends, in the rerun line; the secret is
-// left out (the rerun reads $MALIPO_WEBHOOK_SECRET, which takes either form), and so are the reports
-// and the selection.
+// left out (the rerun reads $MALIPO_WEBHOOK_SECRET, which takes either form, or the settings file's
+// variable), and so are the reports and the selection.
 var webhooksRerunFlags = []string{"url", "event-types", "burst", "timeout"}
 
-// webhooksRerun is the command line that grades the same receiver the same way, seed included.
-func webhooksRerun(cmd *cobra.Command, seed uint64) []string {
-	args := []string{"malipo", "webhooks", "test"}
+// webhooksRerun is the command line that grades the same receiver the same way, seed included: the
+// settings file the run read, which gives the flags it set again, and the webhooksRerunFlags given on
+// the command line.
+func webhooksRerun(cmd *cobra.Command, settings settingsUsed, seed uint64) []string {
+	args := append([]string{"malipo", "webhooks", "test"}, settings.args()...)
 	for _, name := range webhooksRerunFlags {
-		if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed {
+		if fl := cmd.Flags().Lookup(name); fl != nil && settings.onCommandLine(fl) {
 			v := fl.Value.String()
 			if sv, ok := fl.Value.(interface{ GetSlice() []string }); ok {
 				v = strings.Join(sv.GetSlice(), ",")

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -71,6 +72,27 @@ func TestWebhooksTestPassesACorrectReceiver(t *testing.T) {
 	assert.Contains(t, page, "<h1>malipo webhooks test</h1>")
 	assert.NotContains(t, page, `id="coverage"`, "no empty coverage matrix")
 	assert.NotContains(t, page, "#coverage")
+}
+
+// Run with a settings file, here the ./malipo.yaml found in the working directory, the rerun line names
+// it and leaves it the flags it set: the receiver's URL, from a variable, is not repeated in it.
+func TestWebhooksTestRerunNamesTheSettingsFile(t *testing.T) {
+	secret := newWebhookSecret(t)
+	fault, ok := receiverfaults.Named("accepts-any-signature")
+	require.True(t, ok)
+	srv := httptest.NewServer(fault.New(secret))
+	defer srv.Close()
+	t.Setenv("HOOK_URL", srv.URL)
+	t.Setenv("HOOK_SECRET", secret.Reveal())
+	t.Chdir(t.TempDir())
+	require.NoError(t, os.WriteFile(configFile, []byte("webhooks:\n  test:\n    url: ${HOOK_URL}\n    secret: ${HOOK_SECRET}\n"), 0o600))
+	code, stdout, stderr := runCLI(t, "webhooks", "test", "--run", `^receiver\.rejects\.forged-signature/`, "--event-types", "payout.failed", "--seed", "7", "--quiet")
+	assert.Equal(t, exitFail, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	m := regexp.MustCompile(`(?m)^    rerun: (.*)$`).FindStringSubmatch(stdout)
+	require.NotNil(t, m, stdout)
+	assert.Equal(t, "malipo webhooks test --config malipo.yaml --event-types payout.failed --seed 7 --run '^receiver\\.rejects\\.forged-signature/payout\\.failed$'", m[1],
+		"no --url: the file gives it")
+	assert.NotContains(t, stdout+stderr, secret.Reveal())
 }
 
 // Against a receiver that breaks a rule it exits 1, naming the failed check, its rule and a curl line.

@@ -6,8 +6,8 @@
 // settings of that command and of the commands under it; the top level is the root's. A setting
 // applies to every command below its section that has the flag, and the nearest section wins. Which
 // commands read the file, which flags are secrets, which take their default from the environment and
-// which take one of a fixed set of values is said where each is declared: Configure, MarkSecret,
-// MarkEnv and MarkEnum.
+// which take one of a fixed set of values or exclude each other is said where each is declared:
+// Configure, MarkSecret, MarkEnv, MarkEnum and MarkExclusive.
 package cliconfig
 
 import (
@@ -26,6 +26,7 @@ const (
 	annotationSecret     = "cliconfig/secret"
 	annotationEnv        = "cliconfig/env"
 	annotationEnum       = "cliconfig/enum"
+	annotationExclusive  = "cliconfig/exclusive"
 )
 
 // Configure makes cmd and every command under it read the settings file.
@@ -59,6 +60,22 @@ func MarkEnv(fl *pflag.Flag, env string) { annotate(fl, annotationEnv, env) }
 // accept no other.
 func MarkEnum(fl *pflag.Flag, values ...string) { annotate(fl, annotationEnum, values...) }
 
+// MarkExclusive records that flags exclude each other: the command refuses two of them. Of the values
+// they are given, Apply keeps the nearest's (the command line, then the command's own section, then
+// each section above it, then the environment) and drops the farther ones; two that the file gives
+// at the same level are an error of the file.
+func MarkExclusive(flags ...*pflag.Flag) {
+	for _, fl := range flags {
+		var others []string
+		for _, other := range flags {
+			if other != fl {
+				others = append(others, other.Name)
+			}
+		}
+		annotate(fl, annotationExclusive, others...)
+	}
+}
+
 func annotate(fl *pflag.Flag, key string, values ...string) {
 	if fl == nil {
 		panic("cliconfig: annotating a flag that is not declared")
@@ -82,6 +99,9 @@ func Env(fl *pflag.Flag) string {
 
 // Enum returns the values fl takes (MarkEnum), or nil for any.
 func Enum(fl *pflag.Flag) []string { return fl.Annotations[annotationEnum] }
+
+// Exclusive returns the names of the flags fl excludes (MarkExclusive), or nil.
+func Exclusive(fl *pflag.Flag) []string { return fl.Annotations[annotationExclusive] }
 
 // list reports whether fl is given several times for several values (a string slice, a string array,
 // or any value that implements pflag.SliceValue): the file gives it a YAML list.

@@ -18,11 +18,13 @@ import (
 )
 
 // testTree is a small command tree: tool, whose flag --file is not the file's; a and b, which read
-// the file, a with a subcommand sub that inherits a's persistent --shared; other, which does not.
+// the file, a with a subcommand sub that inherits a's persistent --shared, and secrets --key and
+// --token that exclude each other; other, which does not.
 type testTree struct {
 	root, a, sub, b, other *cobra.Command
 	aWait, bWait           time.Duration
 	aKey, aName, shared    string
+	aToken                 string
 	only                   string
 	tags                   []string
 	n                      int
@@ -39,6 +41,9 @@ func newTestTree() *testTree {
 	fs.StringVar(&t.aKey, "key", "", "the secret `key`")
 	MarkSecret(fs.Lookup("key"))
 	MarkEnv(fs.Lookup("key"), "A_KEY")
+	fs.StringVar(&t.aToken, "token", "", "another secret, instead of --key")
+	MarkSecret(fs.Lookup("token"))
+	MarkExclusive(fs.Lookup("key"), fs.Lookup("token"))
 	fs.StringSliceVar(&t.tags, "tags", nil, "tags to keep")
 	MarkEnum(fs.Lookup("tags"), "x", "y")
 	fs.IntVar(&t.n, "n", 3, "how many")
@@ -82,6 +87,15 @@ func load(t *testing.T, text string) *File {
 
 func envOf(vars map[string]string) Lookup {
 	return func(name string) (string, bool) { v, ok := vars[name]; return v, ok }
+}
+
+func settingOf(settings []Setting, name string) Setting {
+	for _, s := range settings {
+		if s.Flag.Name == name {
+			return s
+		}
+	}
+	return Setting{Source: Source{Kind: -1}}
 }
 
 func sourceOf(settings []Setting, name string) Source {
@@ -163,7 +177,9 @@ a:
 	require.NoError(t, WriteSettings(&out, settings, envOf(nil)))
 	assert.NotContains(t, out.String(), "s3cr3t")
 	assert.Contains(t, out.String(), Redacted)
-	assert.Regexp(t, `--name\s+pre-ex-\$\{LITERAL\}\s+\S+:2 name: pre-\$\{X\}-\$\$\{LITERAL\}`, out.String())
+	assert.Regexp(t, `(?m)^--name\s+pre-\$\{X\}-\$\$\{LITERAL\}\s+\S+:2 name$`, out.String(),
+		"a value that names variables is shown as written: it may hold a secret too")
+	assert.NotContains(t, out.String(), "pre-ex")
 
 	// Without the file, the variable a flag defaults to is where it comes from, and is redacted too.
 	tt = newTestTree()
@@ -175,6 +191,152 @@ a:
 	require.NoError(t, WriteSettings(&out, settings, envOf(map[string]string{"A_KEY": "from-env"})))
 	assert.NotContains(t, out.String(), "from-env")
 	assert.Regexp(t, `--key\s+<redacted>\s+environment A_KEY`, out.String())
+}
+
+// Of two flags that exclude each other, the value given nearest wins (the command line, the command's
+// section, the sections above, the environment) and the other is dropped, without an error, saying
+// so; a section's null unsets a key of a section above.
+func TestApplyExclusiveNearestWins(t *testing.T) {
+	env := envOf(map[string]string{"K": "from-k", "T": "from-t", "A_KEY": "from-a-key"})
+	cases := []struct {
+		name, file string
+		args       []string
+		key, token string
+		kept       string // the flag that keeps a value
+		ignored    string // a regular expression: why the other has none; FILE is the file's path
+	}{
+		{"the command line over the top level", "key: ${K}\n", []string{"--token", "cli"}, "", "cli", "token",
+			`^FILE:1 key: --token, which excludes it, is given on the command line$`},
+		{"the command's section over the top level", "key: ${K}\na:\n  token: ${T}\n", nil, "", "from-t", "token",
+			`^FILE:1 key: --token, which excludes it, is given by FILE:3 a.token$`},
+		{"the top level over the environment", "token: ${T}\n", nil, "", "from-t", "token",
+			`^\$A_KEY: --token, which excludes it, is given by FILE:1 token$`},
+		{"a section unsets the top level's", "token: ${T}\na:\n  token: ~\n", nil, "", "", "key",
+			`^unset by FILE:3 a.token$`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := load(t, c.file)
+			tt := newTestTree()
+			require.NoError(t, f.Check(tt.root))
+			parse(t, tt.a, c.args...)
+			settings, err := Apply(tt.a, f, env)
+			require.NoError(t, err)
+			assert.Equal(t, c.key, tt.aKey)
+			assert.Equal(t, c.token, tt.aToken)
+			other := map[string]string{"key": "token", "token": "key"}[c.kept]
+			s := settingOf(settings, other)
+			assert.Equal(t, Default, s.Source.Kind)
+			assert.Regexp(t, strings.ReplaceAll(c.ignored, "FILE", regexpQuote(f.Path)), s.Ignored)
+			assert.Equal(t, !strings.HasPrefix(c.ignored, "^unset"), s.Dropped, "a value dropped for the other flag is said when the command runs")
+			var out bytes.Buffer
+			require.NoError(t, WriteSettings(&out, settings, env))
+			assert.Contains(t, out.String(), "default; ignored ")
+			assert.NotContains(t, out.String(), "from-")
+		})
+	}
+	// Unset, the flag falls back to its variable.
+	f := load(t, "key: ${K}\na:\n  key: null\n")
+	tt := newTestTree()
+	parse(t, tt.a)
+	settings, err := Apply(tt.a, f, env)
+	require.NoError(t, err)
+	assert.Equal(t, Source{Kind: Environment, Env: "A_KEY"}, settingOf(settings, "key").Source)
+	assert.Empty(t, tt.aKey, "the command reads the variable itself")
+}
+
+// A secret of the top level whose variable is not set is left out for the command, which goes on as
+// without the key (its variable, its default); in a command's section, or for a value that is not a
+// secret, it is an error (TestErrors).
+func TestApplyTopLevelSecretWithUnsetVariable(t *testing.T) {
+	f := load(t, "key: ${NOPE}\nwait: 3s\n")
+	tt := newTestTree()
+	require.NoError(t, f.Check(tt.root))
+	parse(t, tt.a)
+	settings, err := Apply(tt.a, f, envOf(nil))
+	require.NoError(t, err)
+	assert.Empty(t, tt.aKey)
+	assert.Equal(t, 3*time.Second, tt.aWait, "the rest of the file applies")
+	key := settingOf(settings, "key")
+	assert.Equal(t, Default, key.Source.Kind)
+	assert.Equal(t, f.Path+":1 key: NOPE is not set", key.Ignored)
+	assert.False(t, key.Dropped)
+
+	tt = newTestTree()
+	parse(t, tt.a)
+	settings, err = Apply(tt.a, f, envOf(map[string]string{"A_KEY": "k"}))
+	require.NoError(t, err)
+	assert.Equal(t, Source{Kind: Environment, Env: "A_KEY"}, settingOf(settings, "key").Source)
+}
+
+// A section with nothing in it (null, or its keys all commented out) is empty; a flag's key with
+// nothing is an error only at the top level, where there is nothing to unset.
+func TestEmptySectionsAndNulls(t *testing.T) {
+	for _, text := range []string{"a:\n", "a: ~\n", "a:\n  # wait: 1s\nb: null\n", "a:\n  sub:\n  name:\n  wait: ~\n"} {
+		f := load(t, text)
+		tt := newTestTree()
+		require.NoError(t, f.Check(tt.root), "%q", text)
+		for _, cmd := range []*cobra.Command{tt.a, tt.sub, tt.b} {
+			parse(t, cmd)
+			_, err := Apply(cmd, f, envOf(nil))
+			require.NoError(t, err, "%q", text)
+		}
+		assert.Equal(t, 20*time.Second, tt.aWait, "%q", text)
+	}
+	err := load(t, "wait:\n").Check(newTestTree().root)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), ":1: wait: has no value")
+}
+
+// YAML's merge keys (<<: *anchor, or a list of them) merge mappings into a section: the section's own
+// keys first, then the first merged mapping's; each setting says the line it is written on.
+func TestMergeKeys(t *testing.T) {
+	f := load(t, `a:
+  <<: [&w {wait: 5s, name: from-w}, {n: 4, name: from-second}]
+  name: own
+  sub:
+    <<: {shared: merged}
+b:
+  <<: *w
+`)
+	tt := newTestTree()
+	require.Error(t, f.Check(tt.root), "b has no --name, merged or not")
+
+	f = load(t, `a:
+  <<: [&w {wait: 5s}, {n: 4, wait: 1s, name: merged}]
+  name: own
+  sub:
+    <<: {shared: merged}
+b:
+  <<: *w
+`)
+	require.NoError(t, f.Check(tt.root))
+	parse(t, tt.a)
+	settings, err := Apply(tt.a, f, envOf(nil))
+	require.NoError(t, err)
+	assert.Equal(t, 5*time.Second, tt.aWait, "the first merged mapping wins")
+	assert.Equal(t, 4, tt.n)
+	assert.Equal(t, "own", tt.aName, "a key of the section wins over a merged one")
+	assert.Equal(t, Source{Kind: FromFile, File: f.Path, Line: 2, Key: "a.wait"}, sourceOf(settings, "wait"))
+	parse(t, tt.sub)
+	_, err = Apply(tt.sub, f, envOf(nil))
+	require.NoError(t, err)
+	assert.Equal(t, "merged", tt.shared)
+	parse(t, tt.b)
+	_, err = Apply(tt.b, f, envOf(nil))
+	require.NoError(t, err)
+	assert.Equal(t, 5*time.Second, tt.bWait, "a merged anchor")
+}
+
+// Join reports a mistake once: one that a later error list finds again at the same line and key,
+// worded otherwise, is left out; distinct mistakes on one line are kept.
+func TestJoinReportsAPlaceOnce(t *testing.T) {
+	check := Errors{{File: "f", Line: 1, Key: "key", Msg: "write key: ${A_KEY}"}, {File: "f", Line: 2, Key: "tags", Msg: "z: use one of x, y"}, {File: "f", Line: 2, Key: "tags", Msg: "w: use one of x, y"}}
+	apply := Errors{{File: "f", Line: 1, Key: "key", Msg: "write key: ${NAME}"}, {File: "f", Line: 3, Key: "n", Msg: "not a whole number"}}
+	err := Join(check, apply)
+	var es Errors
+	require.ErrorAs(t, err, &es)
+	assert.Equal(t, Errors{check[0], check[1], check[2], apply[1]}, es)
 }
 
 // Every mistake is an error naming the file, the line and the key, and a secret's value is never in
@@ -203,7 +365,15 @@ func TestErrors(t *testing.T) {
 		{name: "unset variable", file: "name: x-${NOPE}\n", want: `^FILE:1: name: \$\{NOPE\}: the environment variable NOPE is not set: set it, or remove the key$`},
 		{name: "a ${ naming nothing", file: "name: x-${1}\n", want: `^FILE:1: name: a \$\{ that names no variable`},
 		{name: "wrong type", file: "a:\n  wait: 5\n", want: `^FILE:2: a.wait: 5: time: missing unit in duration "5"$`},
-		{name: "wrong type from a variable", file: "n: ${N}\n", env: map[string]string{"N": "many"}, want: `^FILE:1: n: \$\{N\} \("many"\): strconv.ParseInt: parsing "many": invalid syntax$`},
+		{name: "wrong type from a variable", file: "n: ${N}\n", env: map[string]string{"N": "hunter2"}, want: `^FILE:1: n: \$\{N\}: strconv.ParseInt: parsing "\$\{N\}": invalid syntax$`},
+		{name: "a number in quotes", file: "a:\n  n: \"4\"\n", want: `^FILE:2: a.n: "4" is in quotes, which makes it text: --n takes a whole number, written without quotes$`},
+		{name: "a number in a tagged string", file: "n: !!str 4\n", want: `^FILE:1: n: "4" is in quotes`},
+		{name: "a merge of a value", file: "a:\n  <<: 5\n", want: `^FILE:2: a.<<: a merge key takes a mapping \(<<: \*anchor\) or a list of them, not a single value$`},
+		{name: "exclusive flags in one section", file: "a:\n  key: ${K}\n  token: ${T}\n", env: map[string]string{"K": "k", "T": "t"},
+			want: `^FILE:3: a.token: excludes --key, which line 2 gives at the same level for tool a: keep one$`},
+		{name: "exclusive flags at the top level", file: "token: ${T}\nkey: ${K}\n", env: map[string]string{"K": "k", "T": "t"},
+			want: `^FILE:2: key: excludes --token, which line 1 gives at the same level for tool a: keep one, or unset one in the section a \(token: null\)$`},
+		{name: "a secret of a section whose variable is not set", file: "a:\n  key: ${NOPE}\n", want: `^FILE:2: a.key: \$\{NOPE\}: the environment variable NOPE is not set`},
 		{name: "not one of the values", file: "tags: [x, z]\n", want: `^FILE:1: tags: z: use one of x, y$`},
 		{name: "not a mapping", file: "- a\n", want: `^FILE:1: the file holds settings as key: value lines \(a mapping\), not a list$`},
 	}
@@ -288,10 +458,12 @@ func TestSchemaAgreesWithTheLoader(t *testing.T) {
 		"wait: 5s\nshared: top\na:\n  wait: 0\n  tags: [x, y]\n  n: 4\n  key: ${A_KEY}\n  sub:\n    shared: s\n    only: o\nb:\n  wait: 1h30m\n",
 		"n: ${N}\nname: pre-${X}\n",
 		"",
+		"a:\n  name:\n  wait: ~\n  sub:\nb: null\n",
 	}
 	invalid := []string{
 		"wiat: 1s\n", "zzz: 1\n", "file: x\n", "b:\n  name: x\n", "name: [x]\n", "tags: x\n", "tags: [z]\n",
 		"key: hunter2\n", "key: pre${A}\n", "a:\n  wait: 5\n", "a:\n  wait: 5 s\n", "n: many\n", "name:\n",
+		"a:\n  n: \"4\"\n", "tags: [x, null]\n", "a: {sub: {only: null, shared: [x]}}\n",
 	}
 	for _, text := range valid {
 		assert.NoError(t, schema.Validate(yamlAsJSON(t, text)), "%q", text)
@@ -342,7 +514,7 @@ func TestFlagsAreTheConfiguredOnes(t *testing.T) {
 		}
 		return out
 	}
-	assert.Equal(t, []string{"key", "n", "name", "shared", "tags", "wait"}, names(Flags(tt.a)))
+	assert.Equal(t, []string{"key", "n", "name", "shared", "tags", "token", "wait"}, names(Flags(tt.a)))
 	assert.Equal(t, []string{"only", "shared"}, names(Flags(tt.sub)))
 	assert.Empty(t, Flags(tt.other))
 	assert.Empty(t, Flags(tt.root))

@@ -69,12 +69,8 @@ func (f *File) Has(key string) bool {
 	if f == nil || f.root == nil {
 		return false
 	}
-	for i := 0; i < len(f.root.Content); i += 2 {
-		if f.root.Content[i].Value == key {
-			return true
-		}
-	}
-	return false
+	_, v := entry(f.root, key)
+	return v != nil
 }
 
 // Error is one thing wrong in the file: where, which key, and what to do.
@@ -103,10 +99,18 @@ func (es Errors) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// Join is the errors of Check and Apply as one, each mistake once, in the order of the lines.
+// Join is the errors of Check and Apply as one, each mistake once, in the order of the lines: an
+// error at a line and key that an earlier argument has an error at is the same mistake found again
+// (Apply words a shape's mistake for the command's own flag, Check for every command's), and is left
+// out.
 func Join(errs ...error) error {
+	type place struct {
+		file, key string
+		line      int
+	}
 	var all Errors
 	seen := map[Error]bool{}
+	reported := map[place]bool{}
 	for _, err := range errs {
 		var es Errors
 		if !errors.As(err, &es) {
@@ -115,11 +119,17 @@ func Join(errs ...error) error {
 			}
 			continue
 		}
+		var these []place
 		for _, e := range es {
-			if !seen[*e] {
+			at := place{e.File, e.Key, e.Line}
+			if !seen[*e] && !reported[at] {
 				seen[*e] = true
 				all = append(all, e)
+				these = append(these, at)
 			}
+		}
+		for _, at := range these {
+			reported[at] = true
 		}
 	}
 	return all.err()
@@ -134,9 +144,10 @@ func (es Errors) err() error {
 }
 
 // Check checks the whole file against the commands under root, without setting anything: every key is
-// a flag of a command of its section or below, or the section of a command that reads the file; a
-// flag given several times takes a list and any other one value; a secret is only ${NAME}; no key is
-// given twice. The values themselves are checked when they are applied (Apply), by the command that
+// a flag of a command of its section or below, or the section of a command that reads the file (empty
+// when it holds nothing); a flag given several times takes a list and any other one value, or nothing
+// (null) in a command's section, which unsets it there; a secret is only ${NAME}; no key is given
+// twice; a merge key (<<) merges mappings. The values themselves are checked when they are applied (Apply), by the command that
 // runs, since only its environment variables need to be set.
 func (f *File) Check(root *cobra.Command) error {
 	if f == nil || f.root == nil {
@@ -151,8 +162,12 @@ func (f *File) checkSection(m *yaml.Node, cmd *cobra.Command, errs *Errors) {
 	prefix := sectionPath(cmd)
 	flags := flagsUnder(cmd)
 	seen := map[string]int{}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], resolve(m.Content[i+1])
+	badMerge := func(n *yaml.Node) {
+		*errs = append(*errs, &Error{File: f.Path, Line: n.Line, Key: joinKey(prefix, "<<"),
+			Msg: "a merge key takes a mapping (<<: *anchor) or a list of them, not " + kindName(n)})
+	}
+	for _, p := range pairs(m, badMerge) {
+		k, v := p.k, p.v
 		key := joinKey(prefix, k.Value)
 		fail := func(line int, format string, args ...any) {
 			*errs = append(*errs, &Error{File: f.Path, Line: line, Key: key, Msg: fmt.Sprintf(format, args...)})
@@ -167,9 +182,12 @@ func (f *File) checkSection(m *yaml.Node, cmd *cobra.Command, errs *Errors) {
 		}
 		seen[k.Value] = k.Line
 		sub := subcommand(cmd, k.Value)
-		if sub != nil && v.Kind == yaml.MappingNode {
+		switch {
+		case sub != nil && v.Kind == yaml.MappingNode:
 			f.checkSection(v, sub, errs)
 			continue
+		case sub != nil && isNull(v):
+			continue // a section with nothing in it yet, e.g. every key commented out
 		}
 		candidates, ok := flags[k.Value]
 		if !ok {
@@ -180,13 +198,14 @@ func (f *File) checkSection(m *yaml.Node, cmd *cobra.Command, errs *Errors) {
 			fail(k.Line, "%s", f.unknown(k.Value, cmd, flags))
 			continue
 		}
-		f.checkValue(v, candidates, key, fail)
+		f.checkValue(v, candidates, key, cmd.HasParent(), fail)
 	}
 }
 
-// checkValue checks the shape of a flag's value: one value or a list as the flag takes, and a secret
-// written only as ${NAME}. It never repeats a secret's value.
-func (f *File) checkValue(v *yaml.Node, candidates []*owned, key string, fail func(line int, format string, args ...any)) {
+// checkValue checks the shape of a flag's value: one value or a list as the flag takes, nothing (null)
+// only in a command's section (nested), and a secret written only as ${NAME}. It never repeats a
+// secret's value.
+func (f *File) checkValue(v *yaml.Node, candidates []*owned, key string, nested bool, fail func(line int, format string, args ...any)) {
 	takesList, takesOne, secret := false, false, (*pflag.Flag)(nil)
 	for _, o := range candidates {
 		if list(o.flag) {
@@ -194,7 +213,8 @@ func (f *File) checkValue(v *yaml.Node, candidates []*owned, key string, fail fu
 		} else {
 			takesOne = true
 		}
-		if Secret(o.flag) {
+		// The suggestion names the variable a flag falls back to, when one does.
+		if Secret(o.flag) && (secret == nil || Env(secret) == "") {
 			secret = o.flag
 		}
 	}
@@ -215,8 +235,10 @@ func (f *File) checkValue(v *yaml.Node, candidates []*owned, key string, fail fu
 	case v.Kind == yaml.MappingNode:
 		fail(v.Line, "takes a value, not a mapping (only a command's name holds settings)")
 		return
-	case v.Tag == "!!null":
-		fail(v.Line, "has no value: give one, or remove the key")
+	case isNull(v) && nested:
+		return // unsets what a section above gives
+	case isNull(v):
+		fail(v.Line, "has no value: give one, or remove the key (nothing, in a command's section, unsets what the top level gives)")
 		return
 	case !takesOne:
 		fail(v.Line, "takes a list: write [a, b], or one \"- item\" a line under the key")
@@ -283,36 +305,138 @@ type Lookup func(name string) (string, bool)
 // Apply sets the flags of cmd that the command line left unset from the file's sections for cmd, the
 // nearest first, marking them changed as if given, and returns where every flag of cmd (Flags) took its
 // value from. Each value names its environment variables as ${NAME}, and is then parsed by the flag's
-// own Set (each item, for a list) and checked against its fixed values (MarkEnum). f may be nil: no
-// file. A value of the wrong shape (checkValue) is an error and sets nothing, so that Apply may run on
-// a file Check refused, to report every mistake at once (Join).
+// own Set (each item, for a list) and checked against its fixed values (MarkEnum) and, for a flag of
+// true or false or of numbers, against quotes that make it text. f may be nil: no file. A value of the
+// wrong shape (checkValue) is an error and sets nothing, so that Apply may run on a file Check refused,
+// to report every mistake at once (Join).
+//
+// A value the file gives is not used when the section nearest to cmd that has the key says nothing
+// (null), when it is a secret of the top level whose variable is not set (the command goes on as
+// without it: a file shared by commands that need a key and commands that do not), or when a flag it
+// excludes has a value from nearer (MarkExclusive): Setting.Ignored says so.
 func Apply(cmd *cobra.Command, f *File, env Lookup) ([]Setting, error) {
 	var chain []section
 	if f != nil && f.root != nil {
 		chain = f.sections(cmd)
 	}
+	flags := Flags(cmd)
+	origins := make([]origin, len(flags))
+	byName := map[string]int{}
+	for i, fl := range flags {
+		origins[i] = f.origin(fl, chain, env)
+		byName[fl.Name] = i
+	}
 	var errs Errors
-	var out []Setting
-	for _, fl := range Flags(cmd) {
-		s := Setting{Flag: fl}
-		switch key, k, v := lookup(chain, fl.Name); {
-		case fl.Changed:
-			s.Source = Source{Kind: CommandLine}
-		case v != nil:
-			s.Source = Source{Kind: FromFile, File: f.Path, Line: k.Line, Key: key}
-			if err := f.set(fl, v, key, env, &s.Source); err != nil {
+	// Of flags that exclude each other, the nearest value wins; the ranks are the ones found above,
+	// before any is dropped.
+	dropped := map[int]string{}
+	for i, o := range origins {
+		for _, name := range Exclusive(o.s.Flag) {
+			j, ok := byName[name]
+			if !ok || o.rank < 0 || origins[j].rank < 0 {
+				continue
+			}
+			q := origins[j]
+			// Two at one level of the file are one mistake, reported at the later of their lines.
+			later := q.s.Source.Line < o.s.Source.Line || q.s.Source.Line == o.s.Source.Line && name < o.s.Flag.Name
+			switch {
+			case q.rank < o.rank:
+				dropped[i] = fmt.Sprintf("%s: --%s, which excludes it, is given %s", o.what(), name, q.where())
+			case q.rank == o.rank && o.s.Source.Kind == FromFile && later:
+				msg := fmt.Sprintf("excludes --%s, which line %d gives at the same level for %s: keep one", name, q.s.Source.Line, cmd.CommandPath())
+				if o.s.Source.Key != joinKey(sectionPath(cmd), o.s.Flag.Name) { // not the command's own section
+					msg += fmt.Sprintf(", or unset one in the section %s (%s: null)", sectionPath(cmd), name)
+				}
+				errs = append(errs, &Error{File: f.Path, Line: o.s.Source.Line, Key: o.s.Source.Key, Msg: msg})
+			}
+		}
+	}
+	out := make([]Setting, 0, len(flags))
+	for i, o := range origins {
+		s := o.s
+		switch why, drop := dropped[i]; {
+		case drop:
+			s = Setting{Flag: s.Flag, Source: Source{Kind: Default}, Ignored: why, Dropped: true}
+		case s.Source.Kind == FromFile:
+			if err := f.set(s.Flag, o.v, s.Source.Key, env, &s.Source); err != nil {
 				errs = append(errs, err...)
 				continue
 			}
-			fl.Changed = true
-		case Env(fl) != "" && envSet(env, Env(fl)):
-			s.Source = Source{Kind: Environment, Env: Env(fl)}
-		default:
-			s.Source = Source{Kind: Default}
+			s.Flag.Changed = true
 		}
 		out = append(out, s)
 	}
 	return out, errs.err()
+}
+
+// origin is where a flag would take its value from, before the flags that exclude each other are
+// weighed.
+type origin struct {
+	s Setting
+	// rank is how near the value is given: 0 on the command line, then the file's sections that apply
+	// (1 the nearest to the command, on out to the top level), then the environment; -1 for none (the
+	// default).
+	rank int
+	v    *yaml.Node // the file's value, FromFile
+}
+
+// origin finds where fl takes its value from: the command line, the nearest section of chain that has
+// it, the environment variable it falls back to, or its default.
+func (f *File) origin(fl *pflag.Flag, chain []section, env Lookup) origin {
+	s := Setting{Flag: fl}
+	if fl.Changed {
+		s.Source = Source{Kind: CommandLine}
+		return origin{s: s, rank: 0}
+	}
+	i, key, k, v := lookup(chain, fl.Name)
+	switch {
+	case v == nil:
+	case isNull(v):
+		s.Ignored = fmt.Sprintf("unset by %s:%d %s", f.Path, k.Line, key)
+	case i == 0 && Secret(fl) && unsetVariable(v, env) != "":
+		s.Ignored = fmt.Sprintf("%s:%d %s: %s is not set", f.Path, k.Line, key, unsetVariable(v, env))
+	default:
+		s.Source = Source{Kind: FromFile, File: f.Path, Line: k.Line, Key: key}
+		return origin{s: s, rank: len(chain) - i, v: v}
+	}
+	if Env(fl) != "" && envSet(env, Env(fl)) {
+		s.Source = Source{Kind: Environment, Env: Env(fl)}
+		return origin{s: s, rank: len(chain) + 1}
+	}
+	s.Source = Source{Kind: Default}
+	return origin{s: s, rank: -1}
+}
+
+// what names the value of o, for a message: its line of the file, or its variable.
+func (o origin) what() string {
+	if o.s.Source.Kind == Environment {
+		return "$" + o.s.Source.Env
+	}
+	return fmt.Sprintf("%s:%d %s", o.s.Source.File, o.s.Source.Line, o.s.Source.Key)
+}
+
+// where says where o's value is given, for a message.
+func (o origin) where() string {
+	if o.s.Source.Kind == CommandLine {
+		return "on the command line"
+	}
+	return "by " + o.what()
+}
+
+// unsetVariable returns the first variable that v names and env lacks, or "".
+func unsetVariable(v *yaml.Node, env Lookup) string {
+	items := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		items = v.Content
+	}
+	for _, item := range items {
+		for _, m := range reference.FindAllStringSubmatch(resolve(item).Value, -1) {
+			if _, ok := env(m[1]); m[1] != "" && !ok {
+				return m[1]
+			}
+		}
+	}
+	return ""
 }
 
 func envSet(env Lookup, name string) bool {
@@ -346,16 +470,16 @@ func (f *File) sections(cmd *cobra.Command) []section {
 	return out
 }
 
-// lookup finds the setting of the flag called name in the nearest section that has one: its key path,
-// key and value, or a nil value. A mapping under a key is a command's section, never a flag's value
-// (Check refused any other).
-func lookup(chain []section, name string) (path string, k, v *yaml.Node) {
+// lookup finds the setting of the flag called name in the nearest section that has one: the section's
+// index in chain, the key path, the key and the value (null when the section unsets it), or a nil
+// value. A mapping under a key is a command's section, never a flag's value (Check refused any other).
+func lookup(chain []section, name string) (i int, path string, k, v *yaml.Node) {
 	for i := len(chain) - 1; i >= 0; i-- {
 		if k, v := entry(chain[i].node, name); v != nil && v.Kind != yaml.MappingNode {
-			return joinKey(chain[i].prefix, name), k, v
+			return i, joinKey(chain[i].prefix, name), k, v
 		}
 	}
-	return "", nil, nil
+	return -1, "", nil, nil
 }
 
 // value returns the value of key in mapping m, or nil.
@@ -364,14 +488,54 @@ func value(m *yaml.Node, key string) *yaml.Node {
 	return v
 }
 
-// entry returns the key node and the value of key in mapping m, or nils.
+// entry returns the key node and the value of key in mapping m, merge keys resolved, or nils.
 func entry(m *yaml.Node, key string) (k, v *yaml.Node) {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Kind == yaml.ScalarNode && m.Content[i].Value == key {
-			return m.Content[i], resolve(m.Content[i+1])
+	for _, p := range pairs(m, nil) {
+		if p.k.Kind == yaml.ScalarNode && p.k.Value == key {
+			return p.k, p.v
 		}
 	}
 	return nil, nil
+}
+
+// pair is a key of a mapping and its value, aliases followed.
+type pair struct{ k, v *yaml.Node }
+
+// pairs returns the keys of mapping m with their values, YAML's merge keys resolved: m's own keys in
+// their order (a key written twice, twice: Check refuses it), then the keys of each mapping merged in
+// (<<: *anchor, or a list of them) that m and the mappings merged before it lack. A merge of anything
+// else is passed to bad, when not nil, and left out.
+func pairs(m *yaml.Node, bad func(*yaml.Node)) []pair {
+	var own, merged []pair
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], resolve(m.Content[i+1])
+		if k.Kind != yaml.ScalarNode || k.Tag != "!!merge" {
+			own = append(own, pair{k, v})
+			continue
+		}
+		from := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			from = v.Content
+		}
+		for _, src := range from {
+			if src = resolve(src); src.Kind == yaml.MappingNode {
+				merged = append(merged, pairs(src, bad)...)
+			} else if bad != nil {
+				bad(src)
+			}
+		}
+	}
+	has := map[string]bool{}
+	for _, p := range own {
+		has[p.k.Value] = true
+	}
+	for _, p := range merged {
+		if !has[p.k.Value] {
+			has[p.k.Value] = true
+			own = append(own, p)
+		}
+	}
+	return own
 }
 
 // set gives fl the value v, its environment variables replaced, and records the value as written in
@@ -381,7 +545,7 @@ func (f *File) set(fl *pflag.Flag, v *yaml.Node, key string, env Lookup, src *So
 	fail := func(line int, msg string) { errs = append(errs, &Error{File: f.Path, Line: line, Key: key, Msg: msg}) }
 	// The shape again, for this command's flag: nothing that Check refuses is ever set, a literal
 	// secret least of all.
-	f.checkValue(v, []*owned{{flag: fl}}, key, func(line int, format string, args ...any) { fail(line, fmt.Sprintf(format, args...)) })
+	f.checkValue(v, []*owned{{flag: fl}}, key, true, func(line int, format string, args ...any) { fail(line, fmt.Sprintf(format, args...)) })
 	if len(errs) > 0 {
 		return errs
 	}
@@ -393,17 +557,15 @@ func (f *File) set(fl *pflag.Flag, v *yaml.Node, key string, env Lookup, src *So
 		}
 	}
 	values := make([]string, 0, len(items))
-	var written []string
+	written := make([]string, 0, len(items))
+	named := make([]bool, 0, len(items))
 	for _, item := range items {
-		text, named, err := expand(item.Value, env)
+		text, names, err := expand(item.Value, env)
 		if err != nil {
 			fail(item.Line, err.Error())
 			continue
 		}
-		if named {
-			written = append(written, item.Value)
-		}
-		values = append(values, text)
+		values, written, named = append(values, text), append(written, item.Value), append(named, names)
 	}
 	if len(errs) > 0 {
 		return errs
@@ -411,50 +573,64 @@ func (f *File) set(fl *pflag.Flag, v *yaml.Node, key string, env Lookup, src *So
 	// The flag's own parser first, whose message knows the flag best; then the fixed values.
 	if sv, ok := fl.Value.(pflag.SliceValue); ok && v.Kind == yaml.SequenceNode {
 		if err := sv.Replace(values); err != nil {
-			fail(v.Line, f.refused(fl, err, strings.Join(values, ", ")))
+			fail(v.Line, f.refused(fl, err, strings.Join(values, ","), strings.Join(written, ",")))
 			return errs
 		}
 	} else {
 		for i, text := range values {
 			if err := fl.Value.Set(text); err != nil {
-				fail(items[i].Line, fmt.Sprintf("%s: %s", f.shown(fl, items[i].Value, text), f.refused(fl, err, text)))
+				fail(items[i].Line, fmt.Sprintf("%s: %s", f.shown(fl, written[i]), f.refused(fl, err, text, written[i])))
 				return errs
 			}
+		}
+	}
+	t := fl.Value.Type()
+	if list(fl) {
+		t = elemType(fl)
+	}
+	for i, item := range items {
+		if want := jsonType(fl, t); want != "" && item.Tag == "!!str" && !named[i] {
+			fail(item.Line, fmt.Sprintf("%q is in quotes, which makes it text: --%s takes %s, written without quotes", item.Value, fl.Name, typeWords[want]))
 		}
 	}
 	if enum := Enum(fl); enum != nil {
 		for i, text := range values {
 			if !slices.Contains(enum, text) {
-				fail(items[i].Line, fmt.Sprintf("%s: use one of %s", f.shown(fl, items[i].Value, text), strings.Join(enum, ", ")))
+				fail(items[i].Line, fmt.Sprintf("%s: use one of %s", f.shown(fl, written[i]), strings.Join(enum, ", ")))
 			}
 		}
 	}
-	if len(written) > 0 {
-		src.Written = strings.Join(written, ", ")
+	if slices.Contains(named, true) {
+		src.Written = strings.Join(written, ",")
 	}
 	return errs
 }
 
-// shown is a value as a message may show it: as written, and what it became when it names variables;
-// nothing of a secret's.
-func (f *File) shown(fl *pflag.Flag, written, text string) string {
-	switch {
-	case Secret(fl):
+// typeWords says what a value of a JSON type (jsonType) is, for a message.
+var typeWords = map[string]string{"boolean": "true or false", "integer": "a whole number", "number": "a number"}
+
+// shown is a value as a message may show it: as written, its variables not replaced, since a value
+// that is not a secret may still hold one (a password in a URL); nothing of a secret's.
+func (f *File) shown(fl *pflag.Flag, written string) string {
+	if Secret(fl) {
 		return "the value of " + written
-	case written != text:
-		return fmt.Sprintf("%s (%q)", written, text)
 	}
 	return written
 }
 
-// refused words the error fl's Set returned for text, never repeating a secret.
-func (f *File) refused(fl *pflag.Flag, err error, text string) string {
+// refused words the error fl's Set returned for text, the value written as written, never repeating a
+// secret or what a variable holds.
+func (f *File) refused(fl *pflag.Flag, err error, text, written string) string {
 	if f.opts.Cause != nil {
 		err = f.opts.Cause(fl, err)
 	}
 	msg := err.Error()
-	if Secret(fl) && text != "" && strings.Contains(msg, text) {
+	switch {
+	case text == "" || !strings.Contains(msg, text):
+	case Secret(fl):
 		return "refused by --" + fl.Name
+	case text != written:
+		msg = strings.ReplaceAll(msg, text, written)
 	}
 	return msg
 }
@@ -512,3 +688,6 @@ func kindName(n *yaml.Node) string {
 	}
 	return "a single value"
 }
+
+// isNull reports whether n says nothing: null, ~, or no value after the key.
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }

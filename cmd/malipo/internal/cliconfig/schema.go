@@ -37,6 +37,9 @@ func Schema(root *cobra.Command, id string) ([]byte, error) {
 			"type": "string", "pattern": envPattern,
 			"description": "a value taken from environment variables: ${NAME} ($${ writes a literal ${)",
 		},
+		"unset": map[string]any{
+			"type": "null", "description": "nothing: in a command's section, unsets what a section above gives; an empty section",
+		},
 		"duration": map[string]any{
 			"type": "string", "pattern": durationPattern,
 			"description": "a duration with its unit, e.g. 500ms, 5s, 2m or 1h30m",
@@ -59,8 +62,10 @@ func Schema(root *cobra.Command, id string) ([]byte, error) {
 func defName(cmd *cobra.Command) string { return strings.ReplaceAll(sectionPath(cmd), ".", "-") }
 
 // sectionSchema is the schema of cmd's section: its flags and those of the commands under it, and the
-// sections of those commands.
+// sections of those commands. In a command's section, a flag's key may say nothing (null), which
+// unsets what the sections above give; a section may be empty (null) anywhere.
 func sectionSchema(cmd *cobra.Command) map[string]any {
+	null := map[string]any{"$ref": "#/$defs/unset"}
 	props := map[string]any{}
 	for name, candidates := range flagsUnder(cmd) {
 		var alts []any
@@ -70,7 +75,8 @@ func sectionSchema(cmd *cobra.Command) map[string]any {
 			if owner == cmd {
 				alts = append(alts, flagSchema(o.flag))
 			} else {
-				alts = append(alts, map[string]any{"$ref": "#/$defs/" + defName(owner) + "/properties/" + name})
+				// The owner's value without its null (nullable), which not every section takes.
+				alts = append(alts, map[string]any{"$ref": "#/$defs/" + defName(owner) + "/properties/" + name + "/anyOf/0"})
 			}
 			_, usage := pflag.UnquoteUsage(o.flag)
 			about = append(about, commandPaths(o.cmds)+": "+usage)
@@ -79,21 +85,34 @@ func sectionSchema(cmd *cobra.Command) map[string]any {
 		if len(candidates) > 1 || candidates[0].cmds[0] != cmd {
 			p["description"] = strings.Join(about, "\n")
 		}
+		if cmd.HasParent() {
+			p = nullable(p)
+		}
 		props[name] = p
 	}
 	for _, sub := range subcommands(cmd) {
-		ref := map[string]any{"$ref": "#/$defs/" + defName(sub)}
+		alts := []any{map[string]any{"$ref": "#/$defs/" + defName(sub)}}
 		if flag, ok := props[sub.Name()]; ok {
-			props[sub.Name()] = map[string]any{"anyOf": []any{ref, flag}}
-			continue
+			alts = append(alts, flag)
 		}
-		props[sub.Name()] = ref
+		props[sub.Name()] = map[string]any{"anyOf": append(alts, null)}
 	}
 	s := map[string]any{"type": "object", "additionalProperties": false, "properties": props}
 	if cmd.HasParent() {
 		s["description"] = cmd.CommandPath() + ": " + cmd.Short + ". Its settings apply to it and to the commands under it, over the ones above."
 	}
 	return s
+}
+
+// nullable is s or null, with s's description: the value of a key that a command's section may leave
+// empty. s is the first alternative, which references to it name (.../anyOf/0).
+func nullable(s map[string]any) map[string]any {
+	out := map[string]any{"anyOf": []any{s, map[string]any{"$ref": "#/$defs/unset"}}}
+	if d, ok := s["description"]; ok {
+		out["description"] = d
+		delete(s, "description")
+	}
+	return out
 }
 
 // oneOf is alts as one schema: the one, or any of several.
@@ -140,19 +159,15 @@ func valueSchema(fl *pflag.Flag, t string) map[string]any {
 	}
 	env := map[string]any{"$ref": "#/$defs/env-reference"}
 	var typed map[string]any
-	switch {
+	switch ty := jsonType(fl, t); {
 	case Enum(fl) != nil:
 		return map[string]any{"anyOf": []any{map[string]any{"enum": Enum(fl)}, env}}
 	case isSchemer(fl) && !list(fl):
 		typed = fl.Value.(Schemer).JSONSchema()
-	case t == "bool":
-		typed = map[string]any{"type": "boolean"}
-	case strings.HasPrefix(t, "uint"):
-		typed = map[string]any{"type": "integer", "minimum": 0}
-	case strings.HasPrefix(t, "int") || t == "count":
-		typed = map[string]any{"type": "integer"}
-	case strings.HasPrefix(t, "float"):
-		typed = map[string]any{"type": "number"}
+	case ty == "integer" && strings.HasPrefix(t, "uint"):
+		typed = map[string]any{"type": ty, "minimum": 0}
+	case ty != "":
+		typed = map[string]any{"type": ty}
 	case t == "duration":
 		// 0 needs no unit, and YAML reads a bare 0 as a number.
 		typed = map[string]any{"anyOf": []any{map[string]any{"$ref": "#/$defs/duration"}, map[string]any{"const": 0}}}
@@ -163,6 +178,29 @@ func valueSchema(fl *pflag.Flag, t string) map[string]any {
 		return typed
 	}
 	return map[string]any{"anyOf": []any{typed, env}}
+}
+
+// jsonType is the JSON type of a value of fl, of pflag type t, when the file writes it as YAML's true
+// or false or a number rather than text: "boolean", "integer" or "number"; "" for text. The loader
+// refuses such a value in quotes, as the schema does.
+func jsonType(fl *pflag.Flag, t string) string {
+	switch {
+	case Secret(fl) || Enum(fl) != nil:
+		return ""
+	case isSchemer(fl) && !list(fl):
+		ty, _ := fl.Value.(Schemer).JSONSchema()["type"].(string)
+		if ty == "string" {
+			return ""
+		}
+		return ty
+	case t == "bool":
+		return "boolean"
+	case strings.HasPrefix(t, "uint") || strings.HasPrefix(t, "int") || t == "count":
+		return "integer"
+	case strings.HasPrefix(t, "float"):
+		return "number"
+	}
+	return ""
 }
 
 func isSchemer(fl *pflag.Flag) bool {
