@@ -46,21 +46,8 @@ func (e *Exchange) String() string {
 
 // Get returns the value at a JSON pointer of the body (`/data/status`), or nil.
 func (e *Exchange) Get(pointer string) any {
-	v, _ := openapi.ValueAt(e.JSON, pointerTokens(pointer))
+	v, _ := openapi.ValueAt(e.JSON, openapi.PointerTokens(pointer))
 	return v
-}
-
-// pointerTokens splits a JSON pointer ("/data/id", "" for the whole value) into its unescaped tokens,
-// for openapi.ValueAt.
-func pointerTokens(pointer string) []string {
-	if pointer == "" {
-		return nil
-	}
-	path := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
-	for i, tok := range path {
-		path[i] = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-	}
-	return path
 }
 
 // Str returns the string at a JSON pointer, or "".

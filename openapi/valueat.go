@@ -1,6 +1,9 @@
 package openapi
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // ValueAt returns the value at path in a decoded JSON value (objects as map[string]any, arrays as
 // []any, as encoding/json decodes into any), one segment per level, an array's given by its index;
@@ -26,4 +29,17 @@ func ValueAt(v any, path []string) (any, bool) {
 		}
 	}
 	return v, true
+}
+
+// PointerTokens splits a JSON pointer into a body ("/data/id"; "" for the whole value) into its
+// unescaped tokens (~1 is /, ~0 is ~), for ValueAt.
+func PointerTokens(pointer string) []string {
+	if pointer == "" {
+		return nil
+	}
+	path := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
+	for i, tok := range path {
+		path[i] = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	}
+	return path
 }

@@ -95,6 +95,17 @@ func keyLine(t *testing.T, root *yaml.Node, pointer string) (int, string) {
 	return line, token
 }
 
+// theDocument is openapi/malipo.yaml as the test reads it itself, independently of the code under
+// test: its YAML root and its lines.
+func theDocument(t *testing.T) (*yaml.Node, []string) {
+	t.Helper()
+	source, err := os.ReadFile(filepath.Join("..", "..", "openapi", "malipo.yaml"))
+	require.NoError(t, err)
+	var doc yaml.Node
+	require.NoError(t, yaml.Unmarshal(source, &doc))
+	return doc.Content[0], strings.Split(string(source), "\n")
+}
+
 // keyLineIfAny is keyLine for a pointer that may not resolve: 0 then.
 func keyLineIfAny(root *yaml.Node, pointer string) (int, bool) {
 	n, line := root, 0
@@ -181,11 +192,7 @@ func TestConformOnGitHubAnnotatesTheRulesLines(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &run))
 	require.NotEmpty(t, run.Findings)
 
-	source, err := os.ReadFile(filepath.Join("..", "..", "openapi", "malipo.yaml"))
-	require.NoError(t, err)
-	var doc yaml.Node
-	require.NoError(t, yaml.Unmarshal(source, &doc))
-	lines := strings.Split(string(source), "\n")
+	doc, lines := theDocument(t)
 
 	got := annotations(t, stdout)
 	require.Len(t, got, len(run.Findings), "one annotation per finding")
@@ -201,11 +208,11 @@ func TestConformOnGitHubAnnotatesTheRulesLines(t *testing.T) {
 	for i, a := range got {
 		f := run.Findings[i]
 		require.True(t, strings.HasPrefix(f.Rule.Pointer, "#/"), "finding %d has a rule in the document: %+v", i, f)
-		line := ruleLine(t, doc.Content[0], lines, f.Rule)
+		line := ruleLine(t, doc, lines, f.Rule)
 		assert.Equal(t, "openapi/malipo.yaml", a.props["file"], "annotation %d", i)
 		assert.Equal(t, strconv.Itoa(line), a.props["line"], "annotation %d: the line of %s", i, f.Rule.Pointer)
 		if f.Rule.Quote == "" {
-			_, key := keyLine(t, doc.Content[0], f.Rule.Pointer)
+			_, key := keyLine(t, doc, f.Rule.Pointer)
 			text := strings.TrimSpace(lines[line-1])
 			assert.True(t, strings.HasPrefix(text, key+":") || strings.HasPrefix(text, "'"+key+"':") || strings.HasPrefix(text, `"`+key+`":`),
 				"annotation %d: line %d is %s's key %q: %q", i, line, f.Rule.Pointer, key, text)
@@ -261,11 +268,7 @@ func TestWebhooksTestOnGitHubAnnotatesItsFindings(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "webhooks", "test", "--url", srv.URL, "--secret", secret.Reveal(), "--quiet", "--seed", "7",
 		"--run", `^receiver\.rejects\.(forged|malformed)-signature/`)
 	require.Equal(t, exitFail, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	source, err := os.ReadFile(filepath.Join("..", "..", "openapi", "malipo.yaml"))
-	require.NoError(t, err)
-	var doc yaml.Node
-	require.NoError(t, yaml.Unmarshal(source, &doc))
-	lines := strings.Split(string(source), "\n")
+	doc, lines := theDocument(t)
 	got := annotations(t, stdout)
 	placed, inWords := 0, 0
 	for _, a := range got {
@@ -290,7 +293,7 @@ func TestWebhooksTestOnGitHubAnnotatesItsFindings(t *testing.T) {
 		require.NoError(t, err)
 		for _, et := range spec.EventTypes() {
 			for i := range 5 {
-				if l, _ := keyLineIfAny(doc.Content[0], fmt.Sprintf("#/webhooks/%s/post/parameters/%d", et, i)); l == line {
+				if l, _ := keyLineIfAny(doc, fmt.Sprintf("#/webhooks/%s/post/parameters/%d", et, i)); l == line {
 					found = true
 				}
 			}
@@ -319,11 +322,7 @@ func TestConformOnGitLabNamesTheDocumentInJUnit(t *testing.T) {
 	require.NoError(t, err)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	source, err := os.ReadFile(filepath.Join("..", "..", "openapi", "malipo.yaml"))
-	require.NoError(t, err)
-	var doc yaml.Node
-	require.NoError(t, yaml.Unmarshal(source, &doc))
-	lines := strings.Split(string(source), "\n")
+	doc, lines := theDocument(t)
 	dir := t.TempDir()
 	for _, gitlab := range []string{"true", ""} {
 		t.Setenv("GITLAB_CI", gitlab)
@@ -347,7 +346,7 @@ func TestConformOnGitLabNamesTheDocumentInJUnit(t *testing.T) {
 		first, _, _ := strings.Cut(c.Failure, "\n")
 		require.True(t, strings.HasPrefix(first, "the document says: \u201c"), first)
 		quote, _, _ := strings.Cut(strings.TrimPrefix(first, "the document says: \u201c"), "\u201d")
-		quoteLine := ruleLine(t, doc.Content[0], lines, report.Rule{Pointer: pointer, Quote: quote})
+		quoteLine := ruleLine(t, doc, lines, report.Rule{Pointer: pointer, Quote: quote})
 		assert.True(t, strings.HasSuffix(first, "\u201d ("+pointer+", openapi/malipo.yaml:"+strconv.Itoa(quoteLine)+")"), first)
 		if gitlab == "true" {
 			assert.Equal(t, "openapi/malipo.yaml", c.File)

@@ -191,11 +191,7 @@ docs/cli.md describes the format.`,
 		Example:           "  malipo config schema > malipo.schema.json\n  malipo conform --config-check",
 		Args:              unknownCommand,
 		ValidArgsFunction: cobra.NoFileCompletions,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprint(c.stderr, cmd.UsageString())
-			c.code = exitUsage
-			return nil
-		},
+		RunE:              c.usage,
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "schema",

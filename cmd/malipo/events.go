@@ -39,11 +39,7 @@ error or the target does not answer.`,
   malipo events tail --events payout.failed`,
 		Args:              unknownCommand,
 		ValidArgsFunction: cobra.NoFileCompletions,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprint(c.stderr, cmd.UsageString())
-			c.code = exitUsage
-			return nil
-		},
+		RunE:              c.usage,
 	}
 	f.declare(cmd)
 	cmd.AddCommand(c.eventsListCommand(f), c.eventsGetCommand(f), c.eventsAttemptsCommand(f), c.eventsResendCommand(f), c.eventsTailCommand(f))

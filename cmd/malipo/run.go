@@ -146,6 +146,12 @@ func (c *cli) runRoot(cmd *cobra.Command, args []string) error {
 	if c.showVersion {
 		return c.printVersion()
 	}
+	return c.usage(cmd, nil)
+}
+
+// usage is a command that only groups others (malipo, malipo events, malipo config) run without one:
+// its usage on stderr and exit code 2, since nothing was done.
+func (c *cli) usage(cmd *cobra.Command, _ []string) error {
 	fmt.Fprint(c.stderr, cmd.UsageString())
 	c.code = exitUsage
 	return nil

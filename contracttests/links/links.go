@@ -132,7 +132,7 @@ func Eval(expr string, rec *Record) (any, error) {
 		if source == "response" {
 			body = rec.Response.JSON
 		}
-		v, found := openapi.ValueAt(body, tokens(pointer))
+		v, found := openapi.ValueAt(body, openapi.PointerTokens(pointer))
 		if !found || v == nil {
 			return nil, fmt.Errorf("the %s body has no value at %q", source, pointer)
 		}
@@ -255,17 +255,4 @@ func ExpandTemplate(template string, values map[string]string) (path, missing st
 		segments[i] = v
 	}
 	return strings.Join(segments, "/"), ""
-}
-
-// tokens splits a JSON pointer ("/data/id", "" for the whole value) into its unescaped tokens, for
-// openapi.ValueAt.
-func tokens(pointer string) []string {
-	if pointer == "" {
-		return nil
-	}
-	path := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
-	for i, tok := range path {
-		path[i] = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-	}
-	return path
 }
