@@ -188,7 +188,7 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...report.R
 	return runner.Run(run, runner.Options{
 		Concurrency:  cfg.Concurrency,
 		CheckTimeout: cfg.CheckTimeout,
-		Summary:      report.Summary{Target: cfg.BaseURL, Rerun: cfg.Rerun, Seed: cfg.Seed},
+		Summary:      report.Summary{Target: report.MaskUserinfo(cfg.BaseURL), Rerun: report.MaskedArgs(cfg.Rerun), Seed: cfg.Seed},
 		Done: func(sum *report.Summary) {
 			sum.Coverage = s.coverage.summary(s.receiver.TypesSeen())
 			// The run sends nothing more. Pooled connections would keep the target's graceful shutdown

@@ -319,7 +319,7 @@ func Run(ctx context.Context, cfg Config, reporters ...report.Reporter) (*report
 		// A check sends at most a few deliveries one after the other (the burst sends its own at once),
 		// each bounded by the time-out.
 		CheckTimeout: max(30*time.Second, 4*cfg.Timeout),
-		Summary: report.Summary{Tool: Tool, Target: cfg.URL, Rerun: cfg.Rerun, Seed: g.seed,
+		Summary: report.Summary{Tool: Tool, Target: report.MaskUserinfo(cfg.URL), Rerun: report.MaskedArgs(cfg.Rerun), Seed: g.seed,
 			ReplayNote: "Each curl command sends the delivery again with the headers it had, signature included; " +
 				"a receiver refuses a replay made more than the tolerance (five minutes) later, which is the point of the timestamp."},
 		Done: func(*report.Summary) { g.client.CloseIdleConnections() },

@@ -219,7 +219,9 @@ func CurlCommand(method, url string, header http.Header, body []byte) string {
 // nil for a request without one; fresh lists the merchant references in the body that the command
 // makes afresh (GeneratedReferences).
 func (r Redactor) Curl(method, url string, header http.Header, body []byte, fresh []string) string {
-	return words{Redactor: r}.curl(method, url, header, body, fresh)
+	// A password in the URL's userinfo is masked like a key; unlike a key it has no variable of ours
+	// to be read back from, so the replay needs it put back by hand.
+	return words{Redactor: r}.curl(method, MaskUserinfo(url), header, body, fresh)
 }
 
 func (r words) curl(method, url string, header http.Header, body []byte, fresh []string) string {

@@ -180,7 +180,30 @@ func masked(value string) string {
 	return prefix + "…(redacted)"
 }
 
-// Text redacts every key value (also URL-encoded) and every webhook secret in s.
+// userinfoPassword matches the password of a URL's userinfo (`https://ci:TOKEN@host`): a credential in a
+// --target or --url, which no report shows.
+var userinfoPassword = regexp.MustCompile(`(://[^/?#@\s:]*):[^/?#@\s]+@`)
+
+// MaskUserinfo redacts the password of every URL's userinfo in s, keeping the user: a target given as
+// https://ci:TOKEN@host shows as https://ci:…(redacted)@host in every report and rerun line.
+func MaskUserinfo(s string) string {
+	return userinfoPassword.ReplaceAllString(s, "$1:…(redacted)@")
+}
+
+// MaskedArgs is args with MaskUserinfo applied to each: a rerun command as reports print it.
+func MaskedArgs(args []string) []string {
+	if args == nil {
+		return nil
+	}
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = MaskUserinfo(a)
+	}
+	return out
+}
+
+// Text redacts every key value (also URL-encoded), every webhook secret and every URL's userinfo
+// password in s.
 func (r Redactor) Text(s string) string {
 	for _, k := range r.keys {
 		if len(k.Value) < minRedactedKey {
@@ -191,7 +214,7 @@ func (r Redactor) Text(s string) string {
 			s = strings.ReplaceAll(s, q, masked(k.Value))
 		}
 	}
-	return whsecPattern.ReplaceAllString(s, "whsec_…(redacted)")
+	return MaskUserinfo(whsecPattern.ReplaceAllString(s, "whsec_…(redacted)"))
 }
 
 // Header copies h with every value redacted; a value that is one of the keys is masked whole, however

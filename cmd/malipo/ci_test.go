@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -382,4 +383,38 @@ func count(items []string, item string) int {
 		}
 	}
 	return n
+}
+
+// A credential in the target's URL (https://ci:TOKEN@host, as a staging service behind basic auth is
+// often given) shows nowhere a run leaves: not in the log, the rerun line, the job summary, the
+// annotations, nor any report file.
+func TestTargetCredentialsShowInNoReport(t *testing.T) {
+	faulty, err := faults.Options(faults.ErrorNotEnvelope)
+	require.NoError(t, err)
+	srv, err := sandbox.New(faulty...)
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	const token = "SUPERSECRET_TOKEN_4711"
+	target := strings.Replace(ts.URL, "http://", "http://ci:"+token+"@", 1)
+	dir := t.TempDir()
+	summary := filepath.Join(dir, "step_summary")
+	t.Setenv("GITHUB_ACTIONS", "true")
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
+	files := map[string]string{"--json": "r.json", "--junit": "r.xml", "--html": "r.html", "--record": "r.har"}
+	args := []string{"conform", "--target", target, "--public-key", sandbox.DefaultPublicKey, "--secret-key", sandbox.DefaultSecretKey,
+		"--run", `^(negative\.unknown-path|auth\.getPayout\.)`, "--seed", "5"}
+	for flag, name := range files {
+		args = append(args, flag, filepath.Join(dir, name))
+	}
+	code, stdout, stderr := runCLI(t, args...)
+	require.Equal(t, exitFail, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	require.Contains(t, stdout, "ci:…(redacted)@", "the target is named, its password masked")
+	assert.NotContains(t, stdout, token)
+	assert.NotContains(t, stderr, token)
+	for _, name := range append(slices.Collect(maps.Values(files)), "step_summary") {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err, name)
+		assert.NotContains(t, string(data), token, name)
+	}
 }
