@@ -71,7 +71,14 @@ func annotations(t *testing.T, out string) []annotation {
 // token (a mapping member's key, or a sequence item) and that token.
 func keyLine(t *testing.T, root *yaml.Node, pointer string) (int, string) {
 	t.Helper()
-	n, line, token := root, 0, ""
+	line, token, ok := walkPointer(root, pointer)
+	require.True(t, ok, "%s does not resolve in openapi/malipo.yaml", pointer)
+	return line, token
+}
+
+// walkPointer is keyLine for a pointer that may not resolve: ok is false then.
+func walkPointer(root *yaml.Node, pointer string) (line int, token string, ok bool) {
+	n := root
 	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "#/"), "/") {
 		token = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch n.Kind {
@@ -82,18 +89,34 @@ func keyLine(t *testing.T, root *yaml.Node, pointer string) (int, string) {
 					next, line = n.Content[i+1], n.Content[i].Line
 				}
 			}
-			require.NotNil(t, next, "%s: no member %q", pointer, token)
+			if next == nil {
+				return 0, "", false
+			}
 			n = next
 		case yaml.SequenceNode:
 			i, err := strconv.Atoi(token)
-			require.NoError(t, err, "%s: %q indexes a sequence", pointer, token)
-			require.Less(t, i, len(n.Content), pointer)
+			if err != nil || i < 0 || i >= len(n.Content) {
+				return 0, "", false
+			}
 			n, line = n.Content[i], n.Content[i].Line
 		default:
-			t.Fatalf("%s: %q is below a scalar", pointer, token)
+			return 0, "", false
 		}
 	}
-	return line, token
+	return line, token, true
+}
+
+// errorNotEnvelopeSandbox is a sandbox whose errors are not the document's envelope: a run against it
+// fails hundreds of checks on a few rules, some quoted, some schema keywords.
+func errorNotEnvelopeSandbox(t *testing.T) *httptest.Server {
+	t.Helper()
+	faulty, err := faults.Options(faults.ErrorNotEnvelope)
+	require.NoError(t, err)
+	srv, err := sandbox.New(faulty...)
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return ts
 }
 
 // theDocument is openapi/malipo.yaml as the test reads it itself, independently of the code under
@@ -105,35 +128,6 @@ func theDocument(t *testing.T) (*yaml.Node, []string) {
 	var doc yaml.Node
 	require.NoError(t, yaml.Unmarshal(source, &doc))
 	return doc.Content[0], strings.Split(string(source), "\n")
-}
-
-// keyLineIfAny is keyLine for a pointer that may not resolve: 0 then.
-func keyLineIfAny(root *yaml.Node, pointer string) (int, bool) {
-	n, line := root, 0
-	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "#/"), "/") {
-		switch n.Kind {
-		case yaml.MappingNode:
-			var next *yaml.Node
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if n.Content[i].Value == tok {
-					next, line = n.Content[i+1], n.Content[i].Line
-				}
-			}
-			if next == nil {
-				return 0, false
-			}
-			n = next
-		case yaml.SequenceNode:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i >= len(n.Content) {
-				return 0, false
-			}
-			n, line = n.Content[i], n.Content[i].Line
-		default:
-			return 0, false
-		}
-	}
-	return line, true
 }
 
 // ruleLine is the line a finding's annotation must point at: its rule's key line (keyLine) or, for a
@@ -167,12 +161,7 @@ func ruleLine(t *testing.T, root *yaml.Node, lines []string, rule report.Rule) i
 // command that reruns the failed checks with the run's seed, and every failed check; it renders to
 // its tables and code block.
 func TestConformOnGitHubAnnotatesTheRulesLines(t *testing.T) {
-	faulty, err := faults.Options(faults.ErrorNotEnvelope)
-	require.NoError(t, err)
-	srv, err := sandbox.New(faulty...)
-	require.NoError(t, err)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	ts := errorNotEnvelopeSandbox(t)
 	dir := t.TempDir()
 	summaryPath, jsonPath := filepath.Join(dir, "step_summary"), filepath.Join(dir, "r.json")
 	const earlier = "## An earlier command of the step\n"
@@ -294,7 +283,7 @@ func TestWebhooksTestOnGitHubAnnotatesItsFindings(t *testing.T) {
 		require.NoError(t, err)
 		for _, et := range spec.EventTypes() {
 			for i := range 5 {
-				if l, _ := keyLineIfAny(doc, fmt.Sprintf("#/webhooks/%s/post/parameters/%d", et, i)); l == line {
+				if l, _, _ := walkPointer(doc, fmt.Sprintf("#/webhooks/%s/post/parameters/%d", et, i)); l == line {
 					found = true
 				}
 			}
@@ -317,12 +306,7 @@ func TestWebhooksTestOnGitHubAnnotatesItsFindings(t *testing.T) {
 // starts with the rule's words, file and line; elsewhere the file attribute, which the JUnit schemas
 // do not have, is left out.
 func TestConformOnGitLabNamesTheDocumentInJUnit(t *testing.T) {
-	faulty, err := faults.Options(faults.ErrorNotEnvelope)
-	require.NoError(t, err)
-	srv, err := sandbox.New(faulty...)
-	require.NoError(t, err)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	ts := errorNotEnvelopeSandbox(t)
 	doc, lines := theDocument(t)
 	dir := t.TempDir()
 	for _, gitlab := range []string{"true", ""} {
@@ -359,12 +343,7 @@ func TestConformOnGitLabNamesTheDocumentInJUnit(t *testing.T) {
 
 // Outside GitHub Actions nothing of it is written.
 func TestConformOutsideGitHubWritesNoAnnotation(t *testing.T) {
-	faulty, err := faults.Options(faults.ErrorNotEnvelope)
-	require.NoError(t, err)
-	srv, err := sandbox.New(faulty...)
-	require.NoError(t, err)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	ts := errorNotEnvelopeSandbox(t)
 	summaryPath := filepath.Join(t.TempDir(), "step_summary")
 	t.Setenv("GITHUB_ACTIONS", "")
 	t.Setenv("GITHUB_STEP_SUMMARY", summaryPath)
@@ -389,12 +368,7 @@ func count(items []string, item string) int {
 // often given) shows nowhere a run leaves: not in the log, the rerun line, the job summary, the
 // annotations, nor any report file.
 func TestTargetCredentialsShowInNoReport(t *testing.T) {
-	faulty, err := faults.Options(faults.ErrorNotEnvelope)
-	require.NoError(t, err)
-	srv, err := sandbox.New(faulty...)
-	require.NoError(t, err)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	ts := errorNotEnvelopeSandbox(t)
 	const token = "SUPERSECRET_TOKEN_4711"
 	target := strings.Replace(ts.URL, "http://", "http://ci:"+token+"@", 1)
 	dir := t.TempDir()
