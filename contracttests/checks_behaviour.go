@@ -299,7 +299,7 @@ func signaturesCheck() *Check {
 				if err := v.Verify(d.Header, d.Body); err != nil {
 					t.fail(report.Failure{Message: fmt.Sprintf("the signature does not verify with the merchant secret key: %v (a delivery of check %s)", err, owners[i]),
 						Exchange: fmt.Sprintf("webhook %s %s to %s", d.Type, d.EventID, d.Path), Pointer: "header.webhook-signature",
-						SpecLocation: signatureLocation(d.Type)})
+						SpecLocation: signatureLocation(t.suite.spec, d.Type)})
 				}
 			}
 		}}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
+	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 	"github.com/malipo/terraform-provider-malipo/report"
@@ -203,15 +204,14 @@ func (t *T) VerifyDelivery(d *webhooksink.Delivery, secrets ...webhook.Secret) {
 	v := webhook.Verifier{Secrets: secrets, Now: func() time.Time { return d.Received }}
 	if err := v.Verify(d.Header, d.Body); err != nil {
 		t.failAbout(d.Seq, report.Failure{Message: "signature does not verify: " + err.Error(), Exchange: where, Pointer: "header.webhook-signature",
-			SpecLocation: signatureLocation(d.Type)})
+			SpecLocation: signatureLocation(t.suite.spec, d.Type)})
 	}
 }
 
-// signatureLocation is where the document describes a delivery's webhook-signature header: the third
-// parameter of the event type's webhook (webhook-id, webhook-timestamp, webhook-signature), which every
-// event type declares alike (TestEveryCheckNamesItsRule resolves it for each).
-func signatureLocation(eventType string) string {
-	return "#/webhooks/" + eventType + "/post/parameters/2"
+// signatureLocation is where the document describes a delivery's webhook-signature header: that
+// parameter of the event type's webhook (TestEveryCheckNamesItsRule resolves it for each type).
+func signatureLocation(spec *openapi.Spec, eventType string) string {
+	return spec.WebhookParameter(eventType, webhook.HeaderSignature)
 }
 
 // MerchantSecret is the key that signs deliveries to an object's own webhook_url.

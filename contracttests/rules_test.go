@@ -32,7 +32,7 @@ func TestEveryCheckNamesItsRule(t *testing.T) {
 		}
 	}
 	for _, typ := range spec.EventTypes() {
-		text, err := spec.Text(signatureLocation(typ) + "/name")
+		text, err := spec.Text(signatureLocation(spec, typ) + "/name")
 		if assert.NoError(t, err, typ) {
 			assert.Equal(t, "webhook-signature", text, "the signature failures of %s point at the wrong parameter", typ)
 		}

@@ -192,3 +192,18 @@ func (s *Spec) Bound(pointer string) (int, error) {
 	}
 	return n, nil
 }
+
+// WebhookParameter is the pointer of the parameter named name of eventType's webhook
+// (`#/webhooks/payout.success/post/parameters/2` for webhook-signature), "" when it declares none.
+func (s *Spec) WebhookParameter(eventType, name string) string {
+	for i := 0; ; i++ {
+		p := fmt.Sprintf("#/webhooks/%s/post/parameters/%d", eventType, i)
+		got, err := s.Text(p + "/name")
+		if err != nil {
+			return ""
+		}
+		if got == name {
+			return p
+		}
+	}
+}

@@ -27,9 +27,9 @@ func (g *grader) cite(rule, eventType string) report.Rule {
 	var r report.Rule
 	switch rule {
 	case ruleAuthentic, ruleRawBody:
-		r.Pointer = webhookParameter(g.spec, eventType, webhook.HeaderSignature)
+		r.Pointer = g.spec.WebhookParameter(eventType, webhook.HeaderSignature)
 	case ruleSeveral, ruleRotation:
-		if p := webhookParameter(g.spec, eventType, webhook.HeaderSignature); p != "" {
+		if p := g.spec.WebhookParameter(eventType, webhook.HeaderSignature); p != "" {
 			r = report.Rule{Pointer: p + "/description", Quote: severalAcceptQuote}
 		}
 	case ruleTolerance, ruleIdempotency:
@@ -70,21 +70,6 @@ func (g *grader) placed(r report.Rule) report.Rule {
 		r.At = report.Place{File: g.spec.Path(), Line: line}
 	}
 	return r
-}
-
-// webhookParameter is the pointer of the parameter named name of eventType's webhook, "" when it
-// declares none.
-func webhookParameter(spec *openapi.Spec, eventType, name string) string {
-	for i := 0; ; i++ {
-		p := fmt.Sprintf("#/webhooks/%s/post/parameters/%d", eventType, i)
-		got, err := spec.Text(p + "/name")
-		if err != nil {
-			return ""
-		}
-		if got == name {
-			return p
-		}
-	}
 }
 
 // eventsTag is the pointer of the tag that carries the webhook delivery time-out (the Events tag), ""
