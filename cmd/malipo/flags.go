@@ -323,14 +323,20 @@ func secretFlag(fs *pflag.FlagSet, name, env string) {
 	}
 }
 
+// The variables the key flags fall back to (keysFromEnv) and the settings file names them by.
+const (
+	publicKeyEnv = "MALIPO_PUBLIC_KEY"
+	secretKeyEnv = "MALIPO_SECRET_KEY"
+)
+
 // declareKeyFlags declares --public-key and --secret-key, whose defaults come from MALIPO_PUBLIC_KEY
 // and MALIPO_SECRET_KEY (keysFromEnv). The flags have no default of their own: a default would print
 // a secret from the environment in --help.
 func declareKeyFlags(fs *pflag.FlagSet, public, secret *string) {
 	fs.StringVar(public, "public-key", "", "test public `key` of the target (default $MALIPO_PUBLIC_KEY)")
 	fs.StringVar(secret, "secret-key", "", "test secret `key` of the target (default $MALIPO_SECRET_KEY)")
-	secretFlag(fs, "public-key", "MALIPO_PUBLIC_KEY")
-	secretFlag(fs, "secret-key", "MALIPO_SECRET_KEY")
+	secretFlag(fs, "public-key", publicKeyEnv)
+	secretFlag(fs, "secret-key", secretKeyEnv)
 }
 
 // oneOf makes the flag name of cmd take one of values: they are its shell completions (each may carry

@@ -134,8 +134,8 @@ func (f *sandboxFlags) declare(cmd *cobra.Command) {
 	// A string array, not a flag.Value that checks itself: pflag would repeat a refused value, secret key
 	// and all, in its error; resolveMerchants checks the values without repeating them.
 	fs.StringArrayVar(&f.merchantArgs, "merchant", nil, "serve another merchant with the keys `PUBLIC:SECRET` (repeatable; the first is the default one unless --public-key/--secret-key or their variables are given)")
-	secretFlag(fs, "public-key", "MALIPO_PUBLIC_KEY")
-	secretFlag(fs, "secret-key", "MALIPO_SECRET_KEY")
+	secretFlag(fs, "public-key", publicKeyEnv)
+	secretFlag(fs, "secret-key", secretKeyEnv)
 	secretFlag(fs, "merchant", "")
 	fs.Var(durationValue{&f.promptDelay}, "prompt-delay", "how long the simulated customer takes to answer a push prompt")
 	fs.Var(durationValue{&f.payoutDelay}, "payout-delay", "how long a payout stays processing")
@@ -245,10 +245,10 @@ func variantSummary(v variance.Variant) string {
 // ones.
 func (f *sandboxFlags) keysFromEnv() {
 	if f.publicKey == "" {
-		f.publicKey = envOr("MALIPO_PUBLIC_KEY", sandbox.DefaultPublicKey)
+		f.publicKey = envOr(publicKeyEnv, sandbox.DefaultPublicKey)
 	}
 	if f.secretKey == "" {
-		f.secretKey = envOr("MALIPO_SECRET_KEY", sandbox.DefaultSecretKey)
+		f.secretKey = envOr(secretKeyEnv, sandbox.DefaultSecretKey)
 	}
 }
 
@@ -262,7 +262,7 @@ func (f *sandboxFlags) resolveMerchants() error {
 		return err
 	}
 	configured := f.publicKey != "" || f.secretKey != "" ||
-		strings.TrimSpace(os.Getenv("MALIPO_PUBLIC_KEY")) != "" || strings.TrimSpace(os.Getenv("MALIPO_SECRET_KEY")) != ""
+		strings.TrimSpace(os.Getenv(publicKeyEnv)) != "" || strings.TrimSpace(os.Getenv(secretKeyEnv)) != ""
 	if len(extra) > 0 && !configured {
 		f.publicKey, f.secretKey = extra[0].Public, extra[0].Secret
 		f.merchants = extra
