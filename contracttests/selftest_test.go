@@ -197,16 +197,16 @@ func failedChecks(fault faults.Fault, spec *openapi.Spec, checks []*contracttest
 	// embedded 300 ms time-out for no fault of the sandbox's; with the no-webhook-retry fault such an
 	// attempt is never retried, and a state check outside that fault's rule would fail. A 1 s time-out
 	// (and a receiver stall past it, whose retry still lands well inside the 3 s wait below) keeps every
-	// verdict about the fault alone.
-	faulty = append(faulty, sandbox.WithWebhookTimeout(time.Second), sandbox.WithHTTPClient(loopbackOnlyClient()))
+	// verdict about the fault alone. All three are raceSlowdown times longer under the race detector.
+	faulty = append(faulty, sandbox.WithWebhookTimeout(raceSlowdown*time.Second), sandbox.WithHTTPClient(loopbackOnlyClient()))
 	cfg, stop, err := contracttests.StartEmbeddedWith(faulty...)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg.WebhookStall = 1500 * time.Millisecond
+	cfg.WebhookStall = raceSlowdown * 1500 * time.Millisecond
 	defer func() { err = errors.Join(err, stop()) }()
 	// The embedded timings are milliseconds: a check still waiting after 3 s has caught the fault.
-	cfg.EventuallyTimeout = 3 * time.Second
+	cfg.EventuallyTimeout = raceSlowdown * 3 * time.Second
 	cfg.Spec = spec
 	if !slices.Contains(inputFaults, fault) {
 		// The generated checks cost most of a run's CPU (a body's create, read-backs and events, each

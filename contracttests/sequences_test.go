@@ -90,12 +90,12 @@ func TestSequencesCatchBrokenRules(t *testing.T) {
 		{faults.UnstableWebhookID, []sandbox.Option{loseFirstAck}, "one event per status change, repeated deliveries keep their webhook-id"},
 	} {
 		t.Run(string(tc.fault), func(t *testing.T) {
-			t.Parallel() // each waits up to the 3 s below for what never comes
+			t.Parallel() // each waits up to the 3 s below (raceSlowdown times that under the race detector) for what never comes
 			opts, err := faults.Options(tc.fault)
 			require.NoError(t, err)
 			r := runConfigured(t, nil, `^sequences\.payments-payouts$`, func(cfg *contracttests.Config) {
 				cfg.Seed = 7
-				cfg.EventuallyTimeout = 3 * time.Second
+				cfg.EventuallyTimeout = raceSlowdown * 3 * time.Second
 			}, append(opts, tc.extra...)...)["sequences.payments-payouts"]
 			require.Equal(t, report.Failed, r.Outcome, "%s must fail the sequences", tc.fault)
 			var messages []string

@@ -178,15 +178,15 @@ func runVariant(c varianceCase, checks []*contracttests.Check) (run varianceRun)
 	opts := append(c.variant.Options(), c.extra...)
 	// As in the self-test, runs side by side keep both cores busy, so an attempt can outlast the
 	// embedded 300 ms time-out through no choice of the variant's; 1 s (and a receiver stall past it)
-	// keeps every verdict about the variant.
-	opts = append(opts, sandbox.WithWebhookTimeout(time.Second), sandbox.WithHTTPClient(loopbackOnlyClient()))
+	// keeps every verdict about the variant; raceSlowdown times longer under the race detector.
+	opts = append(opts, sandbox.WithWebhookTimeout(raceSlowdown*time.Second), sandbox.WithHTTPClient(loopbackOnlyClient()))
 	cfg, stop, err := contracttests.StartEmbeddedWith(opts...)
 	if err != nil {
 		run.err = err
 		return run
 	}
 	defer func() { run.err = errors.Join(run.err, stop()) }()
-	cfg.WebhookStall = 1500 * time.Millisecond
+	cfg.WebhookStall = raceSlowdown * 1500 * time.Millisecond
 	// Each variant's run draws a new seed; its generated checks send their boundary cases (a dozen
 	// bodies hold every case of the largest body) rather than the default budget's random tail, which
 	// would double the test's CPU across the 24 variants for draws the boundaries already span.
