@@ -91,7 +91,7 @@ type Rule = report.Rule
 type T struct {
 	ctx   context.Context
 	check *Check
-	suite *suite
+	suite *Suite
 
 	// rec holds the check's verdict for the runner.
 	rec *runner.Recorder
@@ -132,7 +132,7 @@ func (t *T) ID() string { return t.check.ID }
 
 // Errorf records a failure and lets the check go on.
 func (t *T) Errorf(format string, args ...any) {
-	t.fail(report.Failure{Message: fmt.Sprintf(format, args...)})
+	t.Fail(report.Failure{Message: fmt.Sprintf(format, args...)})
 }
 
 // Fatalf records a failure and ends the check.
@@ -147,19 +147,19 @@ func (t *T) Skip(reason string) {
 	t.rec.Skip(reason)
 }
 
-// fail records a failure about the exchange the check made last (see failAbout).
-func (t *T) fail(f report.Failure) { t.failAbout(0, f) }
+// Fail records a failure about the exchange the check made last (see FailAbout).
+func (t *T) Fail(f report.Failure) { t.FailAbout(0, f) }
 
-// failAbout records a failure about the exchange or delivery whose evidence has sequence number seq
+// FailAbout records a failure about the exchange or delivery whose evidence has sequence number seq
 // (0: the one the check made last), with the document's words at its SpecLocation and their file and
 // line for the reports. Once the run has stopped the runner marks the check interrupted instead
 // (runner.Recorder.Fail).
-func (t *T) failAbout(seq uint64, f report.Failure) {
+func (t *T) FailAbout(seq uint64, f report.Failure) {
 	if f.Says == "" {
 		f.Says = t.suite.spec.Words(f.SpecLocation)
 	}
 	if f.At == (report.Place{}) {
-		f.At = t.suite.place(f.SpecLocation, "")
+		f.At = t.suite.Place(f.SpecLocation, "")
 	}
 	if seq == 0 {
 		seq = t.evidence.Last()
@@ -201,9 +201,10 @@ func (t *T) poll(what string, cond func() (done bool, state string)) (took time.
 	return t.pollEvery(what, cond, t.idleSleep)
 }
 
-// watch is poll for a cond that only reads what the suite's receiver has seen: it sends nothing, so
-// the whole wait is idle.
-func (t *T) watch(what string, cond func() (done bool, state string)) (took time.Duration, ok bool, state string) {
+// Watch is poll (Eventually without the verdict: whether cond came true within the run's wait, and
+// the last state seen) for a cond that only reads what the suite's receiver has seen: it sends
+// nothing, so the whole wait is idle.
+func (t *T) Watch(what string, cond func() (done bool, state string)) (took time.Duration, ok bool, state string) {
 	t.idle(func() { took, ok, state = t.pollEvery(what, cond, t.sleep) })
 	return took, ok, state
 }

@@ -232,7 +232,7 @@ func webhookRetryChecks() []*Check {
 			Run: func(t *T) {
 				path, hook := t.Hook(webhooksink.Behavior{FailFirst: 1})
 				t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), hook))
-				ds := t.waitRetry(path, "a retry after a 500", 0, func(ds []*webhooksink.Delivery) bool { return len(Acknowledged(ds)) >= 1 })
+				ds := waitRetry(t, path, "a retry after a 500", 0, func(ds []*webhooksink.Delivery) bool { return len(Acknowledged(ds)) >= 1 })
 				checkRetried(t, ds, 2)
 			}},
 		{ID: "webhooks.retry-after-timeout", Category: CategoryWebhooks, Covers: []string{"payout.success"}, Rule: retryRule,
@@ -240,7 +240,7 @@ func webhookRetryChecks() []*Check {
 			Run: func(t *T) {
 				path, hook := t.Hook(webhooksink.Behavior{StallFirst: 1, Stall: t.StallTime()})
 				t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), hook))
-				ds := t.waitRetry(path, "a second attempt after a time-out", t.StallTime(), func(ds []*webhooksink.Delivery) bool { return len(ds) >= 2 })
+				ds := waitRetry(t, path, "a second attempt after a time-out", t.StallTime(), func(ds []*webhooksink.Delivery) bool { return len(ds) >= 2 })
 				checkRetried(t, ds, 2)
 			}},
 		signaturesCheck(),
@@ -253,10 +253,10 @@ func webhookRetryChecks() []*Check {
 				for _, typ := range t.Spec().EventTypes() {
 					switch {
 					case seen[typ]:
-					case !t.suite.ran.has(typ):
+					case !t.CoverRan(typ):
 						// No check of this run causes one: --run (or --skip) left them out.
 						unselected = append(unselected, typ)
-					case t.suite.skipped.has(typ):
+					case t.CoverSkipped(typ):
 						// The checks that would have caused one were skipped; they say why.
 						unasked = append(unasked, typ)
 					default:
@@ -297,9 +297,9 @@ func signaturesCheck() *Check {
 			for i, d := range ds {
 				v.Now = func() time.Time { return d.Received }
 				if err := v.Verify(d.Header, d.Body); err != nil {
-					t.fail(report.Failure{Message: fmt.Sprintf("the signature does not verify with the merchant secret key: %v (a delivery of check %s)", err, owners[i]),
+					t.Fail(report.Failure{Message: fmt.Sprintf("the signature does not verify with the merchant secret key: %v (a delivery of check %s)", err, owners[i]),
 						Exchange: fmt.Sprintf("webhook %s %s to %s", d.Type, d.EventID, d.Path), Pointer: "header.webhook-signature",
-						SpecLocation: signatureLocation(t.suite.spec, d.Type)})
+						SpecLocation: SignatureLocation(t.Spec(), d.Type)})
 				}
 			}
 		}}
@@ -310,17 +310,17 @@ func signaturesCheck() *Check {
 // attempt ended (the attempt's arrival, plus failAfter for an attempt the receiver stalled), so a wait
 // that ended sooner than that after the failure has not seen the promise broken: the check is then
 // skipped, naming the --wait that would observe it. Past the bound, a missing retry fails.
-func (t *T) waitRetry(path, what string, failAfter time.Duration, done func([]*webhooksink.Delivery) bool) []*webhooksink.Delivery {
-	_, ok, state := t.watch(what, func() (bool, string) {
+func waitRetry(t *T, path, what string, failAfter time.Duration, done func([]*webhooksink.Delivery) bool) []*webhooksink.Delivery {
+	_, ok, state := t.Watch(what, func() (bool, string) {
 		ds := t.Deliveries(path)
-		return done(ds), describeDeliveries(ds)
+		return done(ds), DescribeDeliveries(ds)
 	})
 	ds := t.Deliveries(path)
 	if ok {
 		return ds
 	}
 	if len(ds) == 0 {
-		t.Fatalf("timed out after %s waiting for %s: no delivery arrived", t.suite.cfg.EventuallyTimeout, what)
+		t.Fatalf("timed out after %s waiting for %s: no delivery arrived", t.EventuallyTimeout(), what)
 	}
 	if timeout, err := t.Spec().WebhookDeliveryTimeout(); err == nil && failAfter > timeout {
 		failAfter = timeout
@@ -328,16 +328,16 @@ func (t *T) waitRetry(path, what string, failAfter time.Duration, done func([]*w
 	failed := ds[0].Received.Add(failAfter)
 	bound, err := t.Spec().WebhookFirstRetryBound()
 	if err != nil {
-		t.Skip(fmt.Sprintf("no retry within --wait %s, and the document bounds no retry (%s): not observable", t.suite.cfg.EventuallyTimeout, err))
+		t.Skip(fmt.Sprintf("no retry within --wait %s, and the document bounds no retry (%s): not observable", t.EventuallyTimeout(), err))
 	}
 	if waited := time.Since(failed); waited < bound {
 		when := fmt.Sprintf("the wait ended %s after the failed attempt", waited.Round(time.Millisecond))
 		if waited <= 0 {
 			when = "the wait ended before the attempt could have timed out"
 		}
-		need := (t.suite.cfg.EventuallyTimeout + bound - waited + 2*time.Second).Truncate(time.Second)
+		need := (t.EventuallyTimeout() + bound - waited + 2*time.Second).Truncate(time.Second)
 		t.Skip(fmt.Sprintf("not observable within --wait %s: the document lets the first retry come up to %s after a failed attempt, and %s; --wait %s observes it",
-			t.suite.cfg.EventuallyTimeout, bound, when, need))
+			t.EventuallyTimeout(), bound, when, need))
 	}
 	t.Fatalf("no retry %s after the failed attempt, past the document's bound of %s; last seen: %s", time.Since(failed).Round(time.Millisecond), bound, state)
 	return nil
@@ -346,7 +346,7 @@ func (t *T) waitRetry(path, what string, failAfter time.Duration, done func([]*w
 // checkRetried checks that the first attempts of one event were retried with a stable id.
 func checkRetried(t *T, ds []*webhooksink.Delivery, atLeast int) {
 	if len(ds) < atLeast {
-		t.Fatalf("want at least %d attempts, got %s", atLeast, describeDeliveries(ds))
+		t.Fatalf("want at least %d attempts, got %s", atLeast, DescribeDeliveries(ds))
 	}
 	first := ds[0]
 	for i, d := range ds[:atLeast] {
@@ -395,7 +395,7 @@ func isolationChecks() []*Check {
 			Covers: []string{"getWebhookEndpoint"},
 			Doc:    "another merchant's webhook endpoint is not found (404)",
 			Run: func(t *T) {
-				id := t.idleEndpoint()
+				id := t.IdleEndpoint()
 				t.ExpectError(t.Do(api.OpGetWebhookEndpoint().Method, api.OpGetWebhookEndpoint().URL(id), nil, WithKeys(t.OtherMerchant())), api.CodeNotFound)
 			}},
 	}

@@ -53,8 +53,8 @@ type bodyTarget struct {
 // per operation, or one per discriminator value of a oneOf body.
 func bodyTargets(spec *openapi.Spec) ([]bodyTarget, error) {
 	var out []bodyTarget
-	for _, op := range apiOperations(spec) {
-		sch, err := requestBodySchema(op, "")
+	for _, op := range APIOperations(spec) {
+		sch, err := RequestBodySchema(op, "")
 		if err != nil {
 			continue // no JSON request body: nothing to mutate
 		}
@@ -63,14 +63,14 @@ func bodyTargets(spec *openapi.Spec) ([]bodyTarget, error) {
 			branches = slices.Collect(sch.Discriminator.Mapping.KeysFromOldest())
 		}
 		for _, branch := range branches {
-			bsch, err := requestBodySchema(op, branch)
+			bsch, err := RequestBodySchema(op, branch)
 			if err != nil {
 				return nil, err
 			}
 			bt := bodyTarget{op: op, branch: branch, schema: bsch, location: requestBodyLocation(op, branch)}
-			bt.example, bt.exampleErr = requestExample(op, branch)
+			bt.example, bt.exampleErr = RequestExample(op, branch)
 			bt.cleanup, bt.cleanupParam = deleteOperationFor(spec, op)
-			bt.extension = isExtensionIn(spec, op)
+			bt.extension = IsExtensionIn(spec, op)
 			out = append(out, bt)
 		}
 	}
@@ -131,16 +131,16 @@ func negativeCheck(bt bodyTarget, id string, m mutation) *Check {
 			if bt.exampleErr != nil {
 				t.Skip(bt.exampleErr.Error())
 			}
-			path := t.pathToExisting(op)
-			body := t.fillExample(bt.example, nil)
+			path := pathToExisting(t, op)
+			body := t.FillExample(bt.example, nil)
 			if _, ok := body["endpoint_id"]; ok && !strings.HasPrefix(m.name, "endpoint_id.") {
 				existingEndpoint(t, body)
 			}
 			m.apply(body)
-			ex := t.Do(op.Method, path, body, inDocumentTerms())
+			ex := t.Do(op.Method, path, body, InDocumentTerms())
 			if ex.Status/100 == 2 && bt.cleanup != nil {
 				// The target took the invalid body; remove what it made before failing the check.
-				t.Do(bt.cleanup.Method, urlOf(bt.cleanup, ex.Str("/data/"+bt.cleanupParam)), nil, inDocumentTerms())
+				t.Do(bt.cleanup.Method, urlOf(bt.cleanup, ex.Str("/data/"+bt.cleanupParam)), nil, InDocumentTerms())
 			}
 			t.ExpectError(ex, api.CodeValidationFailed, m.pointer)
 		},
@@ -152,48 +152,19 @@ func negativeCheck(bt bodyTarget, id string, m mutation) *Check {
 // whether a body that breaks another rule is refused for it (400) or for the unknown id (404) first is
 // not the document's business.
 func existingEndpoint(t *T, body map[string]any) {
-	_, documented := t.suite.spec.Operation(api.OpCreateWebhookEndpoint().ID)
-	if _, absent := t.suite.absentExtensions[extensionProbes[0].name]; !documented || absent {
+	_, documented := t.Spec().Operation(api.OpCreateWebhookEndpoint().ID)
+	if !documented || t.LacksExtension(ExtensionWebhookEndpoints) {
 		delete(body, "endpoint_id")
 		return
 	}
-	body["endpoint_id"] = t.idleEndpoint()
-}
-
-// requestBodySchema returns an operation's JSON request schema, or the oneOf branch the discriminator
-// value selects.
-func requestBodySchema(op *openapi.Operation, branch string) (*base.Schema, error) {
-	if openapi.OperationModel(op).RequestBody == nil || openapi.OperationModel(op).RequestBody.Content == nil {
-		return nil, fmt.Errorf("operation %s has no request body", op.ID)
-	}
-	mt, ok := openapi.OperationModel(op).RequestBody.Content.Get(jsonMediaType)
-	if !ok || mt.Schema == nil {
-		return nil, fmt.Errorf("operation %s has no JSON request body", op.ID)
-	}
-	sch := mt.Schema.Schema()
-	if branch == "" {
-		return sch, nil
-	}
-	if sch.Discriminator == nil || sch.Discriminator.Mapping == nil {
-		return nil, fmt.Errorf("operation %s: no discriminator for branch %s", op.ID, branch)
-	}
-	ref, ok := sch.Discriminator.Mapping.Get(branch)
-	if !ok {
-		return nil, fmt.Errorf("operation %s: the discriminator has no %s", op.ID, branch)
-	}
-	for _, p := range sch.OneOf {
-		if p.GetReference() == ref {
-			return p.Schema(), nil
-		}
-	}
-	return nil, fmt.Errorf("operation %s: branch %s (%s) is not in oneOf", op.ID, branch, ref)
+	body["endpoint_id"] = t.IdleEndpoint()
 }
 
 // requestBodyLocation is the JSON pointer of an operation's JSON request schema, or of the oneOf
 // branch the discriminator value selects: the component its $ref names, else the inline schema.
 func requestBodyLocation(op *openapi.Operation, branch string) string {
-	inline := operationLocation(op) + "/requestBody/content/" + docedit.Escape(jsonMediaType) + "/schema"
-	mt, ok := openapi.OperationModel(op).RequestBody.Content.Get(jsonMediaType)
+	inline := operationLocation(op) + "/requestBody/content/" + docedit.Escape(JSONMediaType) + "/schema"
+	mt, ok := openapi.OperationModel(op).RequestBody.Content.Get(JSONMediaType)
 	if !ok || mt.Schema == nil {
 		return inline
 	}
@@ -326,7 +297,7 @@ func arrayMutations(name string, prop *base.Schema, loc string) []mutation {
 		out = append(out, setMutation(name, ".too-few-items", []any{}, loc+"/minItems"))
 	}
 	if item != nil && len(item.Enum) > 0 {
-		// The error may name the item (`/events/0`) or the list (`/events`): namesField takes either.
+		// The error may name the item (`/events/0`) or the list (`/events`): NamesField takes either.
 		out = append(out, mutation{name + ".item-not-in-enum", "/" + name, setField(name, []any{"not-a-valid-value"}), itemLoc + "/enum"})
 		if prop.UniqueItems != nil && *prop.UniqueItems {
 			first := item.Enum[0].Value
@@ -445,12 +416,12 @@ func securityRule(op *openapi.Operation) Rule {
 
 func derivedAuthChecks(spec *openapi.Spec) []*Check {
 	var checks []*Check
-	for _, op := range apiOperations(spec) {
+	for _, op := range APIOperations(spec) {
 		if len(op.KeyHeaders) == 0 {
 			continue
 		}
 		needsSecret := slices.Contains(op.KeyHeaders[0], api.HeaderSecretKey)
-		ext := isExtensionIn(spec, op)
+		ext := IsExtensionIn(spec, op)
 		req := authRequestFor(spec, op)
 		add := func(name, doc string, code api.ErrorCode, opts func(t *T) []ReqOption) {
 			checks = append(checks, &Check{
@@ -458,23 +429,23 @@ func derivedAuthChecks(spec *openapi.Spec) []*Check {
 				Doc: fmt.Sprintf("%s %s is rejected with %d (code %d)", op.ID, doc, code.HTTPStatus(), code),
 				Run: func(t *T) {
 					path, body := req.build(t)
-					t.ExpectError(t.Do(op.Method, path, body, append(opts(t), inDocumentTerms())...), code)
+					t.ExpectError(t.Do(op.Method, path, body, append(opts(t), InDocumentTerms())...), code)
 				},
 			})
 		}
 		add("no-keys", "without any key header", api.CodeMissingAPIKey, func(*T) []ReqOption { return []ReqOption{WithoutKeys()} })
 		add("wrong-public-key", "with an unknown public key", api.CodeInvalidAPIKey, func(t *T) []ReqOption {
-			return []ReqOption{WithKeys(Keys{Public: "pk_conform_unknown", Secret: t.suite.cfg.Keys.Secret})}
+			return []ReqOption{WithKeys(Keys{Public: "pk_conform_unknown", Secret: t.Keys().Secret})}
 		})
 		if needsSecret {
 			add("no-secret-key", "without the secret-key header", api.CodeMissingAPIKey, func(*T) []ReqOption {
 				return []ReqOption{WithoutKeyHeader(api.HeaderSecretKey)}
 			})
 			add("wrong-secret-key", "with a wrong secret key", api.CodeInvalidAPIKey, func(t *T) []ReqOption {
-				return []ReqOption{WithKeys(Keys{Public: t.suite.cfg.Keys.Public, Secret: "sk_conform_wrong"})}
+				return []ReqOption{WithKeys(Keys{Public: t.Keys().Public, Secret: "sk_conform_wrong"})}
 			})
 			add("keys-swapped", "with the public and secret keys swapped", api.CodeInvalidAPIKey, func(t *T) []ReqOption {
-				k := t.suite.cfg.Keys
+				k := t.Keys()
 				return []ReqOption{WithKeys(Keys{Public: k.Secret, Secret: k.Public})}
 			})
 		}
@@ -498,7 +469,7 @@ type authRequest struct {
 func authRequestFor(spec *openapi.Spec, op *openapi.Operation) authRequest {
 	ids := make([]string, len(pathParams(op.Path)))
 	for i := range ids {
-		ids[i] = unknownID
+		ids[i] = UnknownID
 	}
 	r := authRequest{path: urlOf(op, ids...)}
 	query, qerr := requiredQueryExamples(spec, op)
@@ -507,7 +478,7 @@ func authRequestFor(spec *openapi.Spec, op *openapi.Operation) authRequest {
 	}
 	var berr error
 	if openapi.OperationModel(op).RequestBody != nil {
-		r.body, berr = requestExample(op, "")
+		r.body, berr = RequestExample(op, "")
 		if berr != nil && (openapi.OperationModel(op).RequestBody.Required == nil || !*openapi.OperationModel(op).RequestBody.Required) {
 			berr = nil // an optional body may be left out
 		}
@@ -526,7 +497,7 @@ func (r authRequest) build(t *T) (string, any) {
 	if r.body == nil {
 		return r.path + r.query, nil
 	}
-	return r.path + r.query, t.fillExample(r.body, nil)
+	return r.path + r.query, t.FillExample(r.body, nil)
 }
 
 // requiredQueryExamples returns the required query parameters of op (its own and its path's) with the
@@ -577,13 +548,13 @@ func parameterExample(p *v3.Parameter) (string, bool) {
 // The owners' paths are read from the run's document, which may have moved them. It skips the check
 // when no known object fits: the document has an operation on an object the suite cannot make (with
 // the embedded document that is a bug of the suite, which TestEmbeddedSandboxConforms reports as a skip).
-func (t *T) pathToExisting(op *openapi.Operation) string {
+func pathToExisting(t *T, op *openapi.Operation) string {
 	params := pathParams(op.Path)
 	if len(params) == 0 {
 		return op.Path
 	}
 	for _, o := range pathObjects {
-		owner, ok := t.suite.spec.Operation(o.owner().ID)
+		owner, ok := t.Spec().Operation(o.owner().ID)
 		if ok && len(params) == 1 && strings.HasPrefix(op.Path, objectPath(owner.Path)) {
 			return urlOf(op, o.make(t))
 		}
@@ -605,9 +576,9 @@ var pathObjects = []struct {
 		return t.InitPayment("", hook, nil).Str("/data/paymentReference")
 	}},
 	// A webhook endpoint that receives nothing, deleted when the check ends.
-	{api.OpGetWebhookEndpoint, func(t *T) string { return t.idleEndpoint() }},
+	{api.OpGetWebhookEndpoint, func(t *T) string { return t.IdleEndpoint() }},
 	// An event: a payment's payment.processing.
-	{api.OpGetEvent, func(t *T) string { return t.anEvent() }},
+	{api.OpGetEvent, func(t *T) string { return anEvent(t) }},
 }
 
 // objectPath is a path template up to the end of its first parameter (`/v1/webhooks/{id}`): the paths

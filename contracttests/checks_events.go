@@ -44,14 +44,14 @@ func deliveredPayment(t *T) (path, hookURL, ref string, d *webhooksink.Delivery)
 	// The log lists "the same events the webhooks deliver", with no promise that it has them the moment
 	// a delivery arrives: the checks read it once it lists both of the payment's events.
 	t.Eventually("the payment's two events in the event log (object_id="+ref+")", func() (bool, string) {
-		items := t.listAllEvents(url.Values{"object_id": {ref}}, 10)
+		items := listAllEvents(t, url.Values{"object_id": {ref}}, 10)
 		return len(items) >= 2, fmt.Sprint(ids(items))
 	})
 	return path, hookURL, ref, success(ds)
 }
 
 // listEvents lists with the query and requires a 200.
-func (t *T) listEvents(query url.Values, opts ...ReqOption) (items []map[string]any, ex *Exchange) {
+func listEvents(t *T, query url.Values, opts ...ReqOption) (items []map[string]any, ex *Exchange) {
 	path := api.OpListEvents().URL()
 	if len(query) > 0 {
 		path += "?" + query.Encode()
@@ -67,10 +67,10 @@ func (t *T) listEvents(query url.Values, opts ...ReqOption) (items []map[string]
 }
 
 // listAllEvents lists the events a query selects by following next_cursor, for at most maxPages pages.
-func (t *T) listAllEvents(query url.Values, maxPages int) []map[string]any {
+func listAllEvents(t *T, query url.Values, maxPages int) []map[string]any {
 	var all []map[string]any
 	for range maxPages {
-		items, ex := t.listEvents(query)
+		items, ex := listEvents(t, query)
 		all = append(all, items...)
 		cursor, _ := ex.Get("/data/next_cursor").(string)
 		if ex.Get("/data/has_more") != true || cursor == "" {
@@ -112,7 +112,7 @@ func eventListCheck() *Check {
 		Doc:    "the events of an object are listed newest first, filtered by object_id and by type, the delivered event among them",
 		Run: func(t *T) {
 			_, _, ref, d := deliveredPayment(t)
-			items := t.listAllEvents(url.Values{"object_id": {ref}}, 10)
+			items := listAllEvents(t, url.Values{"object_id": {ref}}, 10)
 			found := false
 			for _, it := range items {
 				if it["object_id"] != ref {
@@ -124,12 +124,12 @@ func eventListCheck() *Check {
 				t.Errorf("object_id=%s does not list the delivered event %s: lists %v", ref, d.EventID, ids(items))
 			}
 			newestFirst(t, items, "object_id="+ref)
-			typed, ex := t.listEvents(url.Values{"object_id": {ref}, "type": {string(api.EventTypePaymentSuccess)}})
+			typed, ex := listEvents(t, url.Values{"object_id": {ref}, "type": {string(api.EventTypePaymentSuccess)}})
 			if len(typed) != 1 || typed[0]["id"] != d.EventID {
 				t.Errorf("object_id=%s&type=payment.success must list exactly %s, listed %v", ref, d.EventID, ids(typed))
 			}
 			if ex.Get("/data/has_more") != false {
-				t.Errorf("a page with every event must say has_more false: %s", snippet(ex.Body))
+				t.Errorf("a page with every event must say has_more false: %s", Snippet(ex.Body))
 			}
 		}}
 }
@@ -144,18 +144,18 @@ func eventPaginationCheck() *Check {
 			_, _, ref, _ := deliveredPayment(t)
 			// A page holds at most limit events, perhaps fewer while more follow (has_more): every event
 			// of the payment is what the pages that follow next_cursor list.
-			all := t.listAllEvents(url.Values{"object_id": {ref}}, 10)
+			all := listAllEvents(t, url.Values{"object_id": {ref}}, 10)
 			if len(all) < 2 {
 				t.Fatalf("a completed payment that succeeded has two events (processing, success); object_id=%s lists %v", ref, ids(all))
 			}
 			// Everything since this payment's first event: other checks add events while the pages are read.
 			since := fmt.Sprint(all[len(all)-1]["created_at"])
-			snapshot, _ := t.listEvents(url.Values{"created_after": {since}, "limit": {"100"}})
+			snapshot, _ := listEvents(t, url.Values{"created_after": {since}, "limit": {"100"}})
 			walk := func(query url.Values, maxPages int, stop func(seen map[any]bool) bool) []any {
 				var seen []any
 				set := map[any]bool{}
 				for page := 0; page < maxPages; page++ {
-					items, ex := t.listEvents(query)
+					items, ex := listEvents(t, query)
 					for _, it := range items {
 						if set[it["id"]] {
 							t.Errorf("event %v is listed twice while following next_cursor (page %d)", it["id"], page+1)
@@ -168,7 +168,7 @@ func eventPaginationCheck() *Check {
 						return seen
 					}
 					if cursor == "" {
-						t.Fatalf("has_more is true but next_cursor is missing: %s", snippet(ex.Body))
+						t.Fatalf("has_more is true but next_cursor is missing: %s", Snippet(ex.Body))
 					}
 					query.Set("cursor", cursor)
 				}
@@ -213,10 +213,10 @@ func eventGetCheck() *Check {
 			ex := t.Do(api.OpGetEvent().Method, api.OpGetEvent().URL(d.EventID), nil)
 			t.RequireStatus(ex, http.StatusOK)
 			if ex.Str("/data/id") != d.EventID || ex.Str("/data/type") != d.Type || ex.Str("/data/object_id") != ref {
-				t.Errorf("want event %s of type %s about %s, got %s", d.EventID, d.Type, ref, snippet(ex.Body))
+				t.Errorf("want event %s of type %s about %s, got %s", d.EventID, d.Type, ref, Snippet(ex.Body))
 			}
 			if !sameJSON(ex.Get("/data/payload"), d.Body) {
-				t.Errorf("payload must be the delivered body %s; got %s", snippet(d.Body), snippet(ex.Body))
+				t.Errorf("payload must be the delivered body %s; got %s", Snippet(d.Body), Snippet(ex.Body))
 			}
 		}}
 }
@@ -233,7 +233,7 @@ func sameJSON(v any, b []byte) bool {
 }
 
 // attemptsOf lists an event's delivery attempts and requires a 200.
-func (t *T) attemptsOf(eventID string) []map[string]any {
+func attemptsOf(t *T, eventID string) []map[string]any {
 	ex := t.Do(api.OpListEventAttempts().Method, api.OpListEventAttempts().URL(eventID), nil)
 	t.RequireStatus(ex, http.StatusOK)
 	raw, _ := ex.Get("/data").([]any)
@@ -246,10 +246,10 @@ func (t *T) attemptsOf(eventID string) []map[string]any {
 }
 
 // waitAttempt waits until the event lists a delivered attempt to url that match accepts.
-func (t *T) waitAttempt(eventID, url, what string, match func(a map[string]any) bool) map[string]any {
+func waitAttempt(t *T, eventID, url, what string, match func(a map[string]any) bool) map[string]any {
 	var found map[string]any
 	t.Eventually(what, func() (bool, string) {
-		as := t.attemptsOf(eventID)
+		as := attemptsOf(t, eventID)
 		for _, a := range as {
 			dest, _ := a["destination"].(map[string]any)
 			if dest["url"] == url && a["delivered"] == true && match(a) {
@@ -258,7 +258,7 @@ func (t *T) waitAttempt(eventID, url, what string, match func(a map[string]any) 
 			}
 		}
 		b, _ := json.Marshal(as)
-		return false, snippet(b)
+		return false, Snippet(b)
 	})
 	return found
 }
@@ -271,7 +271,7 @@ func eventAttemptsCheck() *Check {
 		Doc:    "an acknowledged delivery is listed as a delivered attempt to the webhook_url, with the receiver's status",
 		Run: func(t *T) {
 			_, hookURL, _, d := deliveredPayment(t)
-			a := t.waitAttempt(d.EventID, hookURL, "the acknowledged delivery among the event's attempts", func(map[string]any) bool { return true })
+			a := waitAttempt(t, d.EventID, hookURL, "the acknowledged delivery among the event's attempts", func(map[string]any) bool { return true })
 			dest, _ := a["destination"].(map[string]any)
 			if dest["kind"] != string(api.DeliveryDestinationKindWebhookURL) {
 				t.Errorf("a delivery to the payment's webhook_url has destination.kind %q, want %q", dest["kind"], api.DeliveryDestinationKindWebhookURL)
@@ -303,7 +303,7 @@ func eventResendCheck() *Check {
 				queued = queued || (m["url"] == hookURL && m["kind"] == string(api.DeliveryDestinationKindWebhookURL))
 			}
 			if !queued {
-				t.Errorf("the resend must queue a delivery to the payment's webhook_url %s: %s", hookURL, snippet(ex.Body))
+				t.Errorf("the resend must queue a delivery to the payment's webhook_url %s: %s", hookURL, Snippet(ex.Body))
 			}
 			// Deliveries arrive in no promised order and at least once: the payment's own
 			// payment.processing may come after its payment.success, and the resend is told from the rest
@@ -321,10 +321,10 @@ func eventResendCheck() *Check {
 			ds := t.WaitDeliveries(path, "the resent payment.success (webhook-id "+d.EventID+")", func(ds []*webhooksink.Delivery) bool { return len(resent(ds)) > 0 })
 			again := resent(ds)[0]
 			if !bytes.Equal(again.Body, d.Body) && !sameJSON(mustDecode(again.Body), d.Body) {
-				t.Errorf("a resend must carry the same body: first %s, resent %s", snippet(d.Body), snippet(again.Body))
+				t.Errorf("a resend must carry the same body: first %s, resent %s", Snippet(d.Body), Snippet(again.Body))
 			}
 			t.VerifyDelivery(again, t.MerchantSecret())
-			t.waitAttempt(d.EventID, hookURL, "the resend among the event's attempts", func(a map[string]any) bool { return a["resend"] == true })
+			waitAttempt(t, d.EventID, hookURL, "the resend among the event's attempts", func(a map[string]any) bool { return a["resend"] == true })
 		}}
 }
 
@@ -355,7 +355,7 @@ func eventResendToEndpointCheck() *Check {
 			ex := t.Do(api.OpResendEvent().Method, api.OpResendEvent().URL(d.EventID), map[string]any{"endpoint_id": created.Str("/data/id")})
 			t.RequireStatus(ex, http.StatusAccepted)
 			if n, _ := ex.Get("/data/deliveries").([]any); len(n) != 1 || ex.Str("/data/deliveries/0/endpoint_id") != created.Str("/data/id") {
-				t.Errorf("the resend must queue exactly one delivery, to endpoint %s: %s", created.Str("/data/id"), snippet(ex.Body))
+				t.Errorf("the resend must queue exactly one delivery, to endpoint %s: %s", created.Str("/data/id"), Snippet(ex.Body))
 			}
 			resent := func(ds []*webhooksink.Delivery) *webhooksink.Delivery {
 				for _, x := range Acknowledged(ds) {
@@ -367,15 +367,15 @@ func eventResendToEndpointCheck() *Check {
 			}
 			ds := t.WaitDeliveries(endpointPath, "the event resent to the endpoint (webhook-id "+d.EventID+")", func(ds []*webhooksink.Delivery) bool { return resent(ds) != nil })
 			t.VerifyDelivery(resent(ds), secret)
-			t.ExpectError(t.Do(api.OpResendEvent().Method, api.OpResendEvent().URL(d.EventID), map[string]any{"endpoint_id": unknownID}), api.CodeNotFound)
+			t.ExpectError(t.Do(api.OpResendEvent().Method, api.OpResendEvent().URL(d.EventID), map[string]any{"endpoint_id": UnknownID}), api.CodeNotFound)
 			// What reaches the payment's webhook_url afterwards cannot tell a resend from a delivery that
 			// is late or repeated, as the document allows; the event log can: no attempt of the resend
 			// may have gone there.
 			t.Settle()
-			for _, a := range t.attemptsOf(d.EventID) {
+			for _, a := range attemptsOf(t, d.EventID) {
 				if dest, _ := a["destination"].(map[string]any); a["resend"] == true && dest["url"] == hookURL {
 					b, _ := json.Marshal(a)
-					t.Errorf("a resend to one endpoint also went to the payment's webhook_url: attempt %s", snippet(b))
+					t.Errorf("a resend to one endpoint also went to the payment's webhook_url: attempt %s", Snippet(b))
 				}
 			}
 		}}
@@ -388,9 +388,9 @@ func eventNotFoundCheck() *Check {
 		Covers: []string{"getEvent", "listEventAttempts", "resendEvent"},
 		Doc:    "an unknown event id is 404 (code 3000) to get, attempts and resend",
 		Run: func(t *T) {
-			t.ExpectError(t.Do(api.OpGetEvent().Method, api.OpGetEvent().URL(unknownID), nil), api.CodeNotFound)
-			t.ExpectError(t.Do(api.OpListEventAttempts().Method, api.OpListEventAttempts().URL(unknownID), nil), api.CodeNotFound)
-			t.ExpectError(t.Do(api.OpResendEvent().Method, api.OpResendEvent().URL(unknownID), nil), api.CodeNotFound)
+			t.ExpectError(t.Do(api.OpGetEvent().Method, api.OpGetEvent().URL(UnknownID), nil), api.CodeNotFound)
+			t.ExpectError(t.Do(api.OpListEventAttempts().Method, api.OpListEventAttempts().URL(UnknownID), nil), api.CodeNotFound)
+			t.ExpectError(t.Do(api.OpResendEvent().Method, api.OpResendEvent().URL(UnknownID), nil), api.CodeNotFound)
 		}}
 }
 
@@ -406,11 +406,11 @@ func eventIsolationCheck() *Check {
 			t.ExpectStatus(t.CompletePayment(ref, nil), http.StatusAccepted)
 			var eventID string
 			t.Eventually("an event of payment "+ref, func() (bool, string) {
-				items, ex := t.listEvents(url.Values{"object_id": {ref}})
+				items, ex := listEvents(t, url.Values{"object_id": {ref}})
 				if len(items) > 0 {
 					eventID = fmt.Sprint(items[0]["id"])
 				}
-				return eventID != "", snippet(ex.Body)
+				return eventID != "", Snippet(ex.Body)
 			})
 			other := WithKeys(t.OtherMerchant())
 			t.ExpectError(t.Do(api.OpGetEvent().Method, api.OpGetEvent().URL(eventID), nil, other), api.CodeNotFound)
@@ -423,7 +423,7 @@ func eventIsolationCheck() *Check {
 			switch ex.Status {
 			case http.StatusOK:
 				if items, _ := ex.Get("/data/items").([]any); len(items) > 0 {
-					t.Errorf("another merchant's listing shows this merchant's events: %s", snippet(ex.Body))
+					t.Errorf("another merchant's listing shows this merchant's events: %s", Snippet(ex.Body))
 				}
 			default:
 				t.ExpectError(ex, api.CodeNotFound)
@@ -433,17 +433,17 @@ func eventIsolationCheck() *Check {
 
 // anEvent makes an event for a check that needs one to exist (a path parameter of the event log):
 // a payment's payment.processing, emitted when its prompt is sent.
-func (t *T) anEvent() string {
+func anEvent(t *T) string {
 	_, hook := t.Hook()
 	ref := t.InitPayment(t.Inputs().ApprovingPhone(), hook, nil).Str("/data/paymentReference")
 	t.RequireStatus(t.CompletePayment(ref, nil), http.StatusAccepted)
 	var id string
 	t.Eventually("an event of payment "+ref, func() (bool, string) {
-		items, ex := t.listEvents(url.Values{"object_id": {ref}})
+		items, ex := listEvents(t, url.Values{"object_id": {ref}})
 		if len(items) > 0 {
 			id = fmt.Sprint(items[len(items)-1]["id"])
 		}
-		return id != "", snippet(ex.Body)
+		return id != "", Snippet(ex.Body)
 	})
 	return id
 }

@@ -65,7 +65,7 @@ func endpointCRUDCheck() *Check {
 			upd := t.Do(http.MethodPatch, p, map[string]any{"description": "changed"})
 			t.ExpectStatus(upd, http.StatusOK)
 			if upd.Str("/data/description") != "changed" || upd.Str("/data/url") != hook {
-				t.Errorf("update must change description and keep url: %s", snippet(upd.Body))
+				t.Errorf("update must change description and keep url: %s", Snippet(upd.Body))
 			}
 			t.ExpectStatus(t.Do(http.MethodDelete, p, nil), http.StatusNoContent)
 			t.ExpectError(t.Do(http.MethodGet, p, nil), api.CodeNotFound)
@@ -296,7 +296,7 @@ func weakSecretCheck() *Check {
 				"unpadded base64":  strings.TrimRight(newEndpointSecret(t, 31), "="),
 				"URL-safe base64":  strings.NewReplacer("+", "-", "/", "_").Replace("whsec_" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0xfb, 0xff}, 16))),
 			}
-			endpoint := t.idleEndpoint()
+			endpoint := t.IdleEndpoint()
 			for _, name := range slices.Sorted(maps.Keys(weak)) {
 				secret := weak[name]
 				_, hook := t.Hook()
@@ -331,6 +331,6 @@ func endpointNotFoundCheck() *Check {
 		Covers: []string{"getWebhookEndpoint"},
 		Doc:    errorDoc("an endpoint id that does not exist", api.CodeNotFound),
 		Run: func(t *T) {
-			t.ExpectError(t.Do(api.OpGetWebhookEndpoint().Method, api.OpGetWebhookEndpoint().URL(unknownID), nil), api.CodeNotFound)
+			t.ExpectError(t.Do(api.OpGetWebhookEndpoint().Method, api.OpGetWebhookEndpoint().URL(UnknownID), nil), api.CodeNotFound)
 		}}
 }

@@ -73,7 +73,7 @@ func generatedChecks(spec *openapi.Spec) ([]*Check, error) {
 	if err != nil {
 		return nil, err
 	}
-	tv, err := testValuesOf(spec)
+	tv, err := TestValuesOf(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +200,7 @@ func (g *genTarget) fill(t *T, d valuegen.Design, index int) *genCase {
 			case "endpoint_id":
 				existingEndpoint(t, c.body)
 			default:
-				if v := bodyInputs[f.Name](t); v != nil {
+				if v := t.BodyInput(f.Name); v != nil {
 					c.body[f.Name] = v
 				}
 			}
@@ -262,8 +262,8 @@ func (g *genTarget) pathFor(t *T, c *genCase) string {
 		c.hookPath = path
 		return urlOf(op, t.InitPayment("", hook, nil).Str("/data/paymentReference"))
 	}
-	path := t.pathToExisting(op)
-	if get, ok := t.suite.spec.Operation(api.OpGetWebhookEndpoint().ID); ok && strings.HasPrefix(op.Path, objectPath(get.Path)) {
+	path := pathToExisting(t, op)
+	if get, ok := t.Spec().Operation(api.OpGetWebhookEndpoint().ID); ok && strings.HasPrefix(op.Path, objectPath(get.Path)) {
 		c.endpoint = onlyPathValue(op.Path, path)
 	}
 	return path
@@ -274,8 +274,8 @@ func (g *genTarget) release(t *T, c *genCase) {
 	if c.endpoint == "" {
 		return
 	}
-	if del, ok := t.suite.spec.Operation(api.OpDeleteWebhookEndpoint().ID); ok {
-		t.Do(del.Method, urlOf(del, c.endpoint), nil, collectViolations(new([]report.Failure)), inDocumentTerms())
+	if del, ok := t.Spec().Operation(api.OpDeleteWebhookEndpoint().ID); ok {
+		t.Do(del.Method, urlOf(del, c.endpoint), nil, CollectViolations(new([]report.Failure)), InDocumentTerms())
 	}
 }
 
@@ -290,7 +290,7 @@ type problem struct {
 // problems.
 func (g *genTarget) send(t *T, c *genCase) (*Exchange, []problem) {
 	var violations []report.Failure
-	ex := t.Do(g.bt.op.Method, c.path, c.body, collectViolations(&violations), inDocumentTerms())
+	ex := t.Do(g.bt.op.Method, c.path, c.body, CollectViolations(&violations), InDocumentTerms())
 	problems := make([]problem, 0, len(violations))
 	for _, v := range violations {
 		problems = append(problems, problem{"spec " + v.Pointer, v})
@@ -310,18 +310,18 @@ func (g *genTarget) judgeValid(t *T, c *genCase) (problems []problem, seq uint64
 func (g *genTarget) judgeValidSent(t *T, c *genCase) (problems []problem, seq uint64, events func() []problem) {
 	op := g.bt.op
 	ex, problems := g.send(t, c)
-	seq = ex.seq
+	seq = ex.Seq
 	nothing := func() []problem { return nil }
 	switch {
 	case ex.Status >= 500:
-		return append(problems, problem{"5xx", report.Failure{Message: fmt.Sprintf("answered %d to a body the document allows: %s", ex.Status, snippet(ex.Body)),
+		return append(problems, problem{"5xx", report.Failure{Message: fmt.Sprintf("answered %d to a body the document allows: %s", ex.Status, Snippet(ex.Body)),
 			Exchange: ex.String()}}), seq, nothing
 	case ex.Status/100 != 2:
 		if g.refusalAllowed(t, c, ex) {
 			return nil, seq, nothing
 		}
 		return append(problems, problem{"refused " + strings.Join(ex.FieldErrors(), ","), report.Failure{
-			Message:  fmt.Sprintf("refused a body its schema allows with %d (code %v, naming %q): %s", ex.Status, ex.Get("/code"), ex.FieldErrors(), snippet(ex.Body)),
+			Message:  fmt.Sprintf("refused a body its schema allows with %d (code %v, naming %q): %s", ex.Status, ex.Get("/code"), ex.FieldErrors(), Snippet(ex.Body)),
 			Exchange: ex.String(), Pointer: firstOf(ex.FieldErrors()), SpecLocation: g.bt.location}}), seq, nothing
 	}
 	removed := false
@@ -331,8 +331,8 @@ func (g *genTarget) judgeValidSent(t *T, c *genCase) (problems []problem, seq ui
 		}
 	}()
 	problems = append(problems, g.echoed(t, c.body, ex, op, "the response")...)
-	src := recordOf(t.suite.spec, ex, c.body)
-	_, ls, _ := links.Of(t.suite.spec, op)
+	src := recordOf(t.Spec(), ex, c.body)
+	_, ls, _ := links.Of(t.Spec(), op)
 	for _, l := range ls {
 		if l.Target.Method != http.MethodGet {
 			continue
@@ -343,13 +343,13 @@ func (g *genTarget) judgeValidSent(t *T, c *genCase) (problems []problem, seq ui
 			continue
 		}
 		var more []report.Failure
-		back := t.Do(l.Target.Method, path, nil, collectViolations(&more), inDocumentTerms())
+		back := t.Do(l.Target.Method, path, nil, CollectViolations(&more), InDocumentTerms())
 		for _, v := range more {
 			problems = append(problems, problem{"spec " + l.Name + v.Pointer, v})
 		}
 		if back.Status/100 != 2 {
 			problems = append(problems, problem{"read-back " + l.Name, report.Failure{Message: fmt.Sprintf("reading the object back through the link %s (%s %s) answered %d: %s",
-				l.Name, l.Target.Method, path, back.Status, snippet(back.Body)), Exchange: back.String()}})
+				l.Name, l.Target.Method, path, back.Status, Snippet(back.Body)), Exchange: back.String()}})
 			continue
 		}
 		problems = append(problems, g.echoed(t, c.body, back, l.Target, "the read-back "+l.Target.ID+" (link "+l.Name+")")...)
@@ -378,7 +378,7 @@ func (g *genTarget) refusalAllowed(t *T, c *genCase, ex *Exchange) bool {
 		return true
 	}
 	ref, _ := c.body["reference"].(string)
-	status, known := t.suite.errorStatuses[int(api.CodeDuplicateReference)]
+	status, known := t.ErrorStatus(api.CodeDuplicateReference)
 	return known && ex.Status == status && int(ex.Num("/code")) == int(api.CodeDuplicateReference) && len([]rune(ref)) < 12
 }
 
@@ -390,7 +390,7 @@ func (g *genTarget) removeMade(t *T, ex *Exchange) {
 		return
 	}
 	if id := ex.Str("/data/" + g.bt.cleanupParam); id != "" {
-		t.Do(g.bt.cleanup.Method, urlOf(g.bt.cleanup, id), nil, collectViolations(new([]report.Failure)), inDocumentTerms())
+		t.Do(g.bt.cleanup.Method, urlOf(g.bt.cleanup, id), nil, CollectViolations(new([]report.Failure)), InDocumentTerms())
 	}
 }
 
@@ -443,7 +443,7 @@ func responseDataMembers(op *openapi.Operation, status int) map[string]bool {
 	if !ok || resp == nil || resp.Content == nil {
 		return nil
 	}
-	mt, ok := resp.Content.Get(jsonMediaType)
+	mt, ok := resp.Content.Get(JSONMediaType)
 	if !ok || mt == nil || mt.Schema == nil {
 		return nil
 	}
@@ -456,7 +456,7 @@ func eventObjectMembers(spec *openapi.Spec, typ string) map[string]bool {
 	if !ok {
 		return nil
 	}
-	sch, err := requestBodySchema(op, "")
+	sch, err := RequestBodySchema(op, "")
 	if err != nil {
 		return nil
 	}
@@ -469,7 +469,7 @@ func (g *genTarget) eventsEcho(t *T, c *genCase, created *Exchange, src *seqReco
 	var out []problem
 	failed := func() []problem { return out }
 	sent := c.body
-	_, ls, _ := links.Of(t.suite.spec, g.bt.op)
+	_, ls, _ := links.Of(t.Spec(), g.bt.op)
 	for _, l := range ls {
 		if l.Target.ID != api.OpCompletePayment().ID {
 			continue
@@ -484,10 +484,10 @@ func (g *genTarget) eventsEcho(t *T, c *genCase, created *Exchange, src *seqReco
 			body = map[string]any{"phone_number": t.Inputs().ApprovingPhone()}
 		}
 		var violations []report.Failure
-		done := t.Do(l.Target.Method, path, body, collectViolations(&violations), inDocumentTerms())
+		done := t.Do(l.Target.Method, path, body, CollectViolations(&violations), InDocumentTerms())
 		if done.Status/100 != 2 {
 			out = append(out, problem{"complete", report.Failure{Message: fmt.Sprintf("completing the generated payment through the link %s answered %d: %s",
-				l.Name, done.Status, snippet(done.Body)), Exchange: done.String()}})
+				l.Name, done.Status, Snippet(done.Body)), Exchange: done.String()}})
 			return failed
 		}
 	}
@@ -503,19 +503,19 @@ func (g *genTarget) eventsJudged(t *T, c *genCase, created *Exchange) []problem 
 	// an event still missing after the wait (a busy target queues deliveries) is left unjudged, and the
 	// ones that arrived are compared.
 	var ds []*webhooksink.Delivery
-	_, _, _ = t.watch("the final event of the generated object", func() (bool, string) {
+	_, _, _ = t.Watch("the final event of the generated object", func() (bool, string) {
 		ds = t.Deliveries(c.hookPath)
 		for _, d := range Acknowledged(ds) {
 			if api.PaymentStatus(d.ObjectStatus).Final() || api.PayoutStatus(d.ObjectStatus).Final() {
-				return true, describeDeliveries(ds)
+				return true, DescribeDeliveries(ds)
 			}
 		}
-		return false, describeDeliveries(ds)
+		return false, DescribeDeliveries(ds)
 	})
 	for _, d := range Acknowledged(ds) {
 		object, _ := openapi.ValueAt(decodeExact(d.Body), []string{"data", "object"})
 		// Keyed by event type, not id: a shrunk body's event has another id but fails the same way.
-		out = append(out, compareObject(sent, object, "the "+d.Type+" event", created.String(), eventObjectMembers(t.suite.spec, d.Type))...)
+		out = append(out, compareObject(sent, object, "the "+d.Type+" event", created.String(), eventObjectMembers(t.Spec(), d.Type))...)
 	}
 	return out
 }
@@ -523,23 +523,23 @@ func (g *genTarget) eventsJudged(t *T, c *genCase, created *Exchange) []problem 
 // judgeInvalid sends a body with one property broken and judges the refusal.
 func (g *genTarget) judgeInvalid(t *T, c *genCase) (problems []problem, seq uint64) {
 	ex, problems := g.send(t, c)
-	seq = ex.seq
+	seq = ex.Seq
 	defer g.removeMade(t, ex)
 	pointer := "/" + c.design.Broken
 	broke := fmt.Sprintf("%s set to %s (%s, breaking %s)", pointer, show(c.body[c.design.Broken]), c.design.Values[c.design.Broken].Label,
 		g.fieldLocation(c.design.Broken)+c.design.Keyword)
-	status := t.suite.errorStatuses[int(api.CodeValidationFailed)]
+	status, _ := t.ErrorStatus(api.CodeValidationFailed)
 	switch {
 	case ex.Status/100 == 2:
 		problems = append(problems, problem{"accepted", report.Failure{Message: fmt.Sprintf("accepted a body with %s: answered %d", broke, ex.Status),
 			Exchange: ex.String(), Pointer: pointer, SpecLocation: g.fieldLocation(c.design.Broken) + c.design.Keyword}})
 	case ex.Status >= 500:
-		problems = append(problems, problem{"5xx", report.Failure{Message: fmt.Sprintf("answered %d to a body with %s: %s", ex.Status, broke, snippet(ex.Body)),
+		problems = append(problems, problem{"5xx", report.Failure{Message: fmt.Sprintf("answered %d to a body with %s: %s", ex.Status, broke, Snippet(ex.Body)),
 			Exchange: ex.String(), Pointer: pointer}})
 	case ex.Status != status || int(ex.Num("/code")) != int(api.CodeValidationFailed):
 		problems = append(problems, problem{"status", report.Failure{Message: fmt.Sprintf("want %d (code %d) for a body with %s, got %d (code %v): %s",
-			status, api.CodeValidationFailed, broke, ex.Status, ex.Get("/code"), snippet(ex.Body)), Exchange: ex.String(), Pointer: "/code"}})
-	case !namesField(ex.FieldErrors(), pointer):
+			status, api.CodeValidationFailed, broke, ex.Status, ex.Get("/code"), Snippet(ex.Body)), Exchange: ex.String(), Pointer: "/code"}})
+	case !NamesField(ex.FieldErrors(), pointer):
 		problems = append(problems, problem{"names", report.Failure{Message: fmt.Sprintf("errors[] must name %q for a body with %s; it names %q", pointer, broke, ex.FieldErrors()),
 			Exchange: ex.String(), Pointer: "/errors"}})
 	}
@@ -568,7 +568,7 @@ func (g *genTarget) runInvalid(t *T) {
 // run draws the check's bodies from the seed, judges them a few at a time, and reports the first that
 // fails, shrunk.
 func (g *genTarget) run(t *T, invalid bool) {
-	budget := t.suite.cfg.Generated
+	budget := t.Generated()
 	if budget < 0 {
 		t.Skip("generated checks are off (--generated -1)")
 	}
@@ -686,7 +686,7 @@ func (g *genTarget) report(t *T, first, shrunk *genCase, problems []problem, seq
 		} else {
 			f.Message += " (the same shrunk body)"
 		}
-		t.failAbout(seq, f)
+		t.FailAbout(seq, f)
 	}
 }
 

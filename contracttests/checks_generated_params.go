@@ -26,11 +26,11 @@ const fiveXXQuote = "A `5xx` answer is the service's own failure, never the verd
 // or query parameters.
 func generatedParameterChecks(spec *openapi.Spec) []*Check {
 	var checks []*Check
-	for _, op := range apiOperations(spec) {
+	for _, op := range APIOperations(spec) {
 		if op.HasBody {
 			continue // its body's checks send its path parameters too
 		}
-		g := &genTarget{bt: bodyTarget{op: op, extension: isExtensionIn(spec, op)}, params: parameterFields(spec, op)}
+		g := &genTarget{bt: bodyTarget{op: op, extension: IsExtensionIn(spec, op)}, params: parameterFields(spec, op)}
 		if len(g.params) == 0 {
 			continue
 		}
@@ -96,13 +96,13 @@ func (g *genTarget) fillParameters(c *genCase) {
 // judgeParameters sends a parameters case: the answer must be documented and valid, and no 5xx.
 func (g *genTarget) judgeParameters(t *T, c *genCase) (problems []problem, seq uint64) {
 	var violations []report.Failure
-	ex := t.Do(g.bt.op.Method, c.path, nil, collectViolations(&violations), inDocumentTerms())
+	ex := t.Do(g.bt.op.Method, c.path, nil, CollectViolations(&violations), InDocumentTerms())
 	for _, v := range violations {
 		problems = append(problems, problem{"spec " + v.Pointer, v})
 	}
 	if ex.Status >= 500 {
-		problems = append(problems, problem{"5xx", report.Failure{Message: fmt.Sprintf("answered %d to parameters the document allows: %s", ex.Status, snippet(ex.Body)),
+		problems = append(problems, problem{"5xx", report.Failure{Message: fmt.Sprintf("answered %d to parameters the document allows: %s", ex.Status, Snippet(ex.Body)),
 			Exchange: ex.String(), SpecLocation: infoDescription}})
 	}
-	return problems, ex.seq
+	return problems, ex.Seq
 }

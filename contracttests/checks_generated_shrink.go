@@ -47,11 +47,11 @@ func (g *genTarget) shrink(t *T, c *genCase, problems []problem, seq uint64, jud
 // shrinking stops there, so that the check reports what it has rather than being cut off by its
 // time-out.
 func shrinkOutOfTime(t *T) bool {
-	deadline, ok := t.ctx.Deadline()
+	deadline, ok := t.Context().Deadline()
 	if !ok {
 		return false
 	}
-	return time.Until(deadline) < t.suite.cfg.EventuallyTimeout+5*time.Second
+	return time.Until(deadline) < t.EventuallyTimeout()+5*time.Second
 }
 
 // minProperties is the body schema's minProperties, 0 when it has none.

@@ -29,7 +29,7 @@ func endpointLimitCheck() *Check {
 		Rule: Rule{Pointer: opCreateEndpoint + "/description",
 			Quote: "A create when the merchant already has 100 is refused with `409` (code 4003, `limit_reached`) and creates nothing: delete an endpoint first. Every implementation accepts the 100; none refuses earlier."},
 		Run: func(t *T) {
-			limit, err := t.suite.spec.Bound(endpointLimit)
+			limit, err := t.Spec().Bound(endpointLimit)
 			if err != nil {
 				t.Skip("the document states no cap on webhook endpoints (" + err.Error() + ")")
 				return
@@ -68,7 +68,7 @@ func endpointLimitCheck() *Check {
 				ex := t.Do(create.Method, create.URL(), body)
 				keep(ex)
 				if ex.Status != http.StatusCreated {
-					t.Errorf("creating endpoint %d of the %d the document allows a merchant answered %d, not 201: %s", had+i+1, limit, ex.Status, snippet(ex.Body))
+					t.Errorf("creating endpoint %d of the %d the document allows a merchant answered %d, not 201: %s", had+i+1, limit, ex.Status, Snippet(ex.Body))
 				}
 			})
 			if t.Failed() {

@@ -40,12 +40,12 @@ func eventAttemptsOrderCheck() *Check {
 			// with 500, and the retry that failure calls for is acknowledged.
 			path, hook := t.Hook(webhooksink.Behavior{FailFirst: 1})
 			t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), hook))
-			ds := t.waitRetry(path, "a retry after a 500", 0, func(ds []*webhooksink.Delivery) bool { return len(Acknowledged(ds)) >= 1 })
+			ds := waitRetry(t, path, "a retry after a 500", 0, func(ds []*webhooksink.Delivery) bool { return len(Acknowledged(ds)) >= 1 })
 			eventID := ds[0].EventID
 			var mine []map[string]any
 			t.Eventually("the failed attempt and the acknowledged retry among the attempts of event "+eventID, func() (bool, string) {
 				mine = nil
-				for _, a := range t.attemptsOf(eventID) {
+				for _, a := range attemptsOf(t, eventID) {
 					if dest, _ := a["destination"].(map[string]any); dest["url"] == hook && a["resend"] == false {
 						mine = append(mine, a)
 					}
@@ -112,11 +112,11 @@ func promptsInSequence(t *T, payments int) []loggedEvent {
 		t.RequireStatus(t.CompletePayment(ref, nil), http.StatusAccepted)
 		var ev loggedEvent
 		t.Eventually("payment "+ref+"'s payment.processing in the event log", func() (bool, string) {
-			items, ex := t.listEvents(url.Values{"object_id": {ref}, "type": {string(api.EventTypePaymentProcessing)}})
+			items, ex := listEvents(t, url.Values{"object_id": {ref}, "type": {string(api.EventTypePaymentProcessing)}})
 			if len(items) > 0 {
 				ev = loggedEvent{id: fmt.Sprint(items[0]["id"]), createdAt: fmt.Sprint(items[0]["created_at"])}
 			}
-			return ev.id != "", snippet(ex.Body)
+			return ev.id != "", Snippet(ex.Body)
 		})
 		made = append(made, ev)
 	}
@@ -180,7 +180,7 @@ type eventWalk struct {
 
 // walkEvents lists the events query selects with limit, page after page following next_cursor,
 // until the listing ends, enough says the walk has seen enough, or after maxPages pages.
-func (t *T) walkEvents(query url.Values, limit, maxPages int, enough func(w *eventWalk) bool) *eventWalk {
+func walkEvents(t *T, query url.Values, limit, maxPages int, enough func(w *eventWalk) bool) *eventWalk {
 	q := url.Values{}
 	for k, v := range query {
 		q[k] = slices.Clone(v)
@@ -189,7 +189,7 @@ func (t *T) walkEvents(query url.Values, limit, maxPages int, enough func(w *eve
 	w := &eventWalk{}
 	seen := map[any]bool{}
 	for page := 1; page <= maxPages; page++ {
-		items, ex := t.listEvents(q)
+		items, ex := listEvents(t, q)
 		w.pageStarts = append(w.pageStarts, len(w.events))
 		for _, it := range items {
 			if seen[it["id"]] && w.repeated == nil {
@@ -207,7 +207,7 @@ func (t *T) walkEvents(query url.Values, limit, maxPages int, enough func(w *eve
 			return w
 		}
 		if cursor == "" {
-			t.Fatalf("has_more is true but next_cursor is missing: %s", snippet(ex.Body))
+			t.Fatalf("has_more is true but next_cursor is missing: %s", Snippet(ex.Body))
 		}
 		q.Set("cursor", cursor)
 	}
@@ -263,7 +263,7 @@ func eventsNewestFirstCheck() *Check {
 		Run: func(t *T) {
 			made := promptsInSequence(t, orderPayments)
 			window := eventWindow(t, made)
-			w := t.walkEvents(window, 100, walkPages, seenAll(made))
+			w := walkEvents(t, window, 100, walkPages, seenAll(made))
 			got, want := w.order(made), newestFirstIDs(made)
 			switch {
 			case len(got) < len(want) && !w.ended:
@@ -290,7 +290,7 @@ func eventCursorCheck() *Check {
 			for _, limit := range []int{1, 3} {
 				// A cursor that does not continue after its page can list one page for ever: the walk
 				// ends at the first event listed again.
-				w := t.walkEvents(window, limit, walkPages, func(w *eventWalk) bool { return w.repeated != nil || seenAll(made)(w) })
+				w := walkEvents(t, window, limit, walkPages, func(w *eventWalk) bool { return w.repeated != nil || seenAll(made)(w) })
 				got, want := w.order(made), newestFirstIDs(made)
 				if w.repeated != nil {
 					t.Errorf("%s with limit %d: event %v comes again on page %d; the cursor of the page before must continue after that page's last event: %s",
@@ -337,7 +337,7 @@ func endpointsOldestFirstCheck() *Check {
 		Rule:   Rule{Pointer: opListEndpoints + "/description", Quote: "Every webhook endpoint of the merchant, oldest first"},
 		Run: func(t *T) {
 			// Each create is sent once the one before was answered: they were created in this order.
-			made := []string{t.idleEndpoint(), t.idleEndpoint(), t.idleEndpoint()}
+			made := []string{t.IdleEndpoint(), t.IdleEndpoint(), t.IdleEndpoint()}
 			list := api.OpListWebhookEndpoints()
 			ex := t.Do(list.Method, list.URL(), nil)
 			t.RequireStatus(ex, http.StatusOK)

@@ -119,13 +119,13 @@ func manyFieldsCheck() *Check {
 			fields := ex.FieldErrors()
 			for _, f := range fields {
 				if !sent[f] {
-					t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("errors[] names %q, which is not one of the unknown members", f),
+					t.FailAbout(ex.Seq, report.Failure{Message: fmt.Sprintf("errors[] names %q, which is not one of the unknown members", f),
 						Exchange: ex.String(), Pointer: "/errors"})
 					return
 				}
 			}
 			if len(fields) != errorsCap {
-				t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("%d members are wrong: errors[] must name %d of them, it names %d", wrong, errorsCap, len(fields)),
+				t.FailAbout(ex.Seq, report.Failure{Message: fmt.Sprintf("%d members are wrong: errors[] must name %d of them, it names %d", wrong, errorsCap, len(fields)),
 					Exchange: ex.String(), Pointer: "/errors"})
 			}
 		}}
@@ -156,7 +156,7 @@ func rateLimitFieldsCheck() *Check {
 			for _, ex := range answers {
 				for _, h := range api.RateLimitFields() {
 					if ex.Header.Get(h) == "" {
-						t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("the target sends RateLimit fields, but this answer to accepted keys has no %s", h),
+						t.FailAbout(ex.Seq, report.Failure{Message: fmt.Sprintf("the target sends RateLimit fields, but this answer to accepted keys has no %s", h),
 							Exchange: ex.String(), Pointer: "header." + strings.ToLower(h)})
 					}
 				}
@@ -174,14 +174,14 @@ func malformedBodyChecks() []*Check {
 				Rule: Rule{Pointer: errorTable, Quote: "The body is not valid JSON."},
 				Doc:  errorDoc(op.ID+" with a body that is not JSON", api.CodeMalformedJSON),
 				Run: func(t *T) {
-					path := t.pathToExisting(t.documentOperation(op))
+					path := pathToExisting(t, t.DocumentOperation(op))
 					t.ExpectError(t.Do(op.Method, path, nil, WithRawBody("application/json", []byte(`{"amount": 1,`))), api.CodeMalformedJSON)
 				}},
 			&Check{ID: "negative." + op.ID + ".wrong-content-type", Category: CategoryNegative, Covers: []string{op.ID}, Extension: op.Extension,
 				Rule: Rule{Pointer: "#/components/responses/UnsupportedMediaType/description", Quote: "The body is not sent as `application/json` (code 1002); `errors` names `header.content-type`."},
 				Doc:  errorDoc(op.ID+" with a form-encoded body", api.CodeUnsupportedMediaType),
 				Run: func(t *T) {
-					path := t.pathToExisting(t.documentOperation(op))
+					path := pathToExisting(t, t.DocumentOperation(op))
 					t.ExpectError(t.Do(op.Method, path, nil, WithRawBody("application/x-www-form-urlencoded", []byte("amount=1"))),
 						api.CodeUnsupportedMediaType, "header.content-type")
 				}})
@@ -212,7 +212,7 @@ func sizeAndRouteChecks() []*Check {
 			Run: func(t *T) {
 				ex := t.Do(http.MethodDelete, api.OpListCountries().URL(), nil)
 				if t.ExpectError(ex, api.CodeMethodNotAllowed) && !strings.Contains(ex.Header.Get("Allow"), api.OpListCountries().Method) {
-					t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("a 405 must carry an Allow header naming the path's methods (%s), got %q", api.OpListCountries().Method, ex.Header.Get("Allow")),
+					t.FailAbout(ex.Seq, report.Failure{Message: fmt.Sprintf("a 405 must carry an Allow header naming the path's methods (%s), got %q", api.OpListCountries().Method, ex.Header.Get("Allow")),
 						Exchange: ex.String(), Pointer: "header.allow"})
 				}
 			}},
@@ -252,7 +252,7 @@ func unknownReferenceChecks() []*Check {
 				// The two fields disagree: naming either is naming "the field".
 				ex := t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b)
 				if t.ExpectError(ex, api.CodeValidationFailed) {
-					if fields := ex.FieldErrors(); !namesField(fields, "/bank_id") && !namesField(fields, "/countryId") {
+					if fields := ex.FieldErrors(); !NamesField(fields, "/bank_id") && !NamesField(fields, "/countryId") {
 						t.Errorf("errors[] must name /bank_id or /countryId, it names %q", fields)
 					}
 				}
@@ -272,7 +272,7 @@ func notFoundChecks() []*Check {
 				if nf.Method == http.MethodPost {
 					opts = append(opts, WithRawBody("application/json", []byte(`{"phone_number":"`+t.Inputs().ApprovingPhone()+`"}`)))
 				}
-				t.ExpectError(t.Do(nf.Method, nf.URL(unknownID), nil, opts...), api.CodeNotFound)
+				t.ExpectError(t.Do(nf.Method, nf.URL(UnknownID), nil, opts...), api.CodeNotFound)
 			}})
 	}
 	return checks

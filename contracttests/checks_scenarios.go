@@ -15,12 +15,12 @@ import (
 // Elsewhere the checks are skipped: the header is a sandbox control, not part of the API.
 func scenarioChecks(spec *openapi.Spec) []*Check {
 	var checks []*Check
-	for _, op := range apiOperations(spec) {
+	for _, op := range APIOperations(spec) {
 		if len(op.KeyHeaders) == 0 {
 			continue
 		}
 		req := authRequestFor(spec, op)
-		ext := isExtensionIn(spec, op)
+		ext := IsExtensionIn(spec, op)
 		for _, sc := range []struct {
 			name     string
 			scenario api.SandboxScenario
@@ -34,11 +34,11 @@ func scenarioChecks(spec *openapi.Spec) []*Check {
 				Rule: Rule{Pointer: operationLocation(op) + "/responses/" + strconv.Itoa(sc.code.HTTPStatus())},
 				Doc:  op.ID + " answers the " + string(sc.scenario) + " scenario with " + strconv.Itoa(sc.code.HTTPStatus()) + " (code " + strconv.Itoa(int(sc.code)) + ") as documented",
 				Run: func(t *T) {
-					if !t.suite.scenarios {
+					if !t.PlaysScenarios() {
 						t.Skip("the target does not play the sandbox's error scenarios (" + api.HeaderSandboxScenario + "); a production implementation need not")
 					}
 					path, body := req.build(t)
-					ex := t.Do(op.Method, path, body, WithHeader(api.HeaderSandboxScenario, string(sc.scenario)), inDocumentTerms())
+					ex := t.Do(op.Method, path, body, WithHeader(api.HeaderSandboxScenario, string(sc.scenario)), InDocumentTerms())
 					if !t.ExpectError(ex, sc.code) || sc.scenario != api.ScenarioRateLimited {
 						return
 					}

@@ -291,7 +291,7 @@ type seqRun struct {
 func runSequences(t *T, wants []seqWant) {
 	r := &seqRun{t: t}
 	rng := t.Rand()
-	tv, err := testValuesOf(t.Spec())
+	tv, err := TestValuesOf(t.Spec())
 	if err != nil {
 		t.Fatalf("read the document's test values: %v", err)
 	}
@@ -347,7 +347,7 @@ func runSequences(t *T, wants []seqWant) {
 // what it needs.
 func (r *seqRun) stepsOf(k seqKind) []seqStep {
 	t := r.t
-	t.documentOperation(k.root)
+	t.DocumentOperation(k.root)
 	plan, err := planSequence(t.Spec(), k.root.ID)
 	if err != nil {
 		t.Skip(err.Error())
@@ -428,7 +428,7 @@ func seqTestValues(t *T, rng *rand.Rand, tv openapi.TestValues, k seqKind, n int
 
 // failf records a failure about the exchange or delivery seq, naming the step of the interleaving.
 func (r *seqRun) failf(seq uint64, exchange, format string, args ...any) {
-	r.t.failAbout(seq, report.Failure{Message: fmt.Sprintf(format, args...) + fmt.Sprintf(" (seed %d, step %d of the interleaving)", r.t.Seed(), r.pos+1),
+	r.t.FailAbout(seq, report.Failure{Message: fmt.Sprintf(format, args...) + fmt.Sprintf(" (seed %d, step %d of the interleaving)", r.t.Seed(), r.pos+1),
 		Exchange: exchange})
 }
 
@@ -493,7 +493,7 @@ func (r *seqRun) create(o *seqObject) *seqRecord {
 	var ex *Exchange
 	switch o.kind.root.ID {
 	case api.OpInitializePayment().ID:
-		body = t.ExampleBody(api.OpInitializePayment(), "", map[string]any{"webhook_url": t.Receiver().URL(o.hook), "phone_number": orNil(o.value.Input), "reference": NewID("conform-")})
+		body = t.ExampleBody(api.OpInitializePayment(), "", map[string]any{"webhook_url": t.Receiver().URL(o.hook), "phone_number": OrNil(o.value.Input), "reference": NewID("conform-")})
 		ex = t.Do(api.OpInitializePayment().Method, api.OpInitializePayment().URL(), body)
 		o.id = ex.Str("/data/paymentReference")
 	case api.OpProcessPayout().ID:
@@ -524,7 +524,7 @@ func (r *seqRun) create(o *seqObject) *seqRecord {
 	}
 	rec := recordOf(t.Spec(), ex, body)
 	if o.kind.status && o.id == "" {
-		r.failf(ex.seq, ex.String(), "the %s's create answered without the id its events are about: %s", o.kind.name, snippet(ex.Body))
+		r.failf(ex.Seq, ex.String(), "the %s's create answered without the id its events are about: %s", o.kind.name, Snippet(ex.Body))
 		runtime.Goexit()
 	}
 	return rec
@@ -539,15 +539,15 @@ func (r *seqRun) follow(o *seqObject, s seqStep) *seqRecord {
 	if err != nil {
 		r.linkFails(o, s, src, err.Error())
 	}
-	opts := []ReqOption{inDocumentTerms()}
+	opts := []ReqOption{InDocumentTerms()}
 	for name := range next.Header {
 		opts = append(opts, WithHeader(name, next.Header.Get(name)))
 	}
 	rec := &seqRecord{Record: next, ex: t.Do(s.Op.Method, path, body, opts...)}
 	rec.Body, rec.Response = links.JSONValue(body), responseOf(rec.ex)
 	if rec.ex.Status < 200 || rec.ex.Status > 299 {
-		r.failf(rec.ex.seq, rec.ex.String(), "%s's step %s answered %d: following the link %s from a %s answer must succeed (%s)",
-			o.name, s.label(), rec.ex.Status, s.Link.Name, s.Link.Pointer, snippet(rec.ex.Body))
+		r.failf(rec.ex.Seq, rec.ex.String(), "%s's step %s answered %d: following the link %s from a %s answer must succeed (%s)",
+			o.name, s.label(), rec.ex.Status, s.Link.Name, s.Link.Pointer, Snippet(rec.ex.Body))
 		runtime.Goexit()
 	}
 	return rec
@@ -557,7 +557,7 @@ func (r *seqRun) follow(o *seqObject, s seqStep) *seqRecord {
 // the target's fault when that exchange lacks what the link reads (the document's response schema says
 // what is there) and the document's when the expression is not one.
 func (r *seqRun) linkFails(o *seqObject, s seqStep, src *seqRecord, why string) {
-	r.t.failAbout(src.ex.seq, report.Failure{Message: fmt.Sprintf("%s: the link %s to %s cannot be followed from %s: %s (seed %d, step %d of the interleaving)",
+	r.t.FailAbout(src.ex.Seq, report.Failure{Message: fmt.Sprintf("%s: the link %s to %s cannot be followed from %s: %s (seed %d, step %d of the interleaving)",
 		o.name, s.Link.Name, s.Op.ID, src.ex.String(), why, r.t.Seed(), r.pos+1), Exchange: src.ex.String(), SpecLocation: s.Link.Pointer})
 	runtime.Goexit()
 }
@@ -567,8 +567,8 @@ func (r *seqRun) expectCode(o *seqObject, s seqStep, rec *seqRecord) {
 	if s.Code == "" || strconv.Itoa(rec.ex.Status) == s.Code {
 		return
 	}
-	r.failf(rec.ex.seq, rec.ex.String(), "%s's step %s answered %d, not the documented %s whose links the sequence follows: %s",
-		o.name, s.label(), rec.ex.Status, s.Code, snippet(rec.ex.Body))
+	r.failf(rec.ex.Seq, rec.ex.String(), "%s's step %s answered %d, not the documented %s whose links the sequence follows: %s",
+		o.name, s.label(), rec.ex.Status, s.Code, Snippet(rec.ex.Body))
 	runtime.Goexit()
 }
 
@@ -581,7 +581,7 @@ func (r *seqRun) noteSecret(o *seqObject, ex *Exchange) {
 	if s := ex.Str("/data/secret"); s != "" {
 		secret, err := webhook.ParseSecret(s)
 		if err != nil {
-			r.failf(ex.seq, ex.String(), "the endpoint's secret is not a whsec_ secret: %v", err)
+			r.failf(ex.Seq, ex.String(), "the endpoint's secret is not a whsec_ secret: %v", err)
 			return
 		}
 		o.secrets = append(o.secrets, secret)
@@ -601,7 +601,7 @@ func (r *seqRun) observe(o *seqObject, ex *Exchange) {
 	seen := &seqObserved{status: status, reason: ex.Str("/data/failure_reason"), at: r.pos, ex: ex}
 	if f := o.final; f != nil {
 		if seen.status != f.status || seen.reason != f.reason {
-			r.failf(ex.seq, ex.String(), "%s's final state changed: %s/%s at step %d (%s), now %s/%s: final statuses never change",
+			r.failf(ex.Seq, ex.String(), "%s's final state changed: %s/%s at step %d (%s), now %s/%s: final statuses never change",
 				o.name, f.status, f.reason, f.at+1, f.ex.String(), seen.status, seen.reason)
 		}
 		return
@@ -644,11 +644,11 @@ func (r *seqRun) awaitFinal(o *seqObject) {
 			r.observe(o, ex)
 			first = got
 			if got.status != o.want.Status || got.reason != o.want.FailureReason {
-				r.failf(ex.seq, ex.String(), "%s (%s %s) ended %s/%s through %s; the test value promises %s",
+				r.failf(ex.Seq, ex.String(), "%s (%s %s) ended %s/%s through %s; the test value promises %s",
 					o.name, o.value.Kind, o.value.Input, got.status, got.reason, s.Op.ID, describe(o.want))
 			}
 		} else if got.status != first.status || got.reason != first.reason {
-			r.failf(ex.seq, ex.String(), "%s's linked status operations disagree: %s reports %s/%s, %s reported %s/%s",
+			r.failf(ex.Seq, ex.String(), "%s's linked status operations disagree: %s reports %s/%s, %s reported %s/%s",
 				o.name, s.Op.ID, got.status, got.reason, first.ex.Operation, first.status, first.reason)
 		}
 	}
@@ -659,7 +659,7 @@ func (r *seqRun) awaitFinal(o *seqObject) {
 func (r *seqRun) readFinal(o *seqObject, s seqStep) {
 	ex := r.follow(o, s).ex
 	if ex.Str("/data/status") != o.final.status || ex.Str("/data/failure_reason") != o.final.reason {
-		r.failf(ex.seq, ex.String(), "%s's final state changed after a settle window: %s/%s at step %d, now %s/%s through %s: final statuses never change",
+		r.failf(ex.Seq, ex.String(), "%s's final state changed after a settle window: %s/%s at step %d, now %s/%s through %s: final statuses never change",
 			o.name, o.final.status, o.final.reason, o.final.at+1, ex.Str("/data/status"), ex.Str("/data/failure_reason"), s.Op.ID)
 	}
 }

@@ -140,13 +140,13 @@ func pendingAfterInitCheck() *Check {
 				ex := t.Transaction(ref)
 				if t.ExpectStatus(ex, http.StatusOK) {
 					if ex.Str("/data/type") != string(api.TransactionTypePayment) || ex.Str("/data/status") != string(api.PaymentStatusPending) {
-						t.Errorf("status check of %s: want a pending payment, got %s", ref, snippet(ex.Body))
+						t.Errorf("status check of %s: want a pending payment, got %s", ref, Snippet(ex.Body))
 					}
 				}
 			}
 			t.Settle()
 			if ds := t.Deliveries(path); len(ds) > 0 {
-				t.Errorf("no webhook is due before completion, got %s", describeDeliveries(ds))
+				t.Errorf("no webhook is due before completion, got %s", DescribeDeliveries(ds))
 			}
 		}}
 }
@@ -213,7 +213,7 @@ func paymentLifecycle(t *T, phone string, want openapi.Outcome) {
 			again.Str("/data/status"), again.Str("/data/failure_reason"))
 	}
 	if n := len(Acknowledged(t.Deliveries(path))); n != 2 {
-		t.Errorf("want exactly 2 events (distinct webhook-ids) for this payment (processing, %s), got %d: %s", want.Status, n, describeDeliveries(t.Deliveries(path)))
+		t.Errorf("want exactly 2 events (distinct webhook-ids) for this payment (processing, %s), got %d: %s", want.Status, n, DescribeDeliveries(t.Deliveries(path)))
 	}
 }
 
@@ -248,7 +248,7 @@ func payoutLifecycle(t *T, body map[string]any, path string, want openapi.Outcom
 			again.Str("/data/status"), again.Str("/data/failure_reason"))
 	}
 	if n := len(Acknowledged(t.Deliveries(path))); n != 1 {
-		t.Errorf("want exactly 1 event (one webhook-id) for this payout (%s), got %d: %s", want.Status, n, describeDeliveries(t.Deliveries(path)))
+		t.Errorf("want exactly 1 event (one webhook-id) for this payout (%s), got %d: %s", want.Status, n, DescribeDeliveries(t.Deliveries(path)))
 	}
 }
 
@@ -270,7 +270,7 @@ func statusDisagrees(t *T, tx *Exchange, which string, want openapi.Outcome, eve
 	if event != nil {
 		webhook = fmt.Sprintf("the %s webhook (%s) reported status %q, failure_reason %q", event.Type, event.EventID, event.ObjectStatus, event.FailureReason)
 	}
-	t.failAbout(tx.seq, report.Failure{Message: fmt.Sprintf("the status check %s reports %s; the test value promises %s, and %s",
+	t.FailAbout(tx.Seq, report.Failure{Message: fmt.Sprintf("the status check %s reports %s; the test value promises %s, and %s",
 		which, got, describe(want), webhook), Exchange: tx.String()})
 }
 
@@ -300,20 +300,20 @@ func checkEvents(t *T, acked []*webhooksink.Delivery, objectID string, want []wa
 	for _, w := range want {
 		ds := byType[w.typ]
 		if len(ds) == 0 {
-			t.Errorf("no %s event for %s; got %s", w.typ, objectID, describeDeliveries(acked))
+			t.Errorf("no %s event for %s; got %s", w.typ, objectID, DescribeDeliveries(acked))
 			continue
 		}
 		for _, d := range ds {
 			where := fmt.Sprintf("webhook %s %s to %s", d.Type, d.EventID, d.Path)
 			if d.ObjectID != objectID {
-				t.failAbout(d.Seq, report.Failure{Message: fmt.Sprintf("the event is about %q, want %q", d.ObjectID, objectID), Exchange: where})
+				t.FailAbout(d.Seq, report.Failure{Message: fmt.Sprintf("the event is about %q, want %q", d.ObjectID, objectID), Exchange: where})
 			}
 			if d.ObjectStatus != w.status || d.PreviousStatus != w.previous {
-				t.failAbout(d.Seq, report.Failure{Message: fmt.Sprintf("a %s event must carry the object in status %s and previous_status %s, got %s and %s",
+				t.FailAbout(d.Seq, report.Failure{Message: fmt.Sprintf("a %s event must carry the object in status %s and previous_status %s, got %s and %s",
 					w.typ, w.status, w.previous, d.ObjectStatus, d.PreviousStatus), Exchange: where})
 			}
 			if w.status == final.Status && d.FailureReason != final.FailureReason {
-				t.failAbout(d.Seq, report.Failure{Message: fmt.Sprintf("the %s event's failure_reason is %q, want %q", w.typ, d.FailureReason, final.FailureReason),
+				t.FailAbout(d.Seq, report.Failure{Message: fmt.Sprintf("the %s event's failure_reason is %q, want %q", w.typ, d.FailureReason, final.FailureReason),
 					Exchange: where, Pointer: "/data/object/failure_reason"})
 			}
 		}

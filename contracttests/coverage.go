@@ -32,7 +32,7 @@ func (c *coverageRecorder) summary(types map[string]bool) report.Coverage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var cov report.Coverage
-	for _, op := range apiOperations(c.spec) {
+	for _, op := range APIOperations(c.spec) {
 		oc := report.OperationCoverage{Operation: op.ID, Documented: op.Responses}
 		seen := c.seen[op.ID]
 		for _, code := range op.Responses {

@@ -2,7 +2,6 @@ package contracttests
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 
@@ -21,24 +20,9 @@ import (
 // document, which tells which operation the check meant and the values of its path parameters, and is
 // rewritten to that operation's method and path in the run's document. When the run's document lacks
 // the operation, the check is skipped, naming it. Checks also skip, with the reason, when the document
-// lacks an operation or webhook they cover (missingCover), a request example they send
+// lacks an operation or webhook they cover (Suite.MissingCover), a request example they send
 // (ExampleBody), a test value of the kind they need (Inputs), or an error code they expect
 // (ExpectError): a document that says nothing about a behaviour cannot be conformed to or broken.
-
-// LoadSpec reads and loads an OpenAPI document from a file, for Config.Spec and AllFor; the reports cite
-// the lines of the rules a run breaks in path, as given. The error says which file and what is wrong
-// with it.
-func LoadSpec(path string) (*openapi.Spec, error) {
-	data, err := os.ReadFile(path) //nolint:gosec // the path is the user's own choice of document
-	if err != nil {
-		return nil, fmt.Errorf("read the OpenAPI document: %w; pass the path of a YAML or JSON file, e.g. --spec openapi/malipo.yaml", err)
-	}
-	spec, err := openapi.Load(data, openapi.WithPath(path))
-	if err != nil {
-		return nil, fmt.Errorf("%s is not a usable OpenAPI 3.1 document: %w", path, err)
-	}
-	return spec, nil
-}
 
 // coverSet records what a set of checks of a run cover (the skipped ones, the ones that ran), so that
 // webhooks.all-types-observed can tell an event type the target never sent from one whose checks did
@@ -65,9 +49,10 @@ func (s *coverSet) has(cover string) bool {
 	return s.covers[cover]
 }
 
-// missingCover returns why c cannot run against the run's document: the first operation or webhook
-// type it covers that the document does not declare; "" when it declares them all.
-func (s *suite) missingCover(c *Check) string {
+// MissingCover returns why c cannot run against the run's document: the first operation or webhook
+// type it covers that the document does not declare; "" when it declares them all. It notes what c
+// covers as covered by a skipped check when it returns a reason.
+func (s *Suite) MissingCover(c *Check) string {
 	reason := s.firstMissingCover(c)
 	if reason != "" {
 		s.skipped.note(c)
@@ -75,7 +60,7 @@ func (s *suite) missingCover(c *Check) string {
 	return reason
 }
 
-func (s *suite) firstMissingCover(c *Check) string {
+func (s *Suite) firstMissingCover(c *Check) string {
 	for _, cover := range c.Covers {
 		if _, ok := s.spec.Operation(cover); ok {
 			continue
@@ -92,9 +77,9 @@ func (s *suite) firstMissingCover(c *Check) string {
 	return ""
 }
 
-// inDocumentTerms marks a request whose method and path were taken from the run's document already
+// InDocumentTerms marks a request whose method and path were taken from the run's document already
 // (the derived checks), so that documentRequest leaves it as it is.
-func inDocumentTerms() ReqOption { return func(r *request) { r.documented = true } }
+func InDocumentTerms() ReqOption { return func(r *request) { r.documented = true } }
 
 // documentRequest rewrites a request a check built from package api (the embedded document's
 // operations) into the run's document: the same operation, by operationId, with the document's method
@@ -139,9 +124,9 @@ func (t *T) documentRequest(r *request) {
 	}
 }
 
-// documentOperation returns the run's document's operation for one of package api's, or skips the
+// DocumentOperation returns the run's document's operation for one of package api's, or skips the
 // check when the document has none.
-func (t *T) documentOperation(op api.Operation) *openapi.Operation {
+func (t *T) DocumentOperation(op api.Operation) *openapi.Operation {
 	doc, ok := t.suite.spec.Operation(op.ID)
 	if !ok || doc.Webhook {
 		t.Skip("the document has no operation " + op.ID + ", which this check needs")
@@ -149,16 +134,23 @@ func (t *T) documentOperation(op api.Operation) *openapi.Operation {
 	return doc
 }
 
-// isExtensionIn reports whether the document puts the operation in an extension of the contract (a tag
+// The extensions of the contract a target may leave out, by the names the preflight's skip reasons
+// give them ("the target does not implement the <name> extension").
+const (
+	ExtensionWebhookEndpoints = "webhook-endpoint"
+	ExtensionEventLog         = "event-log"
+)
+
+// IsExtensionIn reports whether the document puts the operation in an extension of the contract (a tag
 // marked x-malipo-extension), which a target may leave out. It reads the document rather than package
 // api, so that an operation only a later version of the document has is classified too.
-func isExtensionIn(spec *openapi.Spec, op *openapi.Operation) bool {
-	return len(extensionTagsOf(spec, op)) > 0
+func IsExtensionIn(spec *openapi.Spec, op *openapi.Operation) bool {
+	return len(ExtensionTagsOf(spec, op)) > 0
 }
 
-// extensionTagsOf returns the tags of op that the document marks x-malipo-extension: each names one
+// ExtensionTagsOf returns the tags of op that the document marks x-malipo-extension: each names one
 // extension of the contract (webhook endpoints, the event log).
-func extensionTagsOf(spec *openapi.Spec, op *openapi.Operation) []string {
+func ExtensionTagsOf(spec *openapi.Spec, op *openapi.Operation) []string {
 	extensionTags := map[string]bool{}
 	for _, tag := range openapi.Model(spec).Tags {
 		if tag == nil || tag.Extensions == nil {
@@ -198,33 +190,14 @@ func (t *T) needWebhook(eventType string) {
 // needOperations skips the check when the run's document lacks one of the operations.
 func (t *T) needOperations(ops ...api.Operation) {
 	for _, op := range ops {
-		t.documentOperation(op)
+		t.DocumentOperation(op)
 	}
 }
 
-// ChecksFor is what `malipo conform --spec FILE` runs: the document loaded from path and the checks
-// derived from it, for Config.Spec and Run; with an empty path, the embedded document's checks and a
-// nil document (the default).
-func ChecksFor(path string) ([]*Check, *openapi.Spec, error) {
-	if path == "" {
-		checks, err := All()
-		return checks, nil, err
-	}
-	spec, err := LoadSpec(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	checks, err := AllFor(spec)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return checks, spec, nil
-}
-
-// apiOperations returns the document's operations of the API: without the sandbox's controls (tag
+// APIOperations returns the document's operations of the API: without the sandbox's controls (tag
 // x-malipo-sandbox-only), which no production implementation has and the suite does not derive checks
 // or coverage from.
-func apiOperations(spec *openapi.Spec) []*openapi.Operation {
+func APIOperations(spec *openapi.Spec) []*openapi.Operation {
 	var out []*openapi.Operation
 	for _, op := range spec.Operations() {
 		if !op.SandboxOnly {

@@ -7,17 +7,17 @@ import (
 	"github.com/malipo/terraform-provider-malipo/report"
 )
 
-// startEvidence sets up the recording of the run's evidence once its reporters are known: the
+// StartEvidence sets up the recording of the run's evidence once its reporters are known: the
 // reporters that are Observers receive every exchange and delivery, and the receiver records the
 // deliveries of each check's paths into that check's evidence.
-func (s *suite) startEvidence(reporters []report.Reporter) {
+func (s *Suite) StartEvidence(reporters []report.Reporter) {
 	rec := evidence.NewRecorder(s.cfg.redactor(), report.ObserversOf(reporters))
 	s.evidence = rec
 	s.receiver.StartEvidence(rec)
 }
 
 // red returns the run's redactor.
-func (s *suite) red() report.Redactor {
+func (s *Suite) red() report.Redactor {
 	if s.evidence != nil {
 		return s.evidence.Redactor()
 	}

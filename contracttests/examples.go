@@ -32,9 +32,19 @@ var bodyInputs = map[string]func(t *T) any{
 	"currency":          func(t *T) any { return t.RefData().Currency },
 	"countryId":         func(t *T) any { return t.RefData().CountryID },
 	"bank_id":           func(t *T) any { return t.RefData().BankID },
-	"phone_number":      func(t *T) any { return orNil(t.suite.inputs.ApprovingPhone) },
-	"momo_phone_number": func(t *T) any { return orNil(t.suite.inputs.CreditedWallet) },
-	"account_number":    func(t *T) any { return orNil(t.suite.inputs.CreditedAccount) },
+	"phone_number":      func(t *T) any { return OrNil(t.suite.inputs.ApprovingPhone) },
+	"momo_phone_number": func(t *T) any { return OrNil(t.suite.inputs.CreditedWallet) },
+	"account_number":    func(t *T) any { return OrNil(t.suite.inputs.CreditedAccount) },
+}
+
+// BodyInput is the value the run sends for the request property name instead of the example's (see
+// bodyInputs); nil keeps the example's, as for a property bodyInputs does not name.
+func (t *T) BodyInput(name string) any {
+	input, ok := bodyInputs[name]
+	if !ok {
+		return nil
+	}
+	return input(t)
 }
 
 // receiverURL is a fresh URL of the run's webhook receiver, so that nothing a check makes is delivered
@@ -51,16 +61,16 @@ func receiverURL(t *T) any {
 // the run's document has no such operation or example, since a body written here instead would drift
 // from the document.
 func (t *T) ExampleBody(op api.Operation, branch string, set map[string]any) map[string]any {
-	example, err := requestExample(t.documentOperation(op), branch)
+	example, err := RequestExample(t.DocumentOperation(op), branch)
 	if err != nil {
 		t.Skip(err.Error())
 	}
-	return t.fillExample(example, set)
+	return t.FillExample(example, set)
 }
 
-// fillExample decodes an example (a new map each time, so that a check may change it) and applies set
+// FillExample decodes an example (a new map each time, so that a check may change it) and applies set
 // and bodyInputs to it as ExampleBody describes.
-func (t *T) fillExample(example []byte, set map[string]any) map[string]any {
+func (t *T) FillExample(example []byte, set map[string]any) map[string]any {
 	var body map[string]any
 	if err := json.Unmarshal(example, &body); err != nil {
 		t.Fatalf("check bug: the request example is not a JSON object: %v", err)
@@ -97,12 +107,12 @@ func (e errNoExample) Error() string {
 		"add one under the operation's requestBody.content.application/json.examples of the document (openapi/malipo.yaml)", what)
 }
 
-// requestExample returns, as JSON, the first object example the document gives for op's JSON request
+// RequestExample returns, as JSON, the first object example the document gives for op's JSON request
 // body; for a oneOf body with a discriminator and a non-empty branch, the first whose discriminator
 // property is branch. The operation's own examples (media type `examples`, then `example`) come
 // before the schema's, and the schema's before the branch schema's, so that the most specific example
 // the document wrote for this operation is used.
-func requestExample(op *openapi.Operation, branch string) ([]byte, error) {
+func RequestExample(op *openapi.Operation, branch string) ([]byte, error) {
 	candidates, discriminator, err := exampleCandidates(op, branch)
 	if err != nil {
 		return nil, err
@@ -130,14 +140,14 @@ func requestExample(op *openapi.Operation, branch string) ([]byte, error) {
 	return nil, errNoExample{op: op.ID, branch: branch, discriminator: discriminator}
 }
 
-// exampleCandidates lists the example nodes of op's JSON request body in the order requestExample
+// exampleCandidates lists the example nodes of op's JSON request body in the order RequestExample
 // prefers them, and the discriminator property that tells the branches apart.
 func exampleCandidates(op *openapi.Operation, branch string) ([]*yaml.Node, string, error) {
-	sch, err := requestBodySchema(op, "")
+	sch, err := RequestBodySchema(op, "")
 	if err != nil {
 		return nil, "", err
 	}
-	mt, _ := openapi.OperationModel(op).RequestBody.Content.Get(jsonMediaType)
+	mt, _ := openapi.OperationModel(op).RequestBody.Content.Get(JSONMediaType)
 	var nodes []*yaml.Node
 	for _, ex := range mt.Examples.FromOldest() {
 		if ex != nil {
@@ -151,7 +161,7 @@ func exampleCandidates(op *openapi.Operation, branch string) ([]*yaml.Node, stri
 		discriminator = sch.Discriminator.PropertyName
 	}
 	if branch != "" {
-		bsch, err := requestBodySchema(op, branch)
+		bsch, err := RequestBodySchema(op, branch)
 		if err != nil {
 			return nil, "", err
 		}
@@ -165,5 +175,34 @@ func schemaExamples(sch *base.Schema) []*yaml.Node {
 	return append(append([]*yaml.Node(nil), sch.Examples...), sch.Example)
 }
 
-// jsonMediaType is the media type of every request body the suite sends.
-const jsonMediaType = "application/json"
+// JSONMediaType is the media type of every request body the suite sends.
+const JSONMediaType = "application/json"
+
+// RequestBodySchema returns an operation's JSON request schema, or the oneOf branch the discriminator
+// value selects.
+func RequestBodySchema(op *openapi.Operation, branch string) (*base.Schema, error) {
+	if openapi.OperationModel(op).RequestBody == nil || openapi.OperationModel(op).RequestBody.Content == nil {
+		return nil, fmt.Errorf("operation %s has no request body", op.ID)
+	}
+	mt, ok := openapi.OperationModel(op).RequestBody.Content.Get(JSONMediaType)
+	if !ok || mt.Schema == nil {
+		return nil, fmt.Errorf("operation %s has no JSON request body", op.ID)
+	}
+	sch := mt.Schema.Schema()
+	if branch == "" {
+		return sch, nil
+	}
+	if sch.Discriminator == nil || sch.Discriminator.Mapping == nil {
+		return nil, fmt.Errorf("operation %s: no discriminator for branch %s", op.ID, branch)
+	}
+	ref, ok := sch.Discriminator.Mapping.Get(branch)
+	if !ok {
+		return nil, fmt.Errorf("operation %s: the discriminator has no %s", op.ID, branch)
+	}
+	for _, p := range sch.OneOf {
+		if p.GetReference() == ref {
+			return p.Schema(), nil
+		}
+	}
+	return nil, fmt.Errorf("operation %s: branch %s (%s) is not in oneOf", op.ID, branch, ref)
+}

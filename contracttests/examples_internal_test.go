@@ -35,7 +35,7 @@ func TestEveryRequestBodyHasAnExample(t *testing.T) {
 			continue
 		}
 		branches++
-		whole, err := requestBodySchema(bt.op, "")
+		whole, err := RequestBodySchema(bt.op, "")
 		require.NoError(t, err)
 		var body map[string]any
 		require.NoError(t, json.Unmarshal(bt.example, &body))

@@ -35,8 +35,9 @@ type Exchange struct {
 	Duration  time.Duration
 	// JSON is the decoded body, nil when it is not JSON.
 	JSON any
-	// seq identifies the exchange's evidence, so that failures about it can point at it.
-	seq uint64
+	// Seq identifies the exchange's evidence (0 when none was recorded), so that failures about it can
+	// point at it (T.FailAbout).
+	Seq uint64
 }
 
 // String summarises the exchange for reports: `POST /v1/payment/payouts/process → 201`.
@@ -93,9 +94,9 @@ type request struct {
 	collect *[]report.Failure
 }
 
-// collectViolations has the response's violations of the document appended to into instead of
+// CollectViolations has the response's violations of the document appended to into instead of
 // recorded as failures of the check.
-func collectViolations(into *[]report.Failure) ReqOption {
+func CollectViolations(into *[]report.Failure) ReqOption {
 	return func(r *request) { r.collect = into }
 }
 
@@ -232,7 +233,7 @@ func (t *T) sendOnce(r *request) *Exchange {
 		Duration: time.Since(ev.Started)}
 	ev.Duration, ev.Response.Status = ex.Duration, resp.StatusCode
 	s.red().Message(&ev.Response, resp.Header, data)
-	ex.seq = t.record(ev)
+	ex.Seq = t.record(ev)
 	if gatewayStatus(resp.StatusCode) && t.ctx.Err() == nil {
 		// A target behind a proxy that goes down answers through the proxy: 502, 503 or 504 to every
 		// request. Ask, as for a refused connection, whether the target still answers at all.
@@ -316,7 +317,7 @@ func (t *T) requestEvidence(req *http.Request, r *request) report.Evidence {
 // transportFailure records a request that got no (whole) response as evidence with its error, and
 // ends the check with a failure pointing at it. While the run goes on, it first asks whether the target
 // still answers at all (confirmAlive): if not, the run is aborted, and this check, like every other one
-// in flight, is interrupted rather than failed (T.fail records nothing once the run has stopped).
+// in flight, is interrupted rather than failed (T.Fail records nothing once the run has stopped).
 func (t *T) transportFailure(ev report.Evidence, r *request, err error) {
 	if t.ctx.Err() == nil {
 		t.suite.confirmAlive(t.check.ID, err)
@@ -324,7 +325,7 @@ func (t *T) transportFailure(ev report.Evidence, r *request, err error) {
 	ev.Duration = time.Since(ev.Started)
 	ev.Error = t.suite.red().Text(err.Error())
 	seq := t.record(ev)
-	t.failAbout(seq, report.Failure{Message: fmt.Sprintf("%s %s: %v", r.method, r.path, err), Exchange: r.method + " " + r.path})
+	t.FailAbout(seq, report.Failure{Message: fmt.Sprintf("%s %s: %v", r.method, r.path, err), Exchange: r.method + " " + r.path})
 	runtime.Goexit()
 }
 
@@ -341,14 +342,14 @@ func (t *T) validateResponse(r *request, resp *http.Response, data []byte, ex *E
 			*r.collect = append(*r.collect, f)
 			continue
 		}
-		t.failAbout(ex.seq, f)
+		t.FailAbout(ex.Seq, f)
 	}
 }
 
 // ExpectStatus fails the check unless the exchange has the wanted status.
 func (t *T) ExpectStatus(ex *Exchange, want int) bool {
 	if ex.Status != want {
-		t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("want HTTP %d, got %d: %s", want, ex.Status, snippet(ex.Body)), Exchange: ex.String()})
+		t.FailAbout(ex.Seq, report.Failure{Message: fmt.Sprintf("want HTTP %d, got %d: %s", want, ex.Status, Snippet(ex.Body)), Exchange: ex.String()})
 		return false
 	}
 	return true
@@ -372,25 +373,27 @@ func (t *T) ExpectError(ex *Exchange, code api.ErrorCode, pointers ...string) bo
 	}
 	ok := t.ExpectStatus(ex, status)
 	if ex.Str("/status") != "error" {
-		t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("want an error envelope with status \"error\", got %s", snippet(ex.Body)),
+		t.FailAbout(ex.Seq, report.Failure{Message: fmt.Sprintf("want an error envelope with status \"error\", got %s", Snippet(ex.Body)),
 			Exchange: ex.String(), Pointer: "/status"})
 		ok = false
 	}
 	if int(ex.Num("/code")) != int(code) {
-		t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("want error code %d, got %v", code, ex.Get("/code")), Exchange: ex.String(), Pointer: "/code"})
+		t.FailAbout(ex.Seq, report.Failure{Message: fmt.Sprintf("want error code %d, got %v", code, ex.Get("/code")), Exchange: ex.String(), Pointer: "/code"})
 		ok = false
 	}
 	fields := ex.FieldErrors()
 	for _, p := range pointers {
-		if !namesField(fields, p) {
-			t.failAbout(ex.seq, report.Failure{Message: fmt.Sprintf("errors[] must name %q, it names %q", p, fields), Exchange: ex.String(), Pointer: "/errors"})
+		if !NamesField(fields, p) {
+			t.FailAbout(ex.Seq, report.Failure{Message: fmt.Sprintf("errors[] must name %q, it names %q", p, fields), Exchange: ex.String(), Pointer: "/errors"})
 			ok = false
 		}
 	}
 	return ok
 }
 
-func namesField(fields []string, pointer string) bool {
+// NamesField reports whether the `field` of an error envelope's `errors` entries (Exchange.FieldErrors)
+// names pointer, or a field below it.
+func NamesField(fields []string, pointer string) bool {
 	for _, f := range fields {
 		if f == pointer || strings.HasPrefix(f, pointer+"/") {
 			return true
@@ -399,7 +402,9 @@ func namesField(fields []string, pointer string) bool {
 	return false
 }
 
-func snippet(b []byte) string {
+// Snippet is a body as a failure message quotes it: trimmed, cut at 300 bytes, "(empty body)" when
+// there is none.
+func Snippet(b []byte) string {
 	s := strings.TrimSpace(string(b))
 	if len(s) > 300 {
 		s = s[:300] + "…"

@@ -14,12 +14,12 @@ import (
 // the customer's number (none when empty), delivering its webhooks to hookURL; the values in extra
 // replace the body's (nil removes a property). It requires the documented 201.
 func (t *T) InitPayment(phone, hookURL string, extra map[string]any) *Exchange {
-	set := map[string]any{"webhook_url": hookURL, "phone_number": orNil(phone), "reference": NewID("conform-")}
+	set := map[string]any{"webhook_url": hookURL, "phone_number": OrNil(phone), "reference": NewID("conform-")}
 	maps.Copy(set, extra)
 	ex := t.Do(api.OpInitializePayment().Method, api.OpInitializePayment().URL(), t.ExampleBody(api.OpInitializePayment(), "", set))
 	t.RequireStatus(ex, http.StatusCreated)
 	if ex.Str("/data/paymentReference") == "" {
-		t.Fatalf("initialize payment: the response has no data.paymentReference: %s", snippet(ex.Body))
+		t.Fatalf("initialize payment: the response has no data.paymentReference: %s", Snippet(ex.Body))
 	}
 	return ex
 }
@@ -34,18 +34,18 @@ func (t *T) CompletePayment(ref string, body any, opts ...ReqOption) *Exchange {
 // by it); webhooks go to hookURL, or nowhere when it is empty.
 func (t *T) BankPayout(account, hookURL string) map[string]any {
 	return t.ExampleBody(api.OpProcessPayout(), string(api.TransferToBank),
-		map[string]any{"account_number": account, "webhook_url": orNil(hookURL), "reference": NewID("conform-")})
+		map[string]any{"account_number": account, "webhook_url": OrNil(hookURL), "reference": NewID("conform-")})
 }
 
 // MobilePayout returns a valid mobile payout body from the document's example, like BankPayout; an
 // empty phone pays the merchant's own wallet.
 func (t *T) MobilePayout(phone, hookURL string) map[string]any {
 	return t.ExampleBody(api.OpProcessPayout(), string(api.TransferToMobileNumber),
-		map[string]any{"momo_phone_number": orNil(phone), "webhook_url": orNil(hookURL), "reference": NewID("conform-")})
+		map[string]any{"momo_phone_number": OrNil(phone), "webhook_url": OrNil(hookURL), "reference": NewID("conform-")})
 }
 
-// orNil is s, or nil (which removes the property from an example body) when s is empty.
-func orNil(s string) any {
+// OrNil is s, or nil (which removes the property from an example body) when s is empty.
+func OrNil(s string) any {
 	if s == "" {
 		return nil
 	}
@@ -57,7 +57,7 @@ func (t *T) CreatePayout(body map[string]any, opts ...ReqOption) *Exchange {
 	ex := t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), body, opts...)
 	t.RequireStatus(ex, http.StatusCreated)
 	if ex.Str("/data/payout_id") == "" {
-		t.Fatalf("process payout: the response has no data.payout_id: %s", snippet(ex.Body))
+		t.Fatalf("process payout: the response has no data.payout_id: %s", Snippet(ex.Body))
 	}
 	return ex
 }
@@ -111,9 +111,9 @@ func (t *T) EndpointBody(hook string, events ...api.EventType) map[string]any {
 	return t.ExampleBody(api.OpCreateWebhookEndpoint(), "", map[string]any{"url": hook, "events": list, "enabled": nil})
 }
 
-// idleEndpoint creates a disabled webhook endpoint, which receives nothing, for checks that need one
+// IdleEndpoint creates a disabled webhook endpoint, which receives nothing, for checks that need one
 // to exist, and returns its id; it is deleted when the check ends.
-func (t *T) idleEndpoint() string {
+func (t *T) IdleEndpoint() string {
 	_, hook := t.Hook()
 	body := t.EndpointBody(hook, api.EventTypePayoutSuccess)
 	body["enabled"] = false

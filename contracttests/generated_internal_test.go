@@ -21,7 +21,7 @@ func genTargets(t *testing.T) (*openapi.Spec, []*genTarget) {
 	require.NoError(t, err)
 	targets, err := bodyTargets(spec)
 	require.NoError(t, err)
-	tv, err := testValuesOf(spec)
+	tv, err := TestValuesOf(spec)
 	require.NoError(t, err)
 	var out []*genTarget
 	for _, bt := range targets {
@@ -68,7 +68,7 @@ func violationsOf(t *testing.T, spec *openapi.Spec, g *genTarget, body map[strin
 	}
 	req, err := http.NewRequest(g.bt.op.Method, "http://sandbox.test"+urlOf(g.bt.op, ids...), bytes.NewReader(data))
 	require.NoError(t, err)
-	req.Header.Set("Content-Type", jsonMediaType)
+	req.Header.Set("Content-Type", JSONMediaType)
 	for _, h := range []string{"public-key", "secret-key"} {
 		req.Header.Set(h, "k")
 	}
@@ -145,7 +145,7 @@ func TestGeneratedParametersAreValidAndCoverEveryParameter(t *testing.T) {
 	require.NoError(t, err)
 	checks := generatedParameterChecks(spec)
 	require.NotEmpty(t, checks)
-	for _, op := range apiOperations(spec) {
+	for _, op := range APIOperations(spec) {
 		if op.HasBody {
 			continue
 		}

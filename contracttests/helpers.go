@@ -118,9 +118,9 @@ func (t *T) Deliveries(path string) []*webhooksink.Delivery { return t.suite.rec
 func (t *T) WaitDeliveries(path, what string, done func([]*webhooksink.Delivery) bool) []*webhooksink.Delivery {
 	var ds []*webhooksink.Delivery
 	start := time.Now()
-	_, ok, state := t.watch(what, func() (bool, string) {
+	_, ok, state := t.Watch(what, func() (bool, string) {
 		ds = t.Deliveries(path)
-		return done(ds), describeDeliveries(ds)
+		return done(ds), DescribeDeliveries(ds)
 	})
 	if !ok {
 		t.Fatalf("timed out after %s waiting for %s; last seen: %s%s", t.suite.cfg.EventuallyTimeout, what, state, retryHint(t, ds))
@@ -154,7 +154,9 @@ func retryHint(t *T, ds []*webhooksink.Delivery) string {
 	return ""
 }
 
-func describeDeliveries(ds []*webhooksink.Delivery) string {
+// DescribeDeliveries lists deliveries for a failure message: each one's type, event id and the
+// receiver's answer, "no delivery" when there is none.
+func DescribeDeliveries(ds []*webhooksink.Delivery) string {
 	if len(ds) == 0 {
 		return "no delivery"
 	}
@@ -189,28 +191,28 @@ func (t *T) VerifyDelivery(d *webhooksink.Delivery, secrets ...webhook.Secret) {
 	t.needWebhook(d.Type)
 	where := fmt.Sprintf("webhook %s %s to %s", d.Type, d.EventID, d.Path)
 	for _, v := range d.Violations {
-		t.failAbout(d.Seq, report.Failure{Message: "delivery breaks the spec: " + v.Message, Exchange: where, Pointer: v.Pointer, SpecLocation: v.SpecLocation})
+		t.FailAbout(d.Seq, report.Failure{Message: "delivery breaks the spec: " + v.Message, Exchange: where, Pointer: v.Pointer, SpecLocation: v.SpecLocation})
 	}
 	if id := d.Header.Get(api.HeaderWebhookID); id != d.EventID {
-		t.failAbout(d.Seq, report.Failure{Message: fmt.Sprintf("webhook-id %q must equal the event id %q", id, d.EventID), Exchange: where, Pointer: "header.webhook-id"})
+		t.FailAbout(d.Seq, report.Failure{Message: fmt.Sprintf("webhook-id %q must equal the event id %q", id, d.EventID), Exchange: where, Pointer: "header.webhook-id"})
 	}
 	ts, err := strconv.ParseInt(d.Header.Get(api.HeaderWebhookTimestamp), 10, 64)
 	if err != nil {
-		t.failAbout(d.Seq, report.Failure{Message: "webhook-timestamp is not unix seconds", Exchange: where, Pointer: "header.webhook-timestamp"})
+		t.FailAbout(d.Seq, report.Failure{Message: "webhook-timestamp is not unix seconds", Exchange: where, Pointer: "header.webhook-timestamp"})
 	} else if skew := d.Received.Sub(time.Unix(ts, 0)); skew > webhook.DefaultTolerance || skew < -webhook.DefaultTolerance {
-		t.failAbout(d.Seq, report.Failure{Message: fmt.Sprintf("webhook-timestamp is %s away from arrival, beyond the 5 minute tolerance", skew),
+		t.FailAbout(d.Seq, report.Failure{Message: fmt.Sprintf("webhook-timestamp is %s away from arrival, beyond the 5 minute tolerance", skew),
 			Exchange: where, Pointer: "header.webhook-timestamp"})
 	}
 	v := webhook.Verifier{Secrets: secrets, Now: func() time.Time { return d.Received }}
 	if err := v.Verify(d.Header, d.Body); err != nil {
-		t.failAbout(d.Seq, report.Failure{Message: "signature does not verify: " + err.Error(), Exchange: where, Pointer: "header.webhook-signature",
-			SpecLocation: signatureLocation(t.suite.spec, d.Type)})
+		t.FailAbout(d.Seq, report.Failure{Message: "signature does not verify: " + err.Error(), Exchange: where, Pointer: "header.webhook-signature",
+			SpecLocation: SignatureLocation(t.suite.spec, d.Type)})
 	}
 }
 
-// signatureLocation is where the document describes a delivery's webhook-signature header: that
+// SignatureLocation is where the document describes a delivery's webhook-signature header: that
 // parameter of the event type's webhook (TestEveryCheckNamesItsRule resolves it for each type).
-func signatureLocation(spec *openapi.Spec, eventType string) string {
+func SignatureLocation(spec *openapi.Spec, eventType string) string {
 	return spec.WebhookParameter(eventType, webhook.HeaderSignature)
 }
 
@@ -232,11 +234,42 @@ func (t *T) Receiver() *webhooksink.Receiver { return t.suite.receiver }
 // StallTime is how long the receiver stalls to make the target time out.
 func (t *T) StallTime() time.Duration { return t.suite.cfg.WebhookStall }
 
-// unknownID is a path parameter value no implementation has issued, for not-found checks.
-const unknownID = "conform-unknown-id"
+// EventuallyTimeout bounds the check's waits for asynchronous outcomes (Config.EventuallyTimeout,
+// `--wait`).
+func (t *T) EventuallyTimeout() time.Duration { return t.suite.cfg.EventuallyTimeout }
 
-// errorDoc words a check that expects an error: "<what> is rejected with <status> (code <code>)", with
-// the status from the document's error table.
-func errorDoc(what string, code api.ErrorCode) string {
-	return fmt.Sprintf("%s is rejected with %d (code %d)", what, code.HTTPStatus(), code)
+// Keys are the keys of the merchant the run acts as (Config.Keys).
+func (t *T) Keys() Keys { return t.suite.cfg.Keys }
+
+// Generated is how many generated requests a generated check sends (Config.Generated: DefaultGenerated
+// when the run does not say; negative when the generated checks are off).
+func (t *T) Generated() int { return t.suite.cfg.Generated }
+
+// ErrorStatus is the HTTP status the run's document's error table gives code, and whether the table
+// has the code.
+func (t *T) ErrorStatus(code api.ErrorCode) (status int, ok bool) {
+	status, ok = t.suite.errorStatuses[int(code)]
+	return status, ok
 }
+
+// PlaysScenarios reports whether the target plays the sandbox's scenario header
+// (api.HeaderSandboxScenario), as the preflight found (Suite.Found).
+func (t *T) PlaysScenarios() bool { return t.suite.scenarios }
+
+// LacksExtension reports whether the preflight found the target without the extension of the contract
+// it names (ExtensionWebhookEndpoints, ExtensionEventLog; Suite.Found).
+func (t *T) LacksExtension(name string) bool {
+	_, absent := t.suite.absentExtensions[name]
+	return absent
+}
+
+// CoverRan reports whether a check of the run that started covers cover (an operation id or an event
+// type), so that webhooks.all-types-observed can tell an event type the target never sent from one
+// whose checks did not run.
+func (t *T) CoverRan(cover string) bool { return t.suite.ran.has(cover) }
+
+// CoverSkipped reports whether a check of the run that was skipped covers cover (see CoverRan).
+func (t *T) CoverSkipped(cover string) bool { return t.suite.skipped.has(cover) }
+
+// UnknownID is a path parameter value no implementation has issued, for not-found checks.
+const UnknownID = "conform-unknown-id"

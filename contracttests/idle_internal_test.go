@@ -44,7 +44,7 @@ func TestWaitsHoldNoSlot(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(tt *testing.T) {
-			s := &suite{cfg: Config{EventuallyTimeout: 3 * time.Second, SettleTime: 2 * time.Second}, receiver: r}
+			s := &Suite{cfg: Config{EventuallyTimeout: 3 * time.Second, SettleTime: 2 * time.Second}, receiver: r}
 			other := make(chan struct{})
 			var once sync.Once
 			checks := []runner.Check{

@@ -58,7 +58,7 @@ func (i CheckInputs) need(value, what string) string {
 // without x-malipo-test-values gives none (the checks that need one skip); one whose test values do
 // not decode is an error.
 func inputsFrom(spec *openapi.Spec) (Inputs, error) {
-	tv, err := testValuesOf(spec)
+	tv, err := TestValuesOf(spec)
 	if err != nil {
 		return Inputs{}, err
 	}
@@ -75,9 +75,9 @@ func inputsFrom(spec *openapi.Spec) (Inputs, error) {
 	}, nil
 }
 
-// testValuesOf decodes the document's x-malipo-test-values; a document without them has none, which is
+// TestValuesOf decodes the document's x-malipo-test-values; a document without them has none, which is
 // not an error (the checks that need one skip), while test values that do not decode are.
-func testValuesOf(spec *openapi.Spec) (openapi.TestValues, error) {
+func TestValuesOf(spec *openapi.Spec) (openapi.TestValues, error) {
 	return openapi.TestValuesOf(openapi.Model(spec))
 }
 

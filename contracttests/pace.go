@@ -53,7 +53,7 @@ func (p *pace) window(limit time.Duration) time.Duration {
 
 // settleWindow is how long Settle waits: Config.SettleTime when set, else a window that follows the
 // target's observed pace, bounded by Config.EventuallyTimeout.
-func (s *suite) settleWindow() time.Duration {
+func (s *Suite) settleWindow() time.Duration {
 	if s.cfg.SettleTime > 0 {
 		return s.cfg.SettleTime
 	}

@@ -15,7 +15,7 @@ import (
 )
 
 func TestSettleWindowFollowsTheTarget(t *testing.T) {
-	s := &suite{cfg: Config{EventuallyTimeout: 2 * time.Second}}
+	s := &Suite{cfg: Config{EventuallyTimeout: 2 * time.Second}}
 	assert.Equal(t, settleUnobserved, s.settleWindow(), "before anything is observed")
 	s.pace.observe(time.Millisecond)
 	assert.Equal(t, settleFloor, s.settleWindow(), "a very fast target still gets the floor")
@@ -36,7 +36,7 @@ func TestWaitDeliveriesObservesThePace(t *testing.T) {
 	r, err := webhooksink.NewReceiver(spec, "127.0.0.1:0", "")
 	require.NoError(t, err)
 	defer func() { _ = r.Close() }()
-	s := &suite{cfg: Config{EventuallyTimeout: 10 * time.Second}, receiver: r}
+	s := &Suite{cfg: Config{EventuallyTimeout: 10 * time.Second}, receiver: r}
 	tt := &T{ctx: context.Background(), check: &Check{ID: "x"}, suite: s}
 	retried, _ := tt.Hook(webhooksink.Behavior{FailFirst: 1})
 	plain, _ := tt.Hook()

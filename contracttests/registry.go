@@ -27,7 +27,7 @@ func All() ([]*Check, error) {
 // set to the same document) they use its paths, examples and test values, and skip with the reason
 // when it lacks one. A document without x-malipo-test-values has no test-value checks.
 func AllFor(spec *openapi.Spec) ([]*Check, error) {
-	tv, err := testValuesOf(spec)
+	tv, err := TestValuesOf(spec)
 	if err != nil {
 		return nil, fmt.Errorf("derive state checks: %w", err)
 	}

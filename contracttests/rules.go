@@ -57,3 +57,9 @@ func ruleless(checks []*Check) error {
 	}
 	return nil
 }
+
+// errorDoc words a check that expects an error: "<what> is rejected with <status> (code <code>)", with
+// the status from the document's error table.
+func errorDoc(what string, code api.ErrorCode) string {
+	return fmt.Sprintf("%s is rejected with %d (code %d)", what, code.HTTPStatus(), code)
+}

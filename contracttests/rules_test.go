@@ -3,12 +3,10 @@ package contracttests
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
@@ -32,7 +30,7 @@ func TestEveryCheckNamesItsRule(t *testing.T) {
 		}
 	}
 	for _, typ := range spec.EventTypes() {
-		text, err := spec.Text(signatureLocation(spec, typ) + "/name")
+		text, err := spec.Text(SignatureLocation(spec, typ) + "/name")
 		if assert.NoError(t, err, typ) {
 			assert.Equal(t, "webhook-signature", text, "the signature failures of %s point at the wrong parameter", typ)
 		}
@@ -94,19 +92,4 @@ func TestAmountsCompareAsDecimals(t *testing.T) {
 	assert.True(t, sameDecimal("0.01", "1E-2"))
 	assert.False(t, sameDecimal("987654340", "987654321.12"), "a 32-bit float's rounding loses digits")
 	assert.False(t, sameDecimal("(not a JSON envelope)", "1"))
-}
-
-// A wait for deliveries that times out after the target repeated one says that the missing delivery
-// may be queued behind a retry the document allows, and which --wait would tell; without a repeat it
-// adds nothing.
-func TestRetryHintNamesTheWaitThatTells(t *testing.T) {
-	spec, err := openapi.Default()
-	require.NoError(t, err)
-	ct := &T{suite: &suite{spec: spec, cfg: Config{EventuallyTimeout: 10 * time.Second}}}
-	once := []*webhooksink.Delivery{{EventID: "evt_1"}, {EventID: "evt_2"}}
-	assert.Empty(t, retryHint(ct, once))
-	twice := []*webhooksink.Delivery{{EventID: "evt_1"}, {EventID: "evt_1"}}
-	hint := retryHint(ct, twice)
-	assert.Contains(t, hint, "delivered evt_1 2 times")
-	assert.Contains(t, hint, "a --wait of 1m10s or more")
 }

@@ -12,10 +12,10 @@ import (
 // Rand returns the check's own random stream, drawn from the run's seed and the check's id. Each call
 // returns a new stream starting at the same point: a check that needs several draws keeps the one it
 // got.
-func (t *T) Rand() *rand.Rand { return checkRand(t.suite.cfg.Seed, t.check.ID) }
+func (t *T) Rand() *rand.Rand { return CheckRand(t.suite.cfg.Seed, t.check.ID) }
 
-// checkRand is the stream of check id under seed.
-func checkRand(seed uint64, id string) *rand.Rand {
+// CheckRand is the stream of check id under seed.
+func CheckRand(seed uint64, id string) *rand.Rand {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(id))
 	return rand.New(rand.NewPCG(seed, h.Sum64()))
