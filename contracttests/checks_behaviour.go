@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
@@ -19,8 +20,8 @@ import (
 
 // idempotencyChecks are the checks of retry safety: Idempotency-Key replays, conflicts and races, and
 // merchant references unique across payments and payouts.
-func idempotencyChecks() []*Check {
-	return []*Check{
+func idempotencyChecks() []*harness.Check {
+	return []*harness.Check{
 		replayCheck(api.OpProcessPayout(), http.StatusCreated, creditedPayout, "/data/payout_id"),
 		replayCheck(api.OpInitializePayment(), http.StatusCreated, examplePayment, "/data/paymentReference"),
 		conflictCheck(api.OpProcessPayout(), creditedPayout),
@@ -35,22 +36,26 @@ func idempotencyChecks() []*Check {
 }
 
 // creditedPayout is a mobile payout that succeeds, without a webhook URL.
-func creditedPayout(t *T) map[string]any { return t.MobilePayout(t.Inputs().CreditedWallet(), "") }
+func creditedPayout(t *harness.T) map[string]any {
+	return t.MobilePayout(t.Inputs().CreditedWallet(), "")
+}
 
 // examplePayment is the document's payment example with the run's values (see ExampleBody).
-func examplePayment(t *T) map[string]any { return t.ExampleBody(api.OpInitializePayment(), "", nil) }
+func examplePayment(t *harness.T) map[string]any {
+	return t.ExampleBody(api.OpInitializePayment(), "", nil)
+}
 
 // replayCheck is idempotency.<op>.replay: a retry with the same key and body must return the first
 // response, marked as a replay, and must not create a second object.
-func replayCheck(op api.Operation, status int, body func(t *T) map[string]any, idPointer string) *Check {
-	return &Check{ID: "idempotency." + op.ID + ".replay", Category: CategoryIdempotency, Covers: []string{op.ID},
-		Rule: Rule{Pointer: infoDescription, Quote: replayQuote},
+func replayCheck(op api.Operation, status int, body func(t *harness.T) map[string]any, idPointer string) *harness.Check {
+	return &harness.Check{ID: "idempotency." + op.ID + ".replay", Category: harness.CategoryIdempotency, Covers: []string{op.ID},
+		Rule: harness.Rule{Pointer: infoDescription, Quote: replayQuote},
 		Doc:  op.ID + ": the same Idempotency-Key and body replays the first response with Idempotent-Replayed: true",
-		Run: func(t *T) {
-			key, b := NewID("conform-key-"), body(t)
-			first := t.Do(op.Method, op.URL(), b, WithIdempotencyKey(key))
+		Run: func(t *harness.T) {
+			key, b := harness.NewID("conform-key-"), body(t)
+			first := t.Do(op.Method, op.URL(), b, harness.WithIdempotencyKey(key))
 			t.RequireStatus(first, status)
-			second := t.Do(op.Method, op.URL(), b, WithIdempotencyKey(key))
+			second := t.Do(op.Method, op.URL(), b, harness.WithIdempotencyKey(key))
 			t.ExpectStatus(second, status)
 			if second.Header.Get(api.HeaderIdempotentReplayed) != "true" {
 				t.Errorf("the replay must carry Idempotent-Replayed: true, got %q", second.Header.Get(api.HeaderIdempotentReplayed))
@@ -66,13 +71,13 @@ func replayCheck(op api.Operation, status int, body func(t *T) map[string]any, i
 
 // conflictCheck is idempotency.<op>.conflict: a key reused with another body (here, another amount)
 // is a client bug the service must refuse rather than replay the first answer to a different request.
-func conflictCheck(op api.Operation, body func(t *T) map[string]any) *Check {
-	return &Check{ID: "idempotency." + op.ID + ".conflict", Category: CategoryIdempotency, Covers: []string{op.ID},
-		Rule: Rule{Pointer: infoDescription, Quote: "The same key with a different body is rejected with `409` (code 4000)."},
+func conflictCheck(op api.Operation, body func(t *harness.T) map[string]any) *harness.Check {
+	return &harness.Check{ID: "idempotency." + op.ID + ".conflict", Category: harness.CategoryIdempotency, Covers: []string{op.ID},
+		Rule: harness.Rule{Pointer: infoDescription, Quote: "The same key with a different body is rejected with `409` (code 4000)."},
 		Doc:  fmt.Sprintf("%s: the same Idempotency-Key with another body is rejected with %d (code %d)", op.ID, api.CodeIdempotencyKeyReused.HTTPStatus(), api.CodeIdempotencyKeyReused),
-		Run: func(t *T) {
-			key, b := NewID("conform-key-"), body(t)
-			first := t.Do(op.Method, op.URL(), b, WithIdempotencyKey(key))
+		Run: func(t *harness.T) {
+			key, b := harness.NewID("conform-key-"), body(t)
+			first := t.Do(op.Method, op.URL(), b, harness.WithIdempotencyKey(key))
 			if first.Status/100 != 2 {
 				t.Fatalf("the first request failed: %s", first)
 			}
@@ -80,20 +85,20 @@ func conflictCheck(op api.Operation, body func(t *T) map[string]any) *Check {
 			if _, ok := b["reference"]; ok {
 				// A fresh merchant reference: with the first one the body would break two rules (4000 and
 				// 4002), and the document does not say which answer wins.
-				b["reference"] = NewID("conform-")
+				b["reference"] = harness.NewID("conform-")
 			}
-			t.ExpectError(t.Do(op.Method, op.URL(), b, WithIdempotencyKey(key)), api.CodeIdempotencyKeyReused)
+			t.ExpectError(t.Do(op.Method, op.URL(), b, harness.WithIdempotencyKey(key)), api.CodeIdempotencyKeyReused)
 		}}
 }
 
 // concurrentPayoutCheck is idempotency.processPayout.concurrent: retries that overlap the first
 // request are the case keys exist for, and the one where a check-then-insert implementation pays twice.
-func concurrentPayoutCheck() *Check {
-	return &Check{ID: "idempotency.processPayout.concurrent", Category: CategoryIdempotency, Covers: []string{"processPayout"},
-		Rule: Rule{Pointer: opProcessPayout + "/description", Quote: "Send an `Idempotency-Key` so that a retry never pays twice."},
+func concurrentPayoutCheck() *harness.Check {
+	return &harness.Check{ID: "idempotency.processPayout.concurrent", Category: harness.CategoryIdempotency, Covers: []string{"processPayout"},
+		Rule: harness.Rule{Pointer: opProcessPayout + "/description", Quote: "Send an `Idempotency-Key` so that a retry never pays twice."},
 		Doc:  "10 concurrent payouts with one Idempotency-Key create one payout: every success names the same payout_id",
-		Run: func(t *T) {
-			ids := sendConcurrently(t, 10, NewID("conform-key-"), creditedPayout(t))
+		Run: func(t *harness.T) {
+			ids := sendConcurrently(t, 10, harness.NewID("conform-key-"), creditedPayout(t))
 			if len(ids) == 0 {
 				t.Fatalf("no request succeeded")
 			}
@@ -109,16 +114,16 @@ func concurrentPayoutCheck() *Check {
 // keyAfterValidationErrorCheck is idempotency.processPayout.key-after-validation-error: a request
 // refused by validation does not use up its key, so the corrected request is carried out, not
 // answered with the refusal again (a replay) or with 409 (another body).
-func keyAfterValidationErrorCheck() *Check {
-	return &Check{ID: "idempotency.processPayout.key-after-validation-error", Category: CategoryIdempotency, Covers: []string{"processPayout"},
-		Rule: Rule{Pointer: "#/components/parameters/IdempotencyKey/description", Quote: "A request rejected by validation (`400`, `401`, `413`, `415`) does not use up its key, so the corrected request may reuse it"},
+func keyAfterValidationErrorCheck() *harness.Check {
+	return &harness.Check{ID: "idempotency.processPayout.key-after-validation-error", Category: harness.CategoryIdempotency, Covers: []string{"processPayout"},
+		Rule: harness.Rule{Pointer: "#/components/parameters/IdempotencyKey/description", Quote: "A request rejected by validation (`400`, `401`, `413`, `415`) does not use up its key, so the corrected request may reuse it"},
 		Doc:  "processPayout: a body refused with 400 does not use up its Idempotency-Key; the corrected body with the same key creates the payout",
-		Run: func(t *T) {
-			key, b := NewID("conform-key-"), creditedPayout(t)
+		Run: func(t *harness.T) {
+			key, b := harness.NewID("conform-key-"), creditedPayout(t)
 			bad := maps.Clone(b)
 			bad["amount"] = 0
-			t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), bad, WithIdempotencyKey(key)), api.CodeValidationFailed, "/amount")
-			ex := t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b, WithIdempotencyKey(key))
+			t.ExpectError(t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), bad, harness.WithIdempotencyKey(key)), api.CodeValidationFailed, "/amount")
+			ex := t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b, harness.WithIdempotencyKey(key))
 			t.ExpectStatus(ex, http.StatusCreated)
 			if ex.Header.Get(api.HeaderIdempotentReplayed) == "true" {
 				t.Errorf("the corrected request is the key's first carried-out request, not a replay")
@@ -128,13 +133,13 @@ func keyAfterValidationErrorCheck() *Check {
 
 // sendConcurrently sends n identical payouts with one Idempotency-Key at once and returns the payout_id
 // of each that succeeded; an answer that is neither a success nor "key in use" fails the check.
-func sendConcurrently(t *T, n int, key string, body map[string]any) []string {
+func sendConcurrently(t *harness.T, n int, key string, body map[string]any) []string {
 	var mu sync.Mutex
 	var ids []string
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
-			ex := t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), body, WithIdempotencyKey(key))
+			ex := t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), body, harness.WithIdempotencyKey(key))
 			switch {
 			case ex.Status == http.StatusCreated:
 				mu.Lock()
@@ -152,16 +157,16 @@ func sendConcurrently(t *T, n int, key string, body map[string]any) []string {
 
 // completeReplayCheck is idempotency.completePayment.replay: completing is not repeatable (422 once the
 // payment is processing), so only the key tells a retry from a second attempt.
-func completeReplayCheck() *Check {
-	return &Check{ID: "idempotency.completePayment.replay", Category: CategoryIdempotency, Covers: []string{"completePayment"},
-		Rule: Rule{Pointer: infoDescription, Quote: replayQuote},
+func completeReplayCheck() *harness.Check {
+	return &harness.Check{ID: "idempotency.completePayment.replay", Category: harness.CategoryIdempotency, Covers: []string{"completePayment"},
+		Rule: harness.Rule{Pointer: infoDescription, Quote: replayQuote},
 		Doc:  "completePayment replayed with its Idempotency-Key returns the first 202 instead of 422",
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			_, hook := t.Hook()
 			ref := t.InitPayment(t.Inputs().ApprovingPhone(), hook, nil).Str("/data/paymentReference")
-			key := NewID("conform-key-")
-			t.RequireStatus(t.CompletePayment(ref, nil, WithIdempotencyKey(key)), http.StatusAccepted)
-			again := t.CompletePayment(ref, nil, WithIdempotencyKey(key))
+			key := harness.NewID("conform-key-")
+			t.RequireStatus(t.CompletePayment(ref, nil, harness.WithIdempotencyKey(key)), http.StatusAccepted)
+			again := t.CompletePayment(ref, nil, harness.WithIdempotencyKey(key))
 			t.ExpectStatus(again, http.StatusAccepted)
 			if again.Header.Get(api.HeaderIdempotentReplayed) != "true" {
 				t.Errorf("the replay must carry Idempotent-Replayed: true")
@@ -171,11 +176,11 @@ func completeReplayCheck() *Check {
 
 // payoutDuplicateReferenceCheck is idempotency.reference.payout-duplicate: without a key, the merchant
 // reference is what stops a second payout, and the error must say which payout holds it.
-func payoutDuplicateReferenceCheck() *Check {
-	return &Check{ID: "idempotency.reference.payout-duplicate", Category: CategoryIdempotency, Covers: []string{"processPayout"},
-		Rule: Rule{Pointer: "#/components/responses/Conflict/description", Quote: referenceUsedQuote},
+func payoutDuplicateReferenceCheck() *harness.Check {
+	return &harness.Check{ID: "idempotency.reference.payout-duplicate", Category: harness.CategoryIdempotency, Covers: []string{"processPayout"},
+		Rule: harness.Rule{Pointer: "#/components/responses/Conflict/description", Quote: referenceUsedQuote},
 		Doc:  errorDoc("a second payout with a used merchant reference", api.CodeDuplicateReference) + ", naming the existing payout",
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			b := creditedPayout(t)
 			first := t.CreatePayout(b)
 			second := t.Do(api.OpProcessPayout().Method, api.OpProcessPayout().URL(), b)
@@ -188,11 +193,11 @@ func payoutDuplicateReferenceCheck() *Check {
 }
 
 // paymentDuplicateReferenceCheck is idempotency.reference.payment-duplicate, the same rule for payments.
-func paymentDuplicateReferenceCheck() *Check {
-	return &Check{ID: "idempotency.reference.payment-duplicate", Category: CategoryIdempotency, Covers: []string{"initializePayment"},
-		Rule: Rule{Pointer: opInitializePayment + "/description", Quote: "a `reference` already used by this merchant is rejected with `409` (code 4002) and `data.existing_id` names the payment that holds it"},
+func paymentDuplicateReferenceCheck() *harness.Check {
+	return &harness.Check{ID: "idempotency.reference.payment-duplicate", Category: harness.CategoryIdempotency, Covers: []string{"initializePayment"},
+		Rule: harness.Rule{Pointer: opInitializePayment + "/description", Quote: "a `reference` already used by this merchant is rejected with `409` (code 4002) and `data.existing_id` names the payment that holds it"},
 		Doc:  errorDoc("a second payment with a used merchant reference", api.CodeDuplicateReference) + ", naming the existing payment",
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			_, hook := t.Hook()
 			first := t.InitPayment("", hook, nil)
 			second := t.Do(api.OpInitializePayment().Method, api.OpInitializePayment().URL(),
@@ -207,11 +212,11 @@ func paymentDuplicateReferenceCheck() *Check {
 
 // sharedReferenceCheck is idempotency.reference.shared-across-kinds: the status API looks objects up
 // by merchant reference, so one reference must not name both a payment and a payout.
-func sharedReferenceCheck() *Check {
-	return &Check{ID: "idempotency.reference.shared-across-kinds", Category: CategoryIdempotency, Covers: []string{"initializePayment", "processPayout"},
-		Rule: Rule{Pointer: "#/components/schemas/MerchantReference/description", Quote: "The merchant's own reference, unique among the merchant's payments and payouts."},
+func sharedReferenceCheck() *harness.Check {
+	return &harness.Check{ID: "idempotency.reference.shared-across-kinds", Category: harness.CategoryIdempotency, Covers: []string{"initializePayment", "processPayout"},
+		Rule: harness.Rule{Pointer: "#/components/schemas/MerchantReference/description", Quote: "The merchant's own reference, unique among the merchant's payments and payouts."},
 		Doc:  "merchant references are unique across payments and payouts: " + errorDoc("a payout reusing a payment's reference", api.CodeDuplicateReference),
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			_, hook := t.Hook()
 			ref := t.InitPayment("", hook, nil).Str("/data/reference")
 			b := t.MobilePayout("", "")
@@ -224,30 +229,30 @@ func sharedReferenceCheck() *Check {
 // the first retry (x-malipo-first-retry-within-seconds on the Events tag); later retries back off
 // with no bound a run could wait for, so each retry check provokes one failed attempt and waits for
 // one retry.
-func webhookRetryChecks() []*Check {
-	retryRule := Rule{Pointer: "#/tags/" + eventsTagIndex + "/description", Quote: "The first retry is sent no later than the number of seconds in `x-malipo-first-retry-within-seconds` (60) after the failed attempt ended"}
-	return []*Check{
-		{ID: "webhooks.retry-after-500", Category: CategoryWebhooks, Covers: []string{"payout.success"}, Rule: retryRule,
+func webhookRetryChecks() []*harness.Check {
+	retryRule := harness.Rule{Pointer: "#/tags/" + eventsTagIndex + "/description", Quote: "The first retry is sent no later than the number of seconds in `x-malipo-first-retry-within-seconds` (60) after the failed attempt ended"}
+	return []*harness.Check{
+		{ID: "webhooks.retry-after-500", Category: harness.CategoryWebhooks, Covers: []string{"payout.success"}, Rule: retryRule,
 			Doc: "a delivery answered with 500 is retried, with the same webhook-id and a valid signature",
-			Run: func(t *T) {
+			Run: func(t *harness.T) {
 				path, hook := t.Hook(webhooksink.Behavior{FailFirst: 1})
 				t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), hook))
-				ds := waitRetry(t, path, "a retry after a 500", 0, func(ds []*webhooksink.Delivery) bool { return len(Acknowledged(ds)) >= 1 })
+				ds := waitRetry(t, path, "a retry after a 500", 0, func(ds []*webhooksink.Delivery) bool { return len(harness.Acknowledged(ds)) >= 1 })
 				checkRetried(t, ds, 2)
 			}},
-		{ID: "webhooks.retry-after-timeout", Category: CategoryWebhooks, Covers: []string{"payout.success"}, Rule: retryRule,
+		{ID: "webhooks.retry-after-timeout", Category: harness.CategoryWebhooks, Covers: []string{"payout.success"}, Rule: retryRule,
 			Doc: "a delivery the receiver does not answer in time is retried with the same webhook-id",
-			Run: func(t *T) {
+			Run: func(t *harness.T) {
 				path, hook := t.Hook(webhooksink.Behavior{StallFirst: 1, Stall: t.StallTime()})
 				t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), hook))
 				ds := waitRetry(t, path, "a second attempt after a time-out", t.StallTime(), func(ds []*webhooksink.Delivery) bool { return len(ds) >= 2 })
 				checkRetried(t, ds, 2)
 			}},
 		signaturesCheck(),
-		{ID: "webhooks.all-types-observed", Category: CategoryWebhooks, Final: true,
-			Rule: Rule{Pointer: "#/tags/" + eventsTagIndex + "/description", Quote: "Webhook deliveries the service sends; one per status change."},
+		{ID: "webhooks.all-types-observed", Category: harness.CategoryWebhooks, Final: true,
+			Rule: harness.Rule{Pointer: "#/tags/" + eventsTagIndex + "/description", Quote: "Webhook deliveries the service sends; one per status change."},
 			Doc:  "every event type the spec declares under webhooks was delivered during the run",
-			Run: func(t *T) {
+			Run: func(t *harness.T) {
 				seen := t.Receiver().TypesSeen()
 				var unselected, unasked []string
 				for _, typ := range t.Spec().EventTypes() {
@@ -284,11 +289,11 @@ func webhookRetryChecks() []*Check {
 // verifies with the merchant secret key, each failure naming its delivery. The lifecycle checks verify
 // the deliveries they wait for too; this one sees every delivery, those no check waited for included,
 // and says "the signature" rather than leaving a bad one to read as a broken state machine.
-func signaturesCheck() *Check {
-	return &Check{ID: "webhooks.signatures", Category: CategoryWebhooks, Final: true,
-		Rule: Rule{Pointer: infoDescription, Quote: "a payment's or payout's own **`webhook_url`** signs with the merchant secret key"},
+func signaturesCheck() *harness.Check {
+	return &harness.Check{ID: "webhooks.signatures", Category: harness.CategoryWebhooks, Final: true,
+		Rule: harness.Rule{Pointer: infoDescription, Quote: "a payment's or payout's own **`webhook_url`** signs with the merchant secret key"},
 		Doc:  "every delivery to an object's webhook_url during the run is signed (Standard Webhooks) with the merchant secret key",
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			ds, owners := t.Receiver().MerchantSigned()
 			if len(ds) == 0 {
 				t.Skip("no delivery to an object's webhook_url arrived during the run (the checks that cause one were not selected or were skipped)")
@@ -299,7 +304,7 @@ func signaturesCheck() *Check {
 				if err := v.Verify(d.Header, d.Body); err != nil {
 					t.Fail(report.Failure{Message: fmt.Sprintf("the signature does not verify with the merchant secret key: %v (a delivery of check %s)", err, owners[i]),
 						Exchange: fmt.Sprintf("webhook %s %s to %s", d.Type, d.EventID, d.Path), Pointer: "header.webhook-signature",
-						SpecLocation: SignatureLocation(t.Spec(), d.Type)})
+						SpecLocation: harness.SignatureLocation(t.Spec(), d.Type)})
 				}
 			}
 		}}
@@ -310,10 +315,10 @@ func signaturesCheck() *Check {
 // attempt ended (the attempt's arrival, plus failAfter for an attempt the receiver stalled), so a wait
 // that ended sooner than that after the failure has not seen the promise broken: the check is then
 // skipped, naming the --wait that would observe it. Past the bound, a missing retry fails.
-func waitRetry(t *T, path, what string, failAfter time.Duration, done func([]*webhooksink.Delivery) bool) []*webhooksink.Delivery {
+func waitRetry(t *harness.T, path, what string, failAfter time.Duration, done func([]*webhooksink.Delivery) bool) []*webhooksink.Delivery {
 	_, ok, state := t.Watch(what, func() (bool, string) {
 		ds := t.Deliveries(path)
-		return done(ds), DescribeDeliveries(ds)
+		return done(ds), harness.DescribeDeliveries(ds)
 	})
 	ds := t.Deliveries(path)
 	if ok {
@@ -344,9 +349,9 @@ func waitRetry(t *T, path, what string, failAfter time.Duration, done func([]*we
 }
 
 // checkRetried checks that the first attempts of one event were retried with a stable id.
-func checkRetried(t *T, ds []*webhooksink.Delivery, atLeast int) {
+func checkRetried(t *harness.T, ds []*webhooksink.Delivery, atLeast int) {
 	if len(ds) < atLeast {
-		t.Fatalf("want at least %d attempts, got %s", atLeast, DescribeDeliveries(ds))
+		t.Fatalf("want at least %d attempts, got %s", atLeast, harness.DescribeDeliveries(ds))
 	}
 	first := ds[0]
 	for i, d := range ds[:atLeast] {
@@ -367,36 +372,36 @@ func forObject(ds []*webhooksink.Delivery, id string) []*webhooksink.Delivery {
 	return out
 }
 
-func isolationChecks() []*Check {
-	return []*Check{
-		{ID: "auth.isolation.payout", Category: CategoryAuth, NeedsSecondMerchant: true,
-			Rule:   Rule{Pointer: opTransactionStatus + "/description", Quote: "Objects of other merchants are reported as not found."},
+func isolationChecks() []*harness.Check {
+	return []*harness.Check{
+		{ID: "auth.isolation.payout", Category: harness.CategoryAuth, NeedsSecondMerchant: true,
+			Rule:   harness.Rule{Pointer: opTransactionStatus + "/description", Quote: "Objects of other merchants are reported as not found."},
 			Covers: []string{"getPayout", "getTransactionStatus"},
 			Doc:    "another merchant's payout is not found (404), by payout_id and by the status API",
-			Run: func(t *T) {
+			Run: func(t *harness.T) {
 				created := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), ""))
-				other := WithKeys(t.OtherMerchant())
+				other := harness.WithKeys(t.OtherMerchant())
 				t.ExpectError(t.GetPayout(created.Str("/data/payout_id"), other), api.CodeNotFound)
 				t.ExpectError(t.Transaction(created.Str("/data/payout_id"), other), api.CodeNotFound)
 			}},
-		{ID: "auth.isolation.payment", Category: CategoryAuth, NeedsSecondMerchant: true,
-			Rule:   Rule{Pointer: opTransactionStatus + "/description", Quote: "Objects of other merchants are reported as not found."},
+		{ID: "auth.isolation.payment", Category: harness.CategoryAuth, NeedsSecondMerchant: true,
+			Rule:   harness.Rule{Pointer: opTransactionStatus + "/description", Quote: "Objects of other merchants are reported as not found."},
 			Covers: []string{"completePayment", "getTransactionStatus"},
 			Doc:    "another merchant's payment cannot be completed or read (404)",
-			Run: func(t *T) {
+			Run: func(t *harness.T) {
 				_, hook := t.Hook()
 				init := t.InitPayment(t.Inputs().ApprovingPhone(), hook, nil)
-				other := WithKeys(t.OtherMerchant())
+				other := harness.WithKeys(t.OtherMerchant())
 				t.ExpectError(t.CompletePayment(init.Str("/data/paymentReference"), nil, other), api.CodeNotFound)
 				t.ExpectError(t.Transaction(init.Str("/data/reference"), other), api.CodeNotFound)
 			}},
-		{ID: "auth.isolation.webhook-endpoint", Category: CategoryAuth, NeedsSecondMerchant: true, Extension: true,
-			Rule:   Rule{Pointer: errorTable, Quote: notFoundQuote},
+		{ID: "auth.isolation.webhook-endpoint", Category: harness.CategoryAuth, NeedsSecondMerchant: true, Extension: true,
+			Rule:   harness.Rule{Pointer: errorTable, Quote: notFoundQuote},
 			Covers: []string{"getWebhookEndpoint"},
 			Doc:    "another merchant's webhook endpoint is not found (404)",
-			Run: func(t *T) {
+			Run: func(t *harness.T) {
 				id := t.IdleEndpoint()
-				t.ExpectError(t.Do(api.OpGetWebhookEndpoint().Method, api.OpGetWebhookEndpoint().URL(id), nil, WithKeys(t.OtherMerchant())), api.CodeNotFound)
+				t.ExpectError(t.Do(api.OpGetWebhookEndpoint().Method, api.OpGetWebhookEndpoint().URL(id), nil, harness.WithKeys(t.OtherMerchant())), api.CodeNotFound)
 			}},
 	}
 }

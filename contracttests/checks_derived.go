@@ -16,6 +16,7 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/docedit"
@@ -53,8 +54,8 @@ type bodyTarget struct {
 // per operation, or one per discriminator value of a oneOf body.
 func bodyTargets(spec *openapi.Spec) ([]bodyTarget, error) {
 	var out []bodyTarget
-	for _, op := range APIOperations(spec) {
-		sch, err := RequestBodySchema(op, "")
+	for _, op := range harness.APIOperations(spec) {
+		sch, err := harness.RequestBodySchema(op, "")
 		if err != nil {
 			continue // no JSON request body: nothing to mutate
 		}
@@ -63,14 +64,14 @@ func bodyTargets(spec *openapi.Spec) ([]bodyTarget, error) {
 			branches = slices.Collect(sch.Discriminator.Mapping.KeysFromOldest())
 		}
 		for _, branch := range branches {
-			bsch, err := RequestBodySchema(op, branch)
+			bsch, err := harness.RequestBodySchema(op, branch)
 			if err != nil {
 				return nil, err
 			}
 			bt := bodyTarget{op: op, branch: branch, schema: bsch, location: requestBodyLocation(op, branch)}
-			bt.example, bt.exampleErr = RequestExample(op, branch)
+			bt.example, bt.exampleErr = harness.RequestExample(op, branch)
 			bt.cleanup, bt.cleanupParam = deleteOperationFor(spec, op)
-			bt.extension = IsExtensionIn(spec, op)
+			bt.extension = harness.IsExtensionIn(spec, op)
 			out = append(out, bt)
 		}
 	}
@@ -103,12 +104,12 @@ type mutation struct {
 }
 
 // derivedNegativeChecks returns one check per mutation of each operation's request schema.
-func derivedNegativeChecks(spec *openapi.Spec) ([]*Check, error) {
+func derivedNegativeChecks(spec *openapi.Spec) ([]*harness.Check, error) {
 	targets, err := bodyTargets(spec)
 	if err != nil {
 		return nil, err
 	}
-	var checks []*Check
+	var checks []*harness.Check
 	for _, bt := range targets {
 		prefix := "negative." + bt.op.ID
 		if bt.branch != "" {
@@ -121,13 +122,13 @@ func derivedNegativeChecks(spec *openapi.Spec) ([]*Check, error) {
 	return checks, nil
 }
 
-func negativeCheck(bt bodyTarget, id string, m mutation) *Check {
+func negativeCheck(bt bodyTarget, id string, m mutation) *harness.Check {
 	what := strings.ReplaceAll(m.name, ".", " ")
 	op := bt.op
-	return &Check{
-		ID: id, Category: CategoryNegative, Covers: []string{op.ID}, Extension: bt.extension, Rule: Rule{Pointer: m.rule},
+	return &harness.Check{
+		ID: id, Category: harness.CategoryNegative, Covers: []string{op.ID}, Extension: bt.extension, Rule: harness.Rule{Pointer: m.rule},
 		Doc: fmt.Sprintf("%s, naming %q", errorDoc(op.ID+" with "+what, api.CodeValidationFailed), m.pointer),
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			if bt.exampleErr != nil {
 				t.Skip(bt.exampleErr.Error())
 			}
@@ -137,10 +138,10 @@ func negativeCheck(bt bodyTarget, id string, m mutation) *Check {
 				existingEndpoint(t, body)
 			}
 			m.apply(body)
-			ex := t.Do(op.Method, path, body, InDocumentTerms())
+			ex := t.Do(op.Method, path, body, harness.InDocumentTerms())
 			if ex.Status/100 == 2 && bt.cleanup != nil {
 				// The target took the invalid body; remove what it made before failing the check.
-				t.Do(bt.cleanup.Method, urlOf(bt.cleanup, ex.Str("/data/"+bt.cleanupParam)), nil, InDocumentTerms())
+				t.Do(bt.cleanup.Method, urlOf(bt.cleanup, ex.Str("/data/"+bt.cleanupParam)), nil, harness.InDocumentTerms())
 			}
 			t.ExpectError(ex, api.CodeValidationFailed, m.pointer)
 		},
@@ -151,9 +152,9 @@ func negativeCheck(bt bodyTarget, id string, m mutation) *Check {
 // it out without the webhook-endpoint extension: the example's id names nothing on the target, and
 // whether a body that breaks another rule is refused for it (400) or for the unknown id (404) first is
 // not the document's business.
-func existingEndpoint(t *T, body map[string]any) {
+func existingEndpoint(t *harness.T, body map[string]any) {
 	_, documented := t.Spec().Operation(api.OpCreateWebhookEndpoint().ID)
-	if !documented || t.LacksExtension(ExtensionWebhookEndpoints) {
+	if !documented || t.LacksExtension(harness.ExtensionWebhookEndpoints) {
 		delete(body, "endpoint_id")
 		return
 	}
@@ -163,8 +164,8 @@ func existingEndpoint(t *T, body map[string]any) {
 // requestBodyLocation is the JSON pointer of an operation's JSON request schema, or of the oneOf
 // branch the discriminator value selects: the component its $ref names, else the inline schema.
 func requestBodyLocation(op *openapi.Operation, branch string) string {
-	inline := operationLocation(op) + "/requestBody/content/" + docedit.Escape(JSONMediaType) + "/schema"
-	mt, ok := openapi.OperationModel(op).RequestBody.Content.Get(JSONMediaType)
+	inline := operationLocation(op) + "/requestBody/content/" + docedit.Escape(harness.JSONMediaType) + "/schema"
+	mt, ok := openapi.OperationModel(op).RequestBody.Content.Get(harness.JSONMediaType)
 	if !ok || mt.Schema == nil {
 		return inline
 	}
@@ -407,46 +408,46 @@ func pathItemLocation(method, path string) string { return openapi.OperationPoin
 
 // securityRule is the security requirement an auth check enforces: the operation's own, else the
 // document's default.
-func securityRule(op *openapi.Operation) Rule {
+func securityRule(op *openapi.Operation) harness.Rule {
 	if openapi.OperationModel(op).Security != nil {
-		return Rule{Pointer: operationLocation(op) + "/security"}
+		return harness.Rule{Pointer: operationLocation(op) + "/security"}
 	}
-	return Rule{Pointer: "#/security"}
+	return harness.Rule{Pointer: "#/security"}
 }
 
-func derivedAuthChecks(spec *openapi.Spec) []*Check {
-	var checks []*Check
-	for _, op := range APIOperations(spec) {
+func derivedAuthChecks(spec *openapi.Spec) []*harness.Check {
+	var checks []*harness.Check
+	for _, op := range harness.APIOperations(spec) {
 		if len(op.KeyHeaders) == 0 {
 			continue
 		}
 		needsSecret := slices.Contains(op.KeyHeaders[0], api.HeaderSecretKey)
-		ext := IsExtensionIn(spec, op)
+		ext := harness.IsExtensionIn(spec, op)
 		req := authRequestFor(spec, op)
-		add := func(name, doc string, code api.ErrorCode, opts func(t *T) []ReqOption) {
-			checks = append(checks, &Check{
-				ID: "auth." + op.ID + "." + name, Category: CategoryAuth, Covers: []string{op.ID}, Extension: ext, Rule: securityRule(op),
+		add := func(name, doc string, code api.ErrorCode, opts func(t *harness.T) []harness.ReqOption) {
+			checks = append(checks, &harness.Check{
+				ID: "auth." + op.ID + "." + name, Category: harness.CategoryAuth, Covers: []string{op.ID}, Extension: ext, Rule: securityRule(op),
 				Doc: fmt.Sprintf("%s %s is rejected with %d (code %d)", op.ID, doc, code.HTTPStatus(), code),
-				Run: func(t *T) {
+				Run: func(t *harness.T) {
 					path, body := req.build(t)
-					t.ExpectError(t.Do(op.Method, path, body, append(opts(t), InDocumentTerms())...), code)
+					t.ExpectError(t.Do(op.Method, path, body, append(opts(t), harness.InDocumentTerms())...), code)
 				},
 			})
 		}
-		add("no-keys", "without any key header", api.CodeMissingAPIKey, func(*T) []ReqOption { return []ReqOption{WithoutKeys()} })
-		add("wrong-public-key", "with an unknown public key", api.CodeInvalidAPIKey, func(t *T) []ReqOption {
-			return []ReqOption{WithKeys(Keys{Public: "pk_conform_unknown", Secret: t.Keys().Secret})}
+		add("no-keys", "without any key header", api.CodeMissingAPIKey, func(*harness.T) []harness.ReqOption { return []harness.ReqOption{harness.WithoutKeys()} })
+		add("wrong-public-key", "with an unknown public key", api.CodeInvalidAPIKey, func(t *harness.T) []harness.ReqOption {
+			return []harness.ReqOption{harness.WithKeys(harness.Keys{Public: "pk_conform_unknown", Secret: t.Keys().Secret})}
 		})
 		if needsSecret {
-			add("no-secret-key", "without the secret-key header", api.CodeMissingAPIKey, func(*T) []ReqOption {
-				return []ReqOption{WithoutKeyHeader(api.HeaderSecretKey)}
+			add("no-secret-key", "without the secret-key header", api.CodeMissingAPIKey, func(*harness.T) []harness.ReqOption {
+				return []harness.ReqOption{harness.WithoutKeyHeader(api.HeaderSecretKey)}
 			})
-			add("wrong-secret-key", "with a wrong secret key", api.CodeInvalidAPIKey, func(t *T) []ReqOption {
-				return []ReqOption{WithKeys(Keys{Public: t.Keys().Public, Secret: "sk_conform_wrong"})}
+			add("wrong-secret-key", "with a wrong secret key", api.CodeInvalidAPIKey, func(t *harness.T) []harness.ReqOption {
+				return []harness.ReqOption{harness.WithKeys(harness.Keys{Public: t.Keys().Public, Secret: "sk_conform_wrong"})}
 			})
-			add("keys-swapped", "with the public and secret keys swapped", api.CodeInvalidAPIKey, func(t *T) []ReqOption {
+			add("keys-swapped", "with the public and secret keys swapped", api.CodeInvalidAPIKey, func(t *harness.T) []harness.ReqOption {
 				k := t.Keys()
-				return []ReqOption{WithKeys(Keys{Public: k.Secret, Secret: k.Public})}
+				return []harness.ReqOption{harness.WithKeys(harness.Keys{Public: k.Secret, Secret: k.Public})}
 			})
 		}
 	}
@@ -469,7 +470,7 @@ type authRequest struct {
 func authRequestFor(spec *openapi.Spec, op *openapi.Operation) authRequest {
 	ids := make([]string, len(pathParams(op.Path)))
 	for i := range ids {
-		ids[i] = UnknownID
+		ids[i] = harness.UnknownID
 	}
 	r := authRequest{path: urlOf(op, ids...)}
 	query, qerr := requiredQueryExamples(spec, op)
@@ -478,7 +479,7 @@ func authRequestFor(spec *openapi.Spec, op *openapi.Operation) authRequest {
 	}
 	var berr error
 	if openapi.OperationModel(op).RequestBody != nil {
-		r.body, berr = RequestExample(op, "")
+		r.body, berr = harness.RequestExample(op, "")
 		if berr != nil && (openapi.OperationModel(op).RequestBody.Required == nil || !*openapi.OperationModel(op).RequestBody.Required) {
 			berr = nil // an optional body may be left out
 		}
@@ -490,7 +491,7 @@ func authRequestFor(spec *openapi.Spec, op *openapi.Operation) authRequest {
 // build returns the request's path and a body filled in for this run (see ExampleBody). The path
 // names an id that does not exist: the document has keys checked first ("Keys are checked first"),
 // and without a valid key pair there is no merchant whose object it could be.
-func (r authRequest) build(t *T) (string, any) {
+func (r authRequest) build(t *harness.T) (string, any) {
 	if r.missing != nil {
 		t.Skip(r.missing.Error())
 	}
@@ -548,7 +549,7 @@ func parameterExample(p *v3.Parameter) (string, bool) {
 // The owners' paths are read from the run's document, which may have moved them. It skips the check
 // when no known object fits: the document has an operation on an object the suite cannot make (with
 // the embedded document that is a bug of the suite, which TestEmbeddedSandboxConforms reports as a skip).
-func pathToExisting(t *T, op *openapi.Operation) string {
+func pathToExisting(t *harness.T, op *openapi.Operation) string {
 	params := pathParams(op.Path)
 	if len(params) == 0 {
 		return op.Path
@@ -568,17 +569,17 @@ func pathToExisting(t *T, op *openapi.Operation) string {
 // parameter names, so this is written here; any operation under one of these paths is covered.
 var pathObjects = []struct {
 	owner func() api.Operation
-	make  func(t *T) string
+	make  func(t *harness.T) string
 }{
 	// A pending payment: completing it is the one thing its operations do.
-	{api.OpCompletePayment, func(t *T) string {
+	{api.OpCompletePayment, func(t *harness.T) string {
 		_, hook := t.Hook()
 		return t.InitPayment("", hook, nil).Str("/data/paymentReference")
 	}},
 	// A webhook endpoint that receives nothing, deleted when the check ends.
-	{api.OpGetWebhookEndpoint, func(t *T) string { return t.IdleEndpoint() }},
+	{api.OpGetWebhookEndpoint, func(t *harness.T) string { return t.IdleEndpoint() }},
 	// An event: a payment's payment.processing.
-	{api.OpGetEvent, func(t *T) string { return anEvent(t) }},
+	{api.OpGetEvent, func(t *harness.T) string { return anEvent(t) }},
 }
 
 // objectPath is a path template up to the end of its first parameter (`/v1/webhooks/{id}`): the paths

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
@@ -20,20 +21,20 @@ import (
 // prove is the event log's, not the retry schedule's.
 
 // eventChecks are the checks of the event-log extension; a target without it skips them.
-func eventChecks() []*Check {
-	checks := []*Check{eventListCheck(), eventPaginationCheck(), eventGetCheck(), eventAttemptsCheck(), eventResendCheck(),
+func eventChecks() []*harness.Check {
+	checks := []*harness.Check{eventListCheck(), eventPaginationCheck(), eventGetCheck(), eventAttemptsCheck(), eventResendCheck(),
 		eventResendToEndpointCheck(), eventNotFoundCheck(), eventIsolationCheck()}
 	return append(checks, eventOrderChecks()...)
 }
 
 // deliveredPayment makes a payment that succeeds, with its webhooks to a fresh hook of the check, and
 // waits until its payment.success is acknowledged there; it returns the hook and that delivery.
-func deliveredPayment(t *T) (path, hookURL, ref string, d *webhooksink.Delivery) {
+func deliveredPayment(t *harness.T) (path, hookURL, ref string, d *webhooksink.Delivery) {
 	path, hookURL = t.Hook()
 	ref = t.InitPayment(t.Inputs().ApprovingPhone(), hookURL, nil).Str("/data/paymentReference")
 	t.ExpectStatus(t.CompletePayment(ref, nil), http.StatusAccepted)
 	success := func(ds []*webhooksink.Delivery) *webhooksink.Delivery {
-		for _, d := range Acknowledged(forObject(ds, ref)) {
+		for _, d := range harness.Acknowledged(forObject(ds, ref)) {
 			if d.Type == string(api.EventTypePaymentSuccess) {
 				return d
 			}
@@ -51,7 +52,7 @@ func deliveredPayment(t *T) (path, hookURL, ref string, d *webhooksink.Delivery)
 }
 
 // listEvents lists with the query and requires a 200.
-func listEvents(t *T, query url.Values, opts ...ReqOption) (items []map[string]any, ex *Exchange) {
+func listEvents(t *harness.T, query url.Values, opts ...harness.ReqOption) (items []map[string]any, ex *harness.Exchange) {
 	path := api.OpListEvents().URL()
 	if len(query) > 0 {
 		path += "?" + query.Encode()
@@ -67,7 +68,7 @@ func listEvents(t *T, query url.Values, opts ...ReqOption) (items []map[string]a
 }
 
 // listAllEvents lists the events a query selects by following next_cursor, for at most maxPages pages.
-func listAllEvents(t *T, query url.Values, maxPages int) []map[string]any {
+func listAllEvents(t *harness.T, query url.Values, maxPages int) []map[string]any {
 	var all []map[string]any
 	for range maxPages {
 		items, ex := listEvents(t, query)
@@ -90,7 +91,7 @@ func ids(items []map[string]any) []any {
 }
 
 // newestFirst fails the check unless created_at never increases along items.
-func newestFirst(t *T, items []map[string]any, what string) {
+func newestFirst(t *harness.T, items []map[string]any, what string) {
 	var prev time.Time
 	for i, it := range items {
 		at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(it["created_at"]))
@@ -105,12 +106,12 @@ func newestFirst(t *T, items []map[string]any, what string) {
 }
 
 // eventListCheck is extensions.events.list.
-func eventListCheck() *Check {
-	return &Check{ID: "extensions.events.list", Category: CategoryExtensions, Extension: true,
-		Rule:   Rule{Pointer: opListEvents + "/description", Quote: "The merchant's events, newest first: one per status change of a payment or payout, the same events the webhooks deliver."},
+func eventListCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.events.list", Category: harness.CategoryExtensions, Extension: true,
+		Rule:   harness.Rule{Pointer: opListEvents + "/description", Quote: "The merchant's events, newest first: one per status change of a payment or payout, the same events the webhooks deliver."},
 		Covers: []string{"listEvents", "payment.success"},
 		Doc:    "the events of an object are listed newest first, filtered by object_id and by type, the delivered event among them",
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			_, _, ref, d := deliveredPayment(t)
 			items := listAllEvents(t, url.Values{"object_id": {ref}}, 10)
 			found := false
@@ -129,18 +130,18 @@ func eventListCheck() *Check {
 				t.Errorf("object_id=%s&type=payment.success must list exactly %s, listed %v", ref, d.EventID, ids(typed))
 			}
 			if ex.Get("/data/has_more") != false {
-				t.Errorf("a page with every event must say has_more false: %s", Snippet(ex.Body))
+				t.Errorf("a page with every event must say has_more false: %s", harness.Snippet(ex.Body))
 			}
 		}}
 }
 
 // eventPaginationCheck is extensions.events.pagination.
-func eventPaginationCheck() *Check {
-	return &Check{ID: "extensions.events.pagination", Category: CategoryExtensions, Extension: true,
-		Rule:   Rule{Pointer: opListEvents + "/description", Quote: "page with `limit` and the `next_cursor` of the previous page, which continues exactly after its last event, so that events created while paging neither repeat nor shift a page"},
+func eventPaginationCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.events.pagination", Category: harness.CategoryExtensions, Extension: true,
+		Rule:   harness.Rule{Pointer: opListEvents + "/description", Quote: "page with `limit` and the `next_cursor` of the previous page, which continues exactly after its last event, so that events created while paging neither repeat nor shift a page"},
 		Covers: []string{"listEvents"},
 		Doc:    "pages that follow next_cursor list every event once, newest first, even while new events arrive",
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			_, _, ref, _ := deliveredPayment(t)
 			// A page holds at most limit events, perhaps fewer while more follow (has_more): every event
 			// of the payment is what the pages that follow next_cursor list.
@@ -168,7 +169,7 @@ func eventPaginationCheck() *Check {
 						return seen
 					}
 					if cursor == "" {
-						t.Fatalf("has_more is true but next_cursor is missing: %s", Snippet(ex.Body))
+						t.Fatalf("has_more is true but next_cursor is missing: %s", harness.Snippet(ex.Body))
 					}
 					query.Set("cursor", cursor)
 				}
@@ -200,12 +201,12 @@ func eventPaginationCheck() *Check {
 }
 
 // eventGetCheck is extensions.events.get.
-func eventGetCheck() *Check {
-	return &Check{ID: "extensions.events.get", Category: CategoryExtensions, Extension: true,
-		Rule:   Rule{Pointer: opGetEvent + "/description", Quote: "with `payload`, the body its webhook deliveries carry (their `webhook-id` is the event's `id`)"},
+func eventGetCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.events.get", Category: harness.CategoryExtensions, Extension: true,
+		Rule:   harness.Rule{Pointer: opGetEvent + "/description", Quote: "with `payload`, the body its webhook deliveries carry (their `webhook-id` is the event's `id`)"},
 		Covers: []string{"getEvent", "payment.success"},
 		Doc:    "an event read by id is the delivered one: its id is the webhook-id, its payload the delivered body",
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			_, _, ref, d := deliveredPayment(t)
 			if got := d.Header.Get(webhook.HeaderID); got != d.EventID {
 				t.Fatalf("the delivery's webhook-id %q is not its body's id %q", got, d.EventID)
@@ -213,10 +214,10 @@ func eventGetCheck() *Check {
 			ex := t.Do(api.OpGetEvent().Method, api.OpGetEvent().URL(d.EventID), nil)
 			t.RequireStatus(ex, http.StatusOK)
 			if ex.Str("/data/id") != d.EventID || ex.Str("/data/type") != d.Type || ex.Str("/data/object_id") != ref {
-				t.Errorf("want event %s of type %s about %s, got %s", d.EventID, d.Type, ref, Snippet(ex.Body))
+				t.Errorf("want event %s of type %s about %s, got %s", d.EventID, d.Type, ref, harness.Snippet(ex.Body))
 			}
 			if !sameJSON(ex.Get("/data/payload"), d.Body) {
-				t.Errorf("payload must be the delivered body %s; got %s", Snippet(d.Body), Snippet(ex.Body))
+				t.Errorf("payload must be the delivered body %s; got %s", harness.Snippet(d.Body), harness.Snippet(ex.Body))
 			}
 		}}
 }
@@ -233,7 +234,7 @@ func sameJSON(v any, b []byte) bool {
 }
 
 // attemptsOf lists an event's delivery attempts and requires a 200.
-func attemptsOf(t *T, eventID string) []map[string]any {
+func attemptsOf(t *harness.T, eventID string) []map[string]any {
 	ex := t.Do(api.OpListEventAttempts().Method, api.OpListEventAttempts().URL(eventID), nil)
 	t.RequireStatus(ex, http.StatusOK)
 	raw, _ := ex.Get("/data").([]any)
@@ -246,7 +247,7 @@ func attemptsOf(t *T, eventID string) []map[string]any {
 }
 
 // waitAttempt waits until the event lists a delivered attempt to url that match accepts.
-func waitAttempt(t *T, eventID, url, what string, match func(a map[string]any) bool) map[string]any {
+func waitAttempt(t *harness.T, eventID, url, what string, match func(a map[string]any) bool) map[string]any {
 	var found map[string]any
 	t.Eventually(what, func() (bool, string) {
 		as := attemptsOf(t, eventID)
@@ -258,18 +259,18 @@ func waitAttempt(t *T, eventID, url, what string, match func(a map[string]any) b
 			}
 		}
 		b, _ := json.Marshal(as)
-		return false, Snippet(b)
+		return false, harness.Snippet(b)
 	})
 	return found
 }
 
 // eventAttemptsCheck is extensions.events.attempts.
-func eventAttemptsCheck() *Check {
-	return &Check{ID: "extensions.events.attempts", Category: CategoryExtensions, Extension: true,
-		Rule:   Rule{Pointer: opListEventAttempts + "/description", Quote: "The event's 100 most recent delivery attempts, oldest first"},
+func eventAttemptsCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.events.attempts", Category: harness.CategoryExtensions, Extension: true,
+		Rule:   harness.Rule{Pointer: opListEventAttempts + "/description", Quote: "The event's 100 most recent delivery attempts, oldest first"},
 		Covers: []string{"listEventAttempts", "payment.success"},
 		Doc:    "an acknowledged delivery is listed as a delivered attempt to the webhook_url, with the receiver's status",
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			_, hookURL, _, d := deliveredPayment(t)
 			a := waitAttempt(t, d.EventID, hookURL, "the acknowledged delivery among the event's attempts", func(map[string]any) bool { return true })
 			dest, _ := a["destination"].(map[string]any)
@@ -286,12 +287,12 @@ func eventAttemptsCheck() *Check {
 }
 
 // eventResendCheck is extensions.events.resend.
-func eventResendCheck() *Check {
-	return &Check{ID: "extensions.events.resend", Category: CategoryExtensions, Extension: true,
-		Rule:   Rule{Pointer: opResendEvent + "/description", Quote: "the same body and the same `webhook-id` (receivers that deduplicate on it see a repeat), a fresh `webhook-timestamp` and signature"},
+func eventResendCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.events.resend", Category: harness.CategoryExtensions, Extension: true,
+		Rule:   harness.Rule{Pointer: opResendEvent + "/description", Quote: "the same body and the same `webhook-id` (receivers that deduplicate on it see a repeat), a fresh `webhook-timestamp` and signature"},
 		Covers: []string{"resendEvent", "listEventAttempts", "payment.success"},
 		Doc:    "a resend delivers the event again with the same webhook-id and body, freshly signed, and lists a new attempt",
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			path, hookURL, _, d := deliveredPayment(t)
 			before := len(t.Deliveries(path))
 			ex := t.Do(api.OpResendEvent().Method, api.OpResendEvent().URL(d.EventID), nil)
@@ -303,7 +304,7 @@ func eventResendCheck() *Check {
 				queued = queued || (m["url"] == hookURL && m["kind"] == string(api.DeliveryDestinationKindWebhookURL))
 			}
 			if !queued {
-				t.Errorf("the resend must queue a delivery to the payment's webhook_url %s: %s", hookURL, Snippet(ex.Body))
+				t.Errorf("the resend must queue a delivery to the payment's webhook_url %s: %s", hookURL, harness.Snippet(ex.Body))
 			}
 			// Deliveries arrive in no promised order and at least once: the payment's own
 			// payment.processing may come after its payment.success, and the resend is told from the rest
@@ -311,7 +312,7 @@ func eventResendCheck() *Check {
 			// id, same body). The event log's attempts say which one was the resend.
 			resent := func(ds []*webhooksink.Delivery) []*webhooksink.Delivery {
 				var out []*webhooksink.Delivery
-				for _, x := range Acknowledged(ds[min(before, len(ds)):]) {
+				for _, x := range harness.Acknowledged(ds[min(before, len(ds)):]) {
 					if x.Header.Get(webhook.HeaderID) == d.EventID {
 						out = append(out, x)
 					}
@@ -321,7 +322,7 @@ func eventResendCheck() *Check {
 			ds := t.WaitDeliveries(path, "the resent payment.success (webhook-id "+d.EventID+")", func(ds []*webhooksink.Delivery) bool { return len(resent(ds)) > 0 })
 			again := resent(ds)[0]
 			if !bytes.Equal(again.Body, d.Body) && !sameJSON(mustDecode(again.Body), d.Body) {
-				t.Errorf("a resend must carry the same body: first %s, resent %s", Snippet(d.Body), Snippet(again.Body))
+				t.Errorf("a resend must carry the same body: first %s, resent %s", harness.Snippet(d.Body), harness.Snippet(again.Body))
 			}
 			t.VerifyDelivery(again, t.MerchantSecret())
 			waitAttempt(t, d.EventID, hookURL, "the resend among the event's attempts", func(a map[string]any) bool { return a["resend"] == true })
@@ -335,12 +336,12 @@ func mustDecode(b []byte) any {
 }
 
 // eventResendToEndpointCheck is extensions.events.resend-to-endpoint.
-func eventResendToEndpointCheck() *Check {
-	return &Check{ID: "extensions.events.resend-to-endpoint", Category: CategoryExtensions, Extension: true,
-		Rule:   Rule{Pointer: opResendEvent + "/description", Quote: "With `endpoint_id` it goes to that endpoint only, whether or not it subscribes to the type or is enabled, as long as it belongs to the merchant (else `404`)"},
+func eventResendToEndpointCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.events.resend-to-endpoint", Category: harness.CategoryExtensions, Extension: true,
+		Rule:   harness.Rule{Pointer: opResendEvent + "/description", Quote: "With `endpoint_id` it goes to that endpoint only, whether or not it subscribes to the type or is enabled, as long as it belongs to the merchant (else `404`)"},
 		Covers: []string{"resendEvent", "createWebhookEndpoint", "payment.success"},
 		Doc:    "a resend with endpoint_id goes to that endpoint only, whatever it subscribes to, signed with its secret; an unknown endpoint_id is 404",
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			_, hookURL, _, d := deliveredPayment(t)
 			endpointPath, endpointHook := t.Hook()
 			// Disabled, so that no other check's events reach it: the resend must go there all the same
@@ -355,10 +356,10 @@ func eventResendToEndpointCheck() *Check {
 			ex := t.Do(api.OpResendEvent().Method, api.OpResendEvent().URL(d.EventID), map[string]any{"endpoint_id": created.Str("/data/id")})
 			t.RequireStatus(ex, http.StatusAccepted)
 			if n, _ := ex.Get("/data/deliveries").([]any); len(n) != 1 || ex.Str("/data/deliveries/0/endpoint_id") != created.Str("/data/id") {
-				t.Errorf("the resend must queue exactly one delivery, to endpoint %s: %s", created.Str("/data/id"), Snippet(ex.Body))
+				t.Errorf("the resend must queue exactly one delivery, to endpoint %s: %s", created.Str("/data/id"), harness.Snippet(ex.Body))
 			}
 			resent := func(ds []*webhooksink.Delivery) *webhooksink.Delivery {
-				for _, x := range Acknowledged(ds) {
+				for _, x := range harness.Acknowledged(ds) {
 					if x.Header.Get(webhook.HeaderID) == d.EventID {
 						return x
 					}
@@ -367,7 +368,7 @@ func eventResendToEndpointCheck() *Check {
 			}
 			ds := t.WaitDeliveries(endpointPath, "the event resent to the endpoint (webhook-id "+d.EventID+")", func(ds []*webhooksink.Delivery) bool { return resent(ds) != nil })
 			t.VerifyDelivery(resent(ds), secret)
-			t.ExpectError(t.Do(api.OpResendEvent().Method, api.OpResendEvent().URL(d.EventID), map[string]any{"endpoint_id": UnknownID}), api.CodeNotFound)
+			t.ExpectError(t.Do(api.OpResendEvent().Method, api.OpResendEvent().URL(d.EventID), map[string]any{"endpoint_id": harness.UnknownID}), api.CodeNotFound)
 			// What reaches the payment's webhook_url afterwards cannot tell a resend from a delivery that
 			// is late or repeated, as the document allows; the event log can: no attempt of the resend
 			// may have gone there.
@@ -375,32 +376,32 @@ func eventResendToEndpointCheck() *Check {
 			for _, a := range attemptsOf(t, d.EventID) {
 				if dest, _ := a["destination"].(map[string]any); a["resend"] == true && dest["url"] == hookURL {
 					b, _ := json.Marshal(a)
-					t.Errorf("a resend to one endpoint also went to the payment's webhook_url: attempt %s", Snippet(b))
+					t.Errorf("a resend to one endpoint also went to the payment's webhook_url: attempt %s", harness.Snippet(b))
 				}
 			}
 		}}
 }
 
 // eventNotFoundCheck is extensions.events.not-found.
-func eventNotFoundCheck() *Check {
-	return &Check{ID: "extensions.events.not-found", Category: CategoryExtensions, Extension: true,
-		Rule:   Rule{Pointer: errorTable, Quote: notFoundQuote},
+func eventNotFoundCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.events.not-found", Category: harness.CategoryExtensions, Extension: true,
+		Rule:   harness.Rule{Pointer: errorTable, Quote: notFoundQuote},
 		Covers: []string{"getEvent", "listEventAttempts", "resendEvent"},
 		Doc:    "an unknown event id is 404 (code 3000) to get, attempts and resend",
-		Run: func(t *T) {
-			t.ExpectError(t.Do(api.OpGetEvent().Method, api.OpGetEvent().URL(UnknownID), nil), api.CodeNotFound)
-			t.ExpectError(t.Do(api.OpListEventAttempts().Method, api.OpListEventAttempts().URL(UnknownID), nil), api.CodeNotFound)
-			t.ExpectError(t.Do(api.OpResendEvent().Method, api.OpResendEvent().URL(UnknownID), nil), api.CodeNotFound)
+		Run: func(t *harness.T) {
+			t.ExpectError(t.Do(api.OpGetEvent().Method, api.OpGetEvent().URL(harness.UnknownID), nil), api.CodeNotFound)
+			t.ExpectError(t.Do(api.OpListEventAttempts().Method, api.OpListEventAttempts().URL(harness.UnknownID), nil), api.CodeNotFound)
+			t.ExpectError(t.Do(api.OpResendEvent().Method, api.OpResendEvent().URL(harness.UnknownID), nil), api.CodeNotFound)
 		}}
 }
 
 // eventIsolationCheck is auth.isolation.event.
-func eventIsolationCheck() *Check {
-	return &Check{ID: "auth.isolation.event", Category: CategoryAuth, NeedsSecondMerchant: true, Extension: true,
-		Rule:   Rule{Pointer: opListEvents + "/description", Quote: "Another merchant's events are never listed."},
+func eventIsolationCheck() *harness.Check {
+	return &harness.Check{ID: "auth.isolation.event", Category: harness.CategoryAuth, NeedsSecondMerchant: true, Extension: true,
+		Rule:   harness.Rule{Pointer: opListEvents + "/description", Quote: "Another merchant's events are never listed."},
 		Covers: []string{"listEvents", "getEvent", "listEventAttempts", "resendEvent"},
 		Doc:    "another merchant cannot list, read, list the attempts of or resend a merchant's event (404)",
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			_, hook := t.Hook()
 			ref := t.InitPayment(t.Inputs().ApprovingPhone(), hook, nil).Str("/data/paymentReference")
 			t.ExpectStatus(t.CompletePayment(ref, nil), http.StatusAccepted)
@@ -410,9 +411,9 @@ func eventIsolationCheck() *Check {
 				if len(items) > 0 {
 					eventID = fmt.Sprint(items[0]["id"])
 				}
-				return eventID != "", Snippet(ex.Body)
+				return eventID != "", harness.Snippet(ex.Body)
 			})
-			other := WithKeys(t.OtherMerchant())
+			other := harness.WithKeys(t.OtherMerchant())
 			t.ExpectError(t.Do(api.OpGetEvent().Method, api.OpGetEvent().URL(eventID), nil, other), api.CodeNotFound)
 			t.ExpectError(t.Do(api.OpListEventAttempts().Method, api.OpListEventAttempts().URL(eventID), nil, other), api.CodeNotFound)
 			t.ExpectError(t.Do(api.OpResendEvent().Method, api.OpResendEvent().URL(eventID), nil, other), api.CodeNotFound)
@@ -423,7 +424,7 @@ func eventIsolationCheck() *Check {
 			switch ex.Status {
 			case http.StatusOK:
 				if items, _ := ex.Get("/data/items").([]any); len(items) > 0 {
-					t.Errorf("another merchant's listing shows this merchant's events: %s", Snippet(ex.Body))
+					t.Errorf("another merchant's listing shows this merchant's events: %s", harness.Snippet(ex.Body))
 				}
 			default:
 				t.ExpectError(ex, api.CodeNotFound)
@@ -433,7 +434,7 @@ func eventIsolationCheck() *Check {
 
 // anEvent makes an event for a check that needs one to exist (a path parameter of the event log):
 // a payment's payment.processing, emitted when its prompt is sent.
-func anEvent(t *T) string {
+func anEvent(t *harness.T) string {
 	_, hook := t.Hook()
 	ref := t.InitPayment(t.Inputs().ApprovingPhone(), hook, nil).Str("/data/paymentReference")
 	t.RequireStatus(t.CompletePayment(ref, nil), http.StatusAccepted)
@@ -443,7 +444,7 @@ func anEvent(t *T) string {
 		if len(items) > 0 {
 			id = fmt.Sprint(items[len(items)-1]["id"])
 		}
-		return id != "", Snippet(ex.Body)
+		return id != "", harness.Snippet(ex.Body)
 	})
 	return id
 }

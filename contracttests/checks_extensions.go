@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
@@ -19,18 +20,18 @@ import (
 // secret rotation with and without grace, and secrets the caller supplies (and those it must not).
 
 // extensionChecks are the checks of the webhook-endpoint extension; a target without it skips them.
-func extensionChecks() []*Check {
-	return []*Check{endpointCRUDCheck(), endpointDeliveryCheck(), rotateSecretCheck(), rotateWithoutGraceCheck(), rotateTwiceCheck(),
+func extensionChecks() []*harness.Check {
+	return []*harness.Check{endpointCRUDCheck(), endpointDeliveryCheck(), rotateSecretCheck(), rotateWithoutGraceCheck(), rotateTwiceCheck(),
 		suppliedSecretCheck(), rotateSuppliedSecretCheck(), weakSecretCheck(), endpointNotFoundCheck(), endpointsOldestFirstCheck()}
 }
 
 // endpointCRUDCheck is extensions.webhook-endpoints.crud.
-func endpointCRUDCheck() *Check {
-	return &Check{ID: "extensions.webhook-endpoints.crud", Category: CategoryExtensions, Extension: true,
-		Rule:   Rule{Pointer: opCreateEndpoint + "/description", Quote: "The response is the only one that carries the endpoint's signing `secret` (besides rotate-secret)"},
+func endpointCRUDCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.webhook-endpoints.crud", Category: harness.CategoryExtensions, Extension: true,
+		Rule:   harness.Rule{Pointer: opCreateEndpoint + "/description", Quote: "The response is the only one that carries the endpoint's signing `secret` (besides rotate-secret)"},
 		Covers: []string{"createWebhookEndpoint", "getWebhookEndpoint", "listWebhookEndpoints", "updateWebhookEndpoint", "deleteWebhookEndpoint"},
 		Doc:    "create returns a whsec_ secret once; get and list hide it; update changes only what is sent; delete makes it 404",
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			_, hook := t.Hook()
 			created := t.Do(api.OpCreateWebhookEndpoint().Method, api.OpCreateWebhookEndpoint().URL(), t.EndpointBody(hook, api.EventTypePayoutSuccess))
 			t.RequireStatus(created, http.StatusCreated)
@@ -65,7 +66,7 @@ func endpointCRUDCheck() *Check {
 			upd := t.Do(http.MethodPatch, p, map[string]any{"description": "changed"})
 			t.ExpectStatus(upd, http.StatusOK)
 			if upd.Str("/data/description") != "changed" || upd.Str("/data/url") != hook {
-				t.Errorf("update must change description and keep url: %s", Snippet(upd.Body))
+				t.Errorf("update must change description and keep url: %s", harness.Snippet(upd.Body))
 			}
 			t.ExpectStatus(t.Do(http.MethodDelete, p, nil), http.StatusNoContent)
 			t.ExpectError(t.Do(http.MethodGet, p, nil), api.CodeNotFound)
@@ -73,12 +74,12 @@ func endpointCRUDCheck() *Check {
 }
 
 // endpointDeliveryCheck is extensions.webhook-endpoints.delivery.
-func endpointDeliveryCheck() *Check {
-	return &Check{ID: "extensions.webhook-endpoints.delivery", Category: CategoryExtensions, Extension: true,
-		Rule:   Rule{Pointer: "#/tags/" + endpointsTagIndex + "/description", Quote: "URLs that receive every event of the types they subscribe to, signed with their own `whsec_` secret."},
+func endpointDeliveryCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.webhook-endpoints.delivery", Category: harness.CategoryExtensions, Extension: true,
+		Rule:   harness.Rule{Pointer: "#/tags/" + endpointsTagIndex + "/description", Quote: "URLs that receive every event of the types they subscribe to, signed with their own `whsec_` secret."},
 		Covers: []string{"createWebhookEndpoint", "payout.success"},
 		Doc:    "a subscribed, enabled endpoint gets the event signed with its own secret; unsubscribed and disabled ones get none",
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			subPath, subHook := t.Hook()
 			otherPath, otherHook := t.Hook()
 			offPath, offHook := t.Hook()
@@ -94,7 +95,7 @@ func endpointDeliveryCheck() *Check {
 			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), "")).Str("/data/payout_id")
 			mine := func(ds []*webhooksink.Delivery) []*webhooksink.Delivery { return forObject(ds, id) }
 			ds := t.WaitDeliveries(subPath, "payout.success at the subscribed endpoint", func(ds []*webhooksink.Delivery) bool {
-				return len(Acknowledged(mine(ds))) >= 1
+				return len(harness.Acknowledged(mine(ds))) >= 1
 			})
 			for _, d := range mine(ds) {
 				t.VerifyDelivery(d, secret)
@@ -110,12 +111,12 @@ func endpointDeliveryCheck() *Check {
 }
 
 // rotateSecretCheck is extensions.webhook-endpoints.rotate-secret.
-func rotateSecretCheck() *Check {
-	return &Check{ID: "extensions.webhook-endpoints.rotate-secret", Category: CategoryExtensions, Extension: true,
-		Rule:   Rule{Pointer: opRotateEndpoint + "/description", Quote: "until then every delivery carries one signature per valid secret in `webhook-signature`"},
+func rotateSecretCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.webhook-endpoints.rotate-secret", Category: harness.CategoryExtensions, Extension: true,
+		Rule:   harness.Rule{Pointer: opRotateEndpoint + "/description", Quote: "until then every delivery carries one signature per valid secret in `webhook-signature`"},
 		Covers: []string{"rotateWebhookEndpointSecret", "payout.success"},
 		Doc:    "after rotate-secret, deliveries carry two signatures: one verifies with the old secret, one with the new",
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			path, hook := t.Hook()
 			created := t.CreateEndpoint(t.EndpointBody(hook, api.EventTypePayoutSuccess))
 			oldSecret, err := webhook.ParseSecret(created.Str("/data/secret"))
@@ -146,12 +147,12 @@ func rotateSecretCheck() *Check {
 }
 
 // rotateWithoutGraceCheck is extensions.webhook-endpoints.rotate-without-grace.
-func rotateWithoutGraceCheck() *Check {
-	return &Check{ID: "extensions.webhook-endpoints.rotate-without-grace", Category: CategoryExtensions, Extension: true,
-		Rule:   Rule{Pointer: opRotateEndpoint + "/description", Quote: "A grace period of 0 ends the old secret at once."},
+func rotateWithoutGraceCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.webhook-endpoints.rotate-without-grace", Category: harness.CategoryExtensions, Extension: true,
+		Rule:   harness.Rule{Pointer: opRotateEndpoint + "/description", Quote: "A grace period of 0 ends the old secret at once."},
 		Covers: []string{"rotateWebhookEndpointSecret"},
 		Doc:    "rotate-secret with grace_period_seconds 0 retires the old secret at once",
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			path, hook := t.Hook()
 			created := t.CreateEndpoint(t.EndpointBody(hook, api.EventTypePayoutFailed))
 			oldSecret, _ := webhook.ParseSecret(created.Str("/data/secret"))
@@ -169,13 +170,13 @@ func rotateWithoutGraceCheck() *Check {
 }
 
 // rotateTwiceCheck is extensions.webhook-endpoints.rotate-twice.
-func rotateTwiceCheck() *Check {
-	return &Check{ID: "extensions.webhook-endpoints.rotate-twice", Category: CategoryExtensions, Extension: true,
-		Rule:   Rule{Pointer: opRotateEndpoint + "/description", Quote: "Secrets retired by earlier rotations stop signing at once, even if their own grace period had not ended"},
+func rotateTwiceCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.webhook-endpoints.rotate-twice", Category: harness.CategoryExtensions, Extension: true,
+		Rule:   harness.Rule{Pointer: opRotateEndpoint + "/description", Quote: "Secrets retired by earlier rotations stop signing at once, even if their own grace period had not ended"},
 		Covers: []string{"rotateWebhookEndpointSecret", "payout.success"},
 		Doc: "a rotation's response is the whole truth about which secrets sign: after rotating with grace 3600 and " +
 			"then with grace 0, only the newest secret signs; the first, still inside its own grace, is retired too",
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			path, hook := t.Hook()
 			created := t.CreateEndpoint(t.EndpointBody(hook, api.EventTypePayoutSuccess))
 			id := created.Str("/data/id")
@@ -206,7 +207,7 @@ func rotateTwiceCheck() *Check {
 }
 
 // newEndpointSecret returns a secret a merchant would supply: "whsec_" and the base64 of n random bytes.
-func newEndpointSecret(t *T, n int) string {
+func newEndpointSecret(t *harness.T, n int) string {
 	b := make([]byte, n)
 	if _, err := rand.Read(b); err != nil {
 		t.Fatalf("no randomness for a webhook secret: %v", err)
@@ -215,7 +216,7 @@ func newEndpointSecret(t *T, n int) string {
 }
 
 // parseSupplied parses a secret the check made; it cannot fail.
-func parseSupplied(t *T, s string) webhook.Secret {
+func parseSupplied(t *harness.T, s string) webhook.Secret {
 	secret, err := webhook.ParseEndpointSecret(s)
 	if err != nil {
 		t.Fatalf("check bug: %v", err)
@@ -224,13 +225,13 @@ func parseSupplied(t *T, s string) webhook.Secret {
 }
 
 // suppliedSecretCheck is extensions.webhook-endpoints.supplied-secret.
-func suppliedSecretCheck() *Check {
-	return &Check{ID: "extensions.webhook-endpoints.supplied-secret", Category: CategoryExtensions, Extension: true,
-		Rule:   Rule{Pointer: opCreateEndpoint + "/description", Quote: "a supplied secret is used exactly as given, and the response shows it like a generated one"},
+func suppliedSecretCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.webhook-endpoints.supplied-secret", Category: harness.CategoryExtensions, Extension: true,
+		Rule:   harness.Rule{Pointer: opCreateEndpoint + "/description", Quote: "a supplied secret is used exactly as given, and the response shows it like a generated one"},
 		Covers: []string{"createWebhookEndpoint", "payout.success"},
 		Doc: "create with a secret of the caller's (the shortest the contract allows, 24 bytes) shows that secret " +
 			"and signs every delivery with it, and with no other",
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			path, hook := t.Hook()
 			supplied := newEndpointSecret(t, webhook.MinSecretBytes)
 			body := t.EndpointBody(hook, api.EventTypePayoutSuccess)
@@ -251,13 +252,13 @@ func suppliedSecretCheck() *Check {
 }
 
 // rotateSuppliedSecretCheck is extensions.webhook-endpoints.rotate-supplied-secret.
-func rotateSuppliedSecretCheck() *Check {
-	return &Check{ID: "extensions.webhook-endpoints.rotate-supplied-secret", Category: CategoryExtensions, Extension: true,
-		Rule:   Rule{Pointer: opRotateEndpoint + "/description", Quote: "Issues a new `whsec_` secret and returns it: the one the body supplies in `secret`"},
+func rotateSuppliedSecretCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.webhook-endpoints.rotate-supplied-secret", Category: harness.CategoryExtensions, Extension: true,
+		Rule:   harness.Rule{Pointer: opRotateEndpoint + "/description", Quote: "Issues a new `whsec_` secret and returns it: the one the body supplies in `secret`"},
 		Covers: []string{"rotateWebhookEndpointSecret", "payout.success"},
 		Doc: "rotate-secret with a secret of the caller's (the longest the contract allows, 64 bytes) shows that " +
 			"secret, and deliveries verify with it and, during the grace period, with the secret it replaced",
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			path, hook := t.Hook()
 			created := t.CreateEndpoint(t.EndpointBody(hook, api.EventTypePayoutSuccess))
 			oldSecret, err := webhook.ParseSecret(created.Str("/data/secret"))
@@ -282,13 +283,13 @@ func rotateSuppliedSecretCheck() *Check {
 }
 
 // weakSecretCheck is extensions.webhook-endpoints.weak-secret.
-func weakSecretCheck() *Check {
-	return &Check{ID: "extensions.webhook-endpoints.weak-secret", Category: CategoryExtensions, Extension: true,
-		Rule:   Rule{Pointer: opCreateEndpoint + "/description", Quote: "A secret that is too short, too long or not `whsec_` and base64 is refused with `400` naming `/secret`, and nothing is created."},
+func weakSecretCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.webhook-endpoints.weak-secret", Category: harness.CategoryExtensions, Extension: true,
+		Rule:   harness.Rule{Pointer: opCreateEndpoint + "/description", Quote: "A secret that is too short, too long or not `whsec_` and base64 is refused with `400` naming `/secret`, and nothing is created."},
 		Covers: []string{"createWebhookEndpoint", "rotateWebhookEndpointSecret"},
 		Doc: errorDoc("a supplied secret one byte too short or too long (23 or 65 bytes), without whsec_, or not padded "+
 			"base64, on create and on rotate-secret,", api.CodeValidationFailed) + `, naming "/secret" and without repeating it`,
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			weak := map[string]string{
 				"23 bytes":         newEndpointSecret(t, webhook.MinSecretBytes-1),
 				"65 bytes":         newEndpointSecret(t, webhook.MaxSecretBytes+1),
@@ -315,7 +316,7 @@ func weakSecretCheck() *Check {
 
 // expectSecretRefused checks that a secret was refused with 400 naming /secret, and that the answer
 // does not repeat it.
-func expectSecretRefused(t *T, ex *Exchange, what, secret string) {
+func expectSecretRefused(t *harness.T, ex *harness.Exchange, what, secret string) {
 	if !t.ExpectError(ex, api.CodeValidationFailed, "/secret") {
 		t.Errorf("a supplied secret (%s) must be refused", what)
 	}
@@ -325,12 +326,12 @@ func expectSecretRefused(t *T, ex *Exchange, what, secret string) {
 }
 
 // endpointNotFoundCheck is extensions.webhook-endpoints.not-found.
-func endpointNotFoundCheck() *Check {
-	return &Check{ID: "extensions.webhook-endpoints.not-found", Category: CategoryExtensions, Extension: true,
-		Rule:   Rule{Pointer: errorTable, Quote: notFoundQuote},
+func endpointNotFoundCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.webhook-endpoints.not-found", Category: harness.CategoryExtensions, Extension: true,
+		Rule:   harness.Rule{Pointer: errorTable, Quote: notFoundQuote},
 		Covers: []string{"getWebhookEndpoint"},
 		Doc:    errorDoc("an endpoint id that does not exist", api.CodeNotFound),
-		Run: func(t *T) {
-			t.ExpectError(t.Do(api.OpGetWebhookEndpoint().Method, api.OpGetWebhookEndpoint().URL(UnknownID), nil), api.CodeNotFound)
+		Run: func(t *harness.T) {
+			t.ExpectError(t.Do(api.OpGetWebhookEndpoint().Method, api.OpGetWebhookEndpoint().URL(harness.UnknownID), nil), api.CodeNotFound)
 		}}
 }

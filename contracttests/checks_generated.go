@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/contracttests/links"
 	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/internal/valuegen"
@@ -68,16 +69,16 @@ type genTarget struct {
 }
 
 // generatedChecks returns two checks per request body of the document (see above).
-func generatedChecks(spec *openapi.Spec) ([]*Check, error) {
+func generatedChecks(spec *openapi.Spec) ([]*harness.Check, error) {
 	targets, err := bodyTargets(spec)
 	if err != nil {
 		return nil, err
 	}
-	tv, err := TestValuesOf(spec)
+	tv, err := harness.TestValuesOf(spec)
 	if err != nil {
 		return nil, err
 	}
-	var checks []*Check
+	var checks []*harness.Check
 	for _, bt := range targets {
 		g := &genTarget{bt: bt, fields: genFields(bt.schema, bt.location, tv)}
 		id, what := "generated."+bt.op.ID, bt.op.ID
@@ -85,12 +86,12 @@ func generatedChecks(spec *openapi.Spec) ([]*Check, error) {
 			id, what = id+"."+bt.branch, what+" ("+bt.branch+")"
 		}
 		checks = append(checks,
-			&Check{ID: id + ".valid", Category: CategoryGenerated, Covers: []string{bt.op.ID}, Extension: bt.extension,
-				Rule: Rule{Pointer: infoDescription, Quote: acceptQuote},
+			&harness.Check{ID: id + ".valid", Category: harness.CategoryGenerated, Covers: []string{bt.op.ID}, Extension: bt.extension,
+				Rule: harness.Rule{Pointer: infoDescription, Quote: acceptQuote},
 				Doc:  what + " accepts generated bodies its schema allows (boundaries, other scripts, random) and returns every value as sent, on read-back and in events",
 				Run:  g.runValid},
-			&Check{ID: id + ".invalid", Category: CategoryGenerated, Covers: []string{bt.op.ID}, Extension: bt.extension,
-				Rule: Rule{Pointer: badRequest, Quote: namesQuote},
+			&harness.Check{ID: id + ".invalid", Category: harness.CategoryGenerated, Covers: []string{bt.op.ID}, Extension: bt.extension,
+				Rule: harness.Rule{Pointer: badRequest, Quote: namesQuote},
 				Doc:  errorDoc(what+" with one generated property broken", api.CodeValidationFailed) + ", naming the property",
 				Run:  g.runInvalid})
 	}
@@ -171,7 +172,7 @@ type genCase struct {
 
 // fill makes design a body for the run: reference data, receiver URLs and the unique part of the
 // merchant reference come from the run, and the object a path parameter names is made for it.
-func (g *genTarget) fill(t *T, d valuegen.Design, index int) *genCase {
+func (g *genTarget) fill(t *harness.T, d valuegen.Design, index int) *genCase {
 	c := &genCase{design: d, index: index, body: map[string]any{}}
 	if g.params != nil {
 		g.fillParameters(c)
@@ -226,7 +227,7 @@ func uniqueTail(f *genField, v string) string {
 	if len(runes) < uniqueTailLen+2 {
 		return v
 	}
-	unique := string(runes[:len(runes)-uniqueTailLen]) + NewID("")[:uniqueTailLen]
+	unique := string(runes[:len(runes)-uniqueTailLen]) + harness.NewID("")[:uniqueTailLen]
 	if !f.AllowsText(unique) {
 		return v
 	}
@@ -255,7 +256,7 @@ func (f *genField) roomForUniqueTail(v valuegen.Value) valuegen.Value {
 
 // pathFor returns the operation's path for c: a payment of its own (whose events go to a receiver
 // path of c's) for an operation on a pending payment, else an object made for the check.
-func (g *genTarget) pathFor(t *T, c *genCase) string {
+func (g *genTarget) pathFor(t *harness.T, c *genCase) string {
 	op := g.bt.op
 	if op.ID == api.OpCompletePayment().ID {
 		path, hook := t.Hook()
@@ -270,12 +271,12 @@ func (g *genTarget) pathFor(t *T, c *genCase) string {
 }
 
 // release deletes the webhook endpoint a passing case was given (genCase.endpoint).
-func (g *genTarget) release(t *T, c *genCase) {
+func (g *genTarget) release(t *harness.T, c *genCase) {
 	if c.endpoint == "" {
 		return
 	}
 	if del, ok := t.Spec().Operation(api.OpDeleteWebhookEndpoint().ID); ok {
-		t.Do(del.Method, urlOf(del, c.endpoint), nil, CollectViolations(new([]report.Failure)), InDocumentTerms())
+		t.Do(del.Method, urlOf(del, c.endpoint), nil, harness.CollectViolations(new([]report.Failure)), harness.InDocumentTerms())
 	}
 }
 
@@ -288,9 +289,9 @@ type problem struct {
 
 // send sends c's body and returns the exchange and the response's violations of the document, as
 // problems.
-func (g *genTarget) send(t *T, c *genCase) (*Exchange, []problem) {
+func (g *genTarget) send(t *harness.T, c *genCase) (*harness.Exchange, []problem) {
 	var violations []report.Failure
-	ex := t.Do(g.bt.op.Method, c.path, c.body, CollectViolations(&violations), InDocumentTerms())
+	ex := t.Do(g.bt.op.Method, c.path, c.body, harness.CollectViolations(&violations), harness.InDocumentTerms())
 	problems := make([]problem, 0, len(violations))
 	for _, v := range violations {
 		problems = append(problems, problem{"spec " + v.Pointer, v})
@@ -299,7 +300,7 @@ func (g *genTarget) send(t *T, c *genCase) (*Exchange, []problem) {
 }
 
 // judgeValid sends a valid body and judges the answer, the read-backs and the events.
-func (g *genTarget) judgeValid(t *T, c *genCase) (problems []problem, seq uint64) {
+func (g *genTarget) judgeValid(t *harness.T, c *genCase) (problems []problem, seq uint64) {
 	problems, seq, events := g.judgeValidSent(t, c)
 	return append(problems, events()...), seq
 }
@@ -307,21 +308,21 @@ func (g *genTarget) judgeValid(t *T, c *genCase) (problems []problem, seq uint64
 // judgeValidSent is judgeValid in two parts: it sends the body, judges the answer and the read-backs,
 // and returns the rest, which waits for the object's events and judges them (and then deletes what the
 // body made), for the caller to run when it suits it: the run's bodies wait for their events together.
-func (g *genTarget) judgeValidSent(t *T, c *genCase) (problems []problem, seq uint64, events func() []problem) {
+func (g *genTarget) judgeValidSent(t *harness.T, c *genCase) (problems []problem, seq uint64, events func() []problem) {
 	op := g.bt.op
 	ex, problems := g.send(t, c)
 	seq = ex.Seq
 	nothing := func() []problem { return nil }
 	switch {
 	case ex.Status >= 500:
-		return append(problems, problem{"5xx", report.Failure{Message: fmt.Sprintf("answered %d to a body the document allows: %s", ex.Status, Snippet(ex.Body)),
+		return append(problems, problem{"5xx", report.Failure{Message: fmt.Sprintf("answered %d to a body the document allows: %s", ex.Status, harness.Snippet(ex.Body)),
 			Exchange: ex.String()}}), seq, nothing
 	case ex.Status/100 != 2:
 		if g.refusalAllowed(t, c, ex) {
 			return nil, seq, nothing
 		}
 		return append(problems, problem{"refused " + strings.Join(ex.FieldErrors(), ","), report.Failure{
-			Message:  fmt.Sprintf("refused a body its schema allows with %d (code %v, naming %q): %s", ex.Status, ex.Get("/code"), ex.FieldErrors(), Snippet(ex.Body)),
+			Message:  fmt.Sprintf("refused a body its schema allows with %d (code %v, naming %q): %s", ex.Status, ex.Get("/code"), ex.FieldErrors(), harness.Snippet(ex.Body)),
 			Exchange: ex.String(), Pointer: firstOf(ex.FieldErrors()), SpecLocation: g.bt.location}}), seq, nothing
 	}
 	removed := false
@@ -343,13 +344,13 @@ func (g *genTarget) judgeValidSent(t *T, c *genCase) (problems []problem, seq ui
 			continue
 		}
 		var more []report.Failure
-		back := t.Do(l.Target.Method, path, nil, CollectViolations(&more), InDocumentTerms())
+		back := t.Do(l.Target.Method, path, nil, harness.CollectViolations(&more), harness.InDocumentTerms())
 		for _, v := range more {
 			problems = append(problems, problem{"spec " + l.Name + v.Pointer, v})
 		}
 		if back.Status/100 != 2 {
 			problems = append(problems, problem{"read-back " + l.Name, report.Failure{Message: fmt.Sprintf("reading the object back through the link %s (%s %s) answered %d: %s",
-				l.Name, l.Target.Method, path, back.Status, Snippet(back.Body)), Exchange: back.String()}})
+				l.Name, l.Target.Method, path, back.Status, harness.Snippet(back.Body)), Exchange: back.String()}})
 			continue
 		}
 		problems = append(problems, g.echoed(t, c.body, back, l.Target, "the read-back "+l.Target.ID+" (link "+l.Name+")")...)
@@ -369,7 +370,7 @@ func (g *genTarget) judgeValidSent(t *T, c *genCase) (problems []problem, seq ui
 // a 400 that names only properties the body left out (the prose requires one there, as completing a
 // payment made without a number requires the number), or the conflict of a merchant reference too short
 // to be made unique per run.
-func (g *genTarget) refusalAllowed(t *T, c *genCase, ex *Exchange) bool {
+func (g *genTarget) refusalAllowed(t *harness.T, c *genCase, ex *harness.Exchange) bool {
 	fields := ex.FieldErrors()
 	if ex.Status == http.StatusBadRequest && len(fields) > 0 && !slices.ContainsFunc(fields, func(f string) bool {
 		_, sent := c.body[strings.SplitN(strings.TrimPrefix(f, "/"), "/", 2)[0]]
@@ -385,19 +386,19 @@ func (g *genTarget) refusalAllowed(t *T, c *genCase, ex *Exchange) bool {
 // removeMade deletes the object a generated body created (a webhook endpoint), at once: an enabled
 // endpoint would receive every event of the run until the check ends. An endpoint a path named is
 // the case's own and goes when the case passes (release).
-func (g *genTarget) removeMade(t *T, ex *Exchange) {
+func (g *genTarget) removeMade(t *harness.T, ex *harness.Exchange) {
 	if ex.Status/100 != 2 || g.bt.cleanup == nil {
 		return
 	}
 	if id := ex.Str("/data/" + g.bt.cleanupParam); id != "" {
-		t.Do(g.bt.cleanup.Method, urlOf(g.bt.cleanup, id), nil, CollectViolations(new([]report.Failure)), InDocumentTerms())
+		t.Do(g.bt.cleanup.Method, urlOf(g.bt.cleanup, id), nil, harness.CollectViolations(new([]report.Failure)), harness.InDocumentTerms())
 	}
 }
 
 // echoed compares each property the body set with the member of the same name of the object in ex's
 // data, where the response's schema gives the object that member, and returns a problem for each that
 // differs or is missing.
-func (g *genTarget) echoed(t *T, body map[string]any, ex *Exchange, op *openapi.Operation, where string) []problem {
+func (g *genTarget) echoed(t *harness.T, body map[string]any, ex *harness.Exchange, op *openapi.Operation, where string) []problem {
 	data, _ := openapi.ValueAt(decodeExact(ex.Body), []string{"data"})
 	return compareObject(body, data, where, ex.String(), responseDataMembers(op, ex.Status))
 }
@@ -443,7 +444,7 @@ func responseDataMembers(op *openapi.Operation, status int) map[string]bool {
 	if !ok || resp == nil || resp.Content == nil {
 		return nil
 	}
-	mt, ok := resp.Content.Get(JSONMediaType)
+	mt, ok := resp.Content.Get(harness.JSONMediaType)
 	if !ok || mt == nil || mt.Schema == nil {
 		return nil
 	}
@@ -456,7 +457,7 @@ func eventObjectMembers(spec *openapi.Spec, typ string) map[string]bool {
 	if !ok {
 		return nil
 	}
-	sch, err := RequestBodySchema(op, "")
+	sch, err := harness.RequestBodySchema(op, "")
 	if err != nil {
 		return nil
 	}
@@ -465,7 +466,7 @@ func eventObjectMembers(spec *openapi.Spec, typ string) map[string]bool {
 
 // eventsEcho completes a payment the body initialized (through the document's link to completePayment)
 // and returns the wait for the object's final event, which compares every event's object with the body.
-func (g *genTarget) eventsEcho(t *T, c *genCase, created *Exchange, src *seqRecord) func() []problem {
+func (g *genTarget) eventsEcho(t *harness.T, c *genCase, created *harness.Exchange, src *seqRecord) func() []problem {
 	var out []problem
 	failed := func() []problem { return out }
 	sent := c.body
@@ -484,10 +485,10 @@ func (g *genTarget) eventsEcho(t *T, c *genCase, created *Exchange, src *seqReco
 			body = map[string]any{"phone_number": t.Inputs().ApprovingPhone()}
 		}
 		var violations []report.Failure
-		done := t.Do(l.Target.Method, path, body, CollectViolations(&violations), InDocumentTerms())
+		done := t.Do(l.Target.Method, path, body, harness.CollectViolations(&violations), harness.InDocumentTerms())
 		if done.Status/100 != 2 {
 			out = append(out, problem{"complete", report.Failure{Message: fmt.Sprintf("completing the generated payment through the link %s answered %d: %s",
-				l.Name, done.Status, Snippet(done.Body)), Exchange: done.String()}})
+				l.Name, done.Status, harness.Snippet(done.Body)), Exchange: done.String()}})
 			return failed
 		}
 	}
@@ -496,7 +497,7 @@ func (g *genTarget) eventsEcho(t *T, c *genCase, created *Exchange, src *seqReco
 
 // eventsJudged waits for the final event of the object c's body made and compares every event's
 // object with the body.
-func (g *genTarget) eventsJudged(t *T, c *genCase, created *Exchange) []problem {
+func (g *genTarget) eventsJudged(t *harness.T, c *genCase, created *harness.Exchange) []problem {
 	var out []problem
 	sent := c.body
 	// Whether every status change is delivered is the state and sequence checks' rule, not this one's:
@@ -505,14 +506,14 @@ func (g *genTarget) eventsJudged(t *T, c *genCase, created *Exchange) []problem 
 	var ds []*webhooksink.Delivery
 	_, _, _ = t.Watch("the final event of the generated object", func() (bool, string) {
 		ds = t.Deliveries(c.hookPath)
-		for _, d := range Acknowledged(ds) {
+		for _, d := range harness.Acknowledged(ds) {
 			if api.PaymentStatus(d.ObjectStatus).Final() || api.PayoutStatus(d.ObjectStatus).Final() {
-				return true, DescribeDeliveries(ds)
+				return true, harness.DescribeDeliveries(ds)
 			}
 		}
-		return false, DescribeDeliveries(ds)
+		return false, harness.DescribeDeliveries(ds)
 	})
-	for _, d := range Acknowledged(ds) {
+	for _, d := range harness.Acknowledged(ds) {
 		object, _ := openapi.ValueAt(decodeExact(d.Body), []string{"data", "object"})
 		// Keyed by event type, not id: a shrunk body's event has another id but fails the same way.
 		out = append(out, compareObject(sent, object, "the "+d.Type+" event", created.String(), eventObjectMembers(t.Spec(), d.Type))...)
@@ -521,7 +522,7 @@ func (g *genTarget) eventsJudged(t *T, c *genCase, created *Exchange) []problem 
 }
 
 // judgeInvalid sends a body with one property broken and judges the refusal.
-func (g *genTarget) judgeInvalid(t *T, c *genCase) (problems []problem, seq uint64) {
+func (g *genTarget) judgeInvalid(t *harness.T, c *genCase) (problems []problem, seq uint64) {
 	ex, problems := g.send(t, c)
 	seq = ex.Seq
 	defer g.removeMade(t, ex)
@@ -534,12 +535,12 @@ func (g *genTarget) judgeInvalid(t *T, c *genCase) (problems []problem, seq uint
 		problems = append(problems, problem{"accepted", report.Failure{Message: fmt.Sprintf("accepted a body with %s: answered %d", broke, ex.Status),
 			Exchange: ex.String(), Pointer: pointer, SpecLocation: g.fieldLocation(c.design.Broken) + c.design.Keyword}})
 	case ex.Status >= 500:
-		problems = append(problems, problem{"5xx", report.Failure{Message: fmt.Sprintf("answered %d to a body with %s: %s", ex.Status, broke, Snippet(ex.Body)),
+		problems = append(problems, problem{"5xx", report.Failure{Message: fmt.Sprintf("answered %d to a body with %s: %s", ex.Status, broke, harness.Snippet(ex.Body)),
 			Exchange: ex.String(), Pointer: pointer}})
 	case ex.Status != status || int(ex.Num("/code")) != int(api.CodeValidationFailed):
 		problems = append(problems, problem{"status", report.Failure{Message: fmt.Sprintf("want %d (code %d) for a body with %s, got %d (code %v): %s",
-			status, api.CodeValidationFailed, broke, ex.Status, ex.Get("/code"), Snippet(ex.Body)), Exchange: ex.String(), Pointer: "/code"}})
-	case !NamesField(ex.FieldErrors(), pointer):
+			status, api.CodeValidationFailed, broke, ex.Status, ex.Get("/code"), harness.Snippet(ex.Body)), Exchange: ex.String(), Pointer: "/code"}})
+	case !harness.NamesField(ex.FieldErrors(), pointer):
 		problems = append(problems, problem{"names", report.Failure{Message: fmt.Sprintf("errors[] must name %q for a body with %s; it names %q", pointer, broke, ex.FieldErrors()),
 			Exchange: ex.String(), Pointer: "/errors"}})
 	}
@@ -556,25 +557,25 @@ func (g *genTarget) fieldLocation(name string) string {
 }
 
 // runValid is the `.valid` check.
-func (g *genTarget) runValid(t *T) {
+func (g *genTarget) runValid(t *harness.T) {
 	g.run(t, false)
 }
 
 // runInvalid is the `.invalid` check.
-func (g *genTarget) runInvalid(t *T) {
+func (g *genTarget) runInvalid(t *harness.T) {
 	g.run(t, true)
 }
 
 // run draws the check's bodies from the seed, judges them a few at a time, and reports the first that
 // fails, shrunk.
-func (g *genTarget) run(t *T, invalid bool) {
+func (g *genTarget) run(t *harness.T, invalid bool) {
 	budget := t.Generated()
 	if budget < 0 {
 		t.Skip("generated checks are off (--generated -1)")
 	}
 	judge := g.judgeValid
 	// sent judges a body up to the wait for its events, which it returns (judgeValidSent).
-	var sent func(t *T, c *genCase) ([]problem, uint64, func() []problem)
+	var sent func(t *harness.T, c *genCase) ([]problem, uint64, func() []problem)
 	if g.params != nil {
 		judge = g.judgeParameters
 	} else if !invalid {
@@ -669,7 +670,7 @@ func (g *genTarget) invalidDesigns(r *rand.Rand, n int) []valuegen.Design {
 
 // report records the shrunk failure: what failed, the body as generated and as shrunk, the seed, and
 // the exchange whose curl line sends the smallest body.
-func (g *genTarget) report(t *T, first, shrunk *genCase, problems []problem, seq uint64, steps int) {
+func (g *genTarget) report(t *harness.T, first, shrunk *genCase, problems []problem, seq uint64, steps int) {
 	var labels []string
 	for _, name := range slices.Sorted(maps.Keys(first.body)) {
 		if v, ok := first.design.Values[name]; ok && v.Label != "" {

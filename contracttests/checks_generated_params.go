@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/contracttests/links"
 	"github.com/malipo/terraform-provider-malipo/internal/valuegen"
 	"github.com/malipo/terraform-provider-malipo/openapi"
@@ -24,21 +25,21 @@ const fiveXXQuote = "A `5xx` answer is the service's own failure, never the verd
 
 // generatedParameterChecks returns one check per operation without a JSON request body that has path
 // or query parameters.
-func generatedParameterChecks(spec *openapi.Spec) []*Check {
-	var checks []*Check
-	for _, op := range APIOperations(spec) {
+func generatedParameterChecks(spec *openapi.Spec) []*harness.Check {
+	var checks []*harness.Check
+	for _, op := range harness.APIOperations(spec) {
 		if op.HasBody {
 			continue // its body's checks send its path parameters too
 		}
-		g := &genTarget{bt: bodyTarget{op: op, extension: IsExtensionIn(spec, op)}, params: parameterFields(spec, op)}
+		g := &genTarget{bt: bodyTarget{op: op, extension: harness.IsExtensionIn(spec, op)}, params: parameterFields(spec, op)}
 		if len(g.params) == 0 {
 			continue
 		}
 		g.fields = g.params
-		checks = append(checks, &Check{ID: "generated." + op.ID + ".parameters", Category: CategoryGenerated, Covers: []string{op.ID},
-			Extension: g.bt.extension, Rule: Rule{Pointer: infoDescription, Quote: fiveXXQuote},
+		checks = append(checks, &harness.Check{ID: "generated." + op.ID + ".parameters", Category: harness.CategoryGenerated, Covers: []string{op.ID},
+			Extension: g.bt.extension, Rule: harness.Rule{Pointer: infoDescription, Quote: fiveXXQuote},
 			Doc: op.ID + " answers generated path and query parameters its schemas allow with a documented status and a valid response, never a 5xx",
-			Run: func(t *T) { g.run(t, false) }})
+			Run: func(t *harness.T) { g.run(t, false) }})
 	}
 	return checks
 }
@@ -94,14 +95,14 @@ func (g *genTarget) fillParameters(c *genCase) {
 }
 
 // judgeParameters sends a parameters case: the answer must be documented and valid, and no 5xx.
-func (g *genTarget) judgeParameters(t *T, c *genCase) (problems []problem, seq uint64) {
+func (g *genTarget) judgeParameters(t *harness.T, c *genCase) (problems []problem, seq uint64) {
 	var violations []report.Failure
-	ex := t.Do(g.bt.op.Method, c.path, nil, CollectViolations(&violations), InDocumentTerms())
+	ex := t.Do(g.bt.op.Method, c.path, nil, harness.CollectViolations(&violations), harness.InDocumentTerms())
 	for _, v := range violations {
 		problems = append(problems, problem{"spec " + v.Pointer, v})
 	}
 	if ex.Status >= 500 {
-		problems = append(problems, problem{"5xx", report.Failure{Message: fmt.Sprintf("answered %d to parameters the document allows: %s", ex.Status, Snippet(ex.Body)),
+		problems = append(problems, problem{"5xx", report.Failure{Message: fmt.Sprintf("answered %d to parameters the document allows: %s", ex.Status, harness.Snippet(ex.Body)),
 			Exchange: ex.String(), SpecLocation: infoDescription}})
 	}
 	return problems, ex.Seq

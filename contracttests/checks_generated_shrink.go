@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/internal/valuegen"
 )
 
@@ -13,11 +14,11 @@ import (
 // that matters. Each candidate is sent, at most maxShrinkSteps times per failure.
 
 // judgeFunc sends a body and returns its problems and the exchange they are about.
-type judgeFunc func(t *T, c *genCase) ([]problem, uint64)
+type judgeFunc func(t *harness.T, c *genCase) ([]problem, uint64)
 
 // shrink returns the smallest body found that fails as c does, its problems, its exchange and the
 // requests it took.
-func (g *genTarget) shrink(t *T, c *genCase, problems []problem, seq uint64, judge judgeFunc) (*genCase, []problem, uint64, int) {
+func (g *genTarget) shrink(t *harness.T, c *genCase, problems []problem, seq uint64, judge judgeFunc) (*genCase, []problem, uint64, int) {
 	key := problems[0].key
 	best, bestProblems, bestSeq, steps := c, problems, seq, 0
 	fixed := map[string]bool{}
@@ -46,7 +47,7 @@ func (g *genTarget) shrink(t *T, c *genCase, problems []problem, seq uint64, jud
 // shrinkOutOfTime reports whether the check's own deadline is too near for another candidate:
 // shrinking stops there, so that the check reports what it has rather than being cut off by its
 // time-out.
-func shrinkOutOfTime(t *T) bool {
+func shrinkOutOfTime(t *harness.T) bool {
 	deadline, ok := t.Context().Deadline()
 	if !ok {
 		return false

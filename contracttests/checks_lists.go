@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
@@ -17,18 +18,18 @@ import (
 const endpointLimit = "#/components/schemas/WebhookEndpointListResponse/properties/data/maxItems"
 
 // listChecks are the checks of the documented caps.
-func listChecks() []*Check { return []*Check{endpointLimitCheck()} }
+func listChecks() []*harness.Check { return []*harness.Check{endpointLimitCheck()} }
 
 // endpointLimitCheck is extensions.webhook-endpoints.limit. It fills the merchant's endpoints up to the
 // cap (disabled, so that they receive nothing), so it is a final check: it runs once the other checks,
 // which create endpoints of their own, have ended and deleted them.
-func endpointLimitCheck() *Check {
-	return &Check{ID: "extensions.webhook-endpoints.limit", Category: CategoryExtensions, Extension: true, Final: true,
+func endpointLimitCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.webhook-endpoints.limit", Category: harness.CategoryExtensions, Extension: true, Final: true,
 		Covers: []string{"createWebhookEndpoint", "listWebhookEndpoints", "deleteWebhookEndpoint"},
 		Doc:    "a merchant can have as many webhook endpoints as the list's maxItems; one more is refused with 409 limit_reached and creates nothing",
-		Rule: Rule{Pointer: opCreateEndpoint + "/description",
+		Rule: harness.Rule{Pointer: opCreateEndpoint + "/description",
 			Quote: "A create when the merchant already has 100 is refused with `409` (code 4003, `limit_reached`) and creates nothing: delete an endpoint first. Every implementation accepts the 100; none refuses earlier."},
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			limit, err := t.Spec().Bound(endpointLimit)
 			if err != nil {
 				t.Skip("the document states no cap on webhook endpoints (" + err.Error() + ")")
@@ -54,7 +55,7 @@ func endpointLimitCheck() *Check {
 			// not a hundred.
 			var mu sync.Mutex
 			var made []string
-			keep := func(ex *Exchange) {
+			keep := func(ex *harness.Exchange) {
 				if id := ex.Str("/data/id"); ex.Status == http.StatusCreated && id != "" {
 					mu.Lock()
 					made = append(made, id)
@@ -68,7 +69,7 @@ func endpointLimitCheck() *Check {
 				ex := t.Do(create.Method, create.URL(), body)
 				keep(ex)
 				if ex.Status != http.StatusCreated {
-					t.Errorf("creating endpoint %d of the %d the document allows a merchant answered %d, not 201: %s", had+i+1, limit, ex.Status, Snippet(ex.Body))
+					t.Errorf("creating endpoint %d of the %d the document allows a merchant answered %d, not 201: %s", had+i+1, limit, ex.Status, harness.Snippet(ex.Body))
 				}
 			})
 			if t.Failed() {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
@@ -24,23 +25,23 @@ import (
 // each check judges only the order of its own among whatever else is listed.
 
 // eventOrderChecks are the order checks of the event-log extension.
-func eventOrderChecks() []*Check {
-	return []*Check{eventAttemptsOrderCheck(), eventsNewestFirstCheck(), eventCursorCheck()}
+func eventOrderChecks() []*harness.Check {
+	return []*harness.Check{eventAttemptsOrderCheck(), eventsNewestFirstCheck(), eventCursorCheck()}
 }
 
 // eventAttemptsOrderCheck is extensions.events.attempts-oldest-first.
-func eventAttemptsOrderCheck() *Check {
-	return &Check{ID: "extensions.events.attempts-oldest-first", Category: CategoryExtensions, Extension: true,
+func eventAttemptsOrderCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.events.attempts-oldest-first", Category: harness.CategoryExtensions, Extension: true,
 		Covers: []string{"listEventAttempts", "processPayout", "payout.success"},
 		Doc: "an event's delivery attempts are listed oldest first: the attempt the receiver answered with 500 comes " +
 			"before the retry it acknowledged, and no attempt started before the one listed ahead of it",
-		Rule: Rule{Pointer: opListEventAttempts + "/description", Quote: "The event's 100 most recent delivery attempts, oldest first"},
-		Run: func(t *T) {
+		Rule: harness.Rule{Pointer: opListEventAttempts + "/description", Quote: "The event's 100 most recent delivery attempts, oldest first"},
+		Run: func(t *harness.T) {
 			// A payout has one event, so every attempt to this path is one of its: the first is answered
 			// with 500, and the retry that failure calls for is acknowledged.
 			path, hook := t.Hook(webhooksink.Behavior{FailFirst: 1})
 			t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), hook))
-			ds := waitRetry(t, path, "a retry after a 500", 0, func(ds []*webhooksink.Delivery) bool { return len(Acknowledged(ds)) >= 1 })
+			ds := waitRetry(t, path, "a retry after a 500", 0, func(ds []*webhooksink.Delivery) bool { return len(harness.Acknowledged(ds)) >= 1 })
 			eventID := ds[0].EventID
 			var mine []map[string]any
 			t.Eventually("the failed attempt and the acknowledged retry among the attempts of event "+eventID, func() (bool, string) {
@@ -104,7 +105,7 @@ type loggedEvent struct{ id, createdAt string }
 // payment.processing of the one before, and returns those events oldest first: the order in which
 // they were created, since each prompt was sent after the event of the one before existed. A payment's
 // payment.processing comes with its prompt, so the check waits for no settlement.
-func promptsInSequence(t *T, payments int) []loggedEvent {
+func promptsInSequence(t *harness.T, payments int) []loggedEvent {
 	var made []loggedEvent
 	for range payments {
 		_, hook := t.Hook()
@@ -116,7 +117,7 @@ func promptsInSequence(t *T, payments int) []loggedEvent {
 			if len(items) > 0 {
 				ev = loggedEvent{id: fmt.Sprint(items[0]["id"]), createdAt: fmt.Sprint(items[0]["created_at"])}
 			}
-			return ev.id != "", Snippet(ex.Body)
+			return ev.id != "", harness.Snippet(ex.Body)
 		})
 		made = append(made, ev)
 	}
@@ -128,7 +129,7 @@ func promptsInSequence(t *T, payments int) []loggedEvent {
 // created_at, and created_before one step after the last's. A log that writes times to the second
 // shows an event created at 10:20:05.7 as 10:20:05, or as 10:20:06 if it rounds; either way the event
 // is inside. Other checks' prompts sent meanwhile are in the window too.
-func eventWindow(t *T, evs []loggedEvent) url.Values {
+func eventWindow(t *harness.T, evs []loggedEvent) url.Values {
 	first, firstStep := writtenTime(t, evs[0])
 	last, lastStep := writtenTime(t, evs[len(evs)-1])
 	return url.Values{
@@ -149,7 +150,7 @@ func windowText(q url.Values) string {
 
 // writtenTime reads an event's created_at, and the step of its last digit: a second without a
 // fraction, a millisecond with three fraction digits.
-func writtenTime(t *T, ev loggedEvent) (time.Time, time.Duration) {
+func writtenTime(t *harness.T, ev loggedEvent) (time.Time, time.Duration) {
 	at, err := time.Parse(time.RFC3339Nano, ev.createdAt)
 	if err != nil {
 		t.Fatalf("event %s has created_at %q, not an RFC 3339 date-time", ev.id, ev.createdAt)
@@ -180,7 +181,7 @@ type eventWalk struct {
 
 // walkEvents lists the events query selects with limit, page after page following next_cursor,
 // until the listing ends, enough says the walk has seen enough, or after maxPages pages.
-func walkEvents(t *T, query url.Values, limit, maxPages int, enough func(w *eventWalk) bool) *eventWalk {
+func walkEvents(t *harness.T, query url.Values, limit, maxPages int, enough func(w *eventWalk) bool) *eventWalk {
 	q := url.Values{}
 	for k, v := range query {
 		q[k] = slices.Clone(v)
@@ -207,7 +208,7 @@ func walkEvents(t *T, query url.Values, limit, maxPages int, enough func(w *even
 			return w
 		}
 		if cursor == "" {
-			t.Fatalf("has_more is true but next_cursor is missing: %s", Snippet(ex.Body))
+			t.Fatalf("has_more is true but next_cursor is missing: %s", harness.Snippet(ex.Body))
 		}
 		q.Set("cursor", cursor)
 	}
@@ -254,13 +255,13 @@ const (
 )
 
 // eventsNewestFirstCheck is extensions.events.newest-first.
-func eventsNewestFirstCheck() *Check {
-	return &Check{ID: "extensions.events.newest-first", Category: CategoryExtensions, Extension: true,
+func eventsNewestFirstCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.events.newest-first", Category: harness.CategoryExtensions, Extension: true,
 		Covers: []string{"listEvents", "payment.processing"},
 		Doc: "the event log lists events newest first: the payment.processing events of three payments completed one " +
 			"after another come in the reverse of the order they were created in",
-		Rule: Rule{Pointer: "#/components/schemas/EventPage/properties/items/description", Quote: "The events, newest first"},
-		Run: func(t *T) {
+		Rule: harness.Rule{Pointer: "#/components/schemas/EventPage/properties/items/description", Quote: "The events, newest first"},
+		Run: func(t *harness.T) {
 			made := promptsInSequence(t, orderPayments)
 			window := eventWindow(t, made)
 			w := walkEvents(t, window, 100, walkPages, seenAll(made))
@@ -278,13 +279,13 @@ func eventsNewestFirstCheck() *Check {
 }
 
 // eventCursorCheck is extensions.events.cursor.
-func eventCursorCheck() *Check {
-	return &Check{ID: "extensions.events.cursor", Category: CategoryExtensions, Extension: true,
+func eventCursorCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.events.cursor", Category: harness.CategoryExtensions, Extension: true,
 		Covers: []string{"listEvents", "payment.processing"},
 		Doc: "a page's next_cursor continues exactly after its last event: pages of one event list the payment.processing " +
 			"events of three payments completed one after another each once, newest first, and pages of three repeat and skip none",
-		Rule: Rule{Pointer: "#/components/parameters/EventCursor/description", Quote: "The `next_cursor` of the previous page, to continue after its last event"},
-		Run: func(t *T) {
+		Rule: harness.Rule{Pointer: "#/components/parameters/EventCursor/description", Quote: "The `next_cursor` of the previous page, to continue after its last event"},
+		Run: func(t *harness.T) {
 			made := promptsInSequence(t, orderPayments)
 			window := eventWindow(t, made)
 			for _, limit := range []int{1, 3} {
@@ -330,12 +331,12 @@ func pagesText(w *eventWalk) string {
 }
 
 // endpointsOldestFirstCheck is extensions.webhook-endpoints.oldest-first.
-func endpointsOldestFirstCheck() *Check {
-	return &Check{ID: "extensions.webhook-endpoints.oldest-first", Category: CategoryExtensions, Extension: true,
+func endpointsOldestFirstCheck() *harness.Check {
+	return &harness.Check{ID: "extensions.webhook-endpoints.oldest-first", Category: harness.CategoryExtensions, Extension: true,
 		Covers: []string{"createWebhookEndpoint", "listWebhookEndpoints"},
 		Doc:    "webhook endpoints are listed oldest first: three created one after another are listed in the order they were created",
-		Rule:   Rule{Pointer: opListEndpoints + "/description", Quote: "Every webhook endpoint of the merchant, oldest first"},
-		Run: func(t *T) {
+		Rule:   harness.Rule{Pointer: opListEndpoints + "/description", Quote: "Every webhook endpoint of the merchant, oldest first"},
+		Run: func(t *harness.T) {
 			// Each create is sent once the one before was answered: they were created in this order.
 			made := []string{t.IdleEndpoint(), t.IdleEndpoint(), t.IdleEndpoint()}
 			list := api.OpListWebhookEndpoints()

@@ -3,6 +3,7 @@ package contracttests
 import (
 	"strconv"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
@@ -13,14 +14,14 @@ import (
 // operation answers each scenario as documented: the status and code of the error table, the error
 // envelope (validated against the document like every answer), and for 429 a Retry-After in seconds.
 // Elsewhere the checks are skipped: the header is a sandbox control, not part of the API.
-func scenarioChecks(spec *openapi.Spec) []*Check {
-	var checks []*Check
-	for _, op := range APIOperations(spec) {
+func scenarioChecks(spec *openapi.Spec) []*harness.Check {
+	var checks []*harness.Check
+	for _, op := range harness.APIOperations(spec) {
 		if len(op.KeyHeaders) == 0 {
 			continue
 		}
 		req := authRequestFor(spec, op)
-		ext := IsExtensionIn(spec, op)
+		ext := harness.IsExtensionIn(spec, op)
 		for _, sc := range []struct {
 			name     string
 			scenario api.SandboxScenario
@@ -29,16 +30,16 @@ func scenarioChecks(spec *openapi.Spec) []*Check {
 			{"rate-limited", api.ScenarioRateLimited, api.CodeRateLimited},
 			{"internal-error", api.ScenarioInternalError, api.CodeInternalError},
 		} {
-			checks = append(checks, &Check{
-				ID: "scenarios." + op.ID + "." + sc.name, Category: CategoryScenarios, Covers: []string{op.ID}, Extension: ext,
-				Rule: Rule{Pointer: operationLocation(op) + "/responses/" + strconv.Itoa(sc.code.HTTPStatus())},
+			checks = append(checks, &harness.Check{
+				ID: "scenarios." + op.ID + "." + sc.name, Category: harness.CategoryScenarios, Covers: []string{op.ID}, Extension: ext,
+				Rule: harness.Rule{Pointer: operationLocation(op) + "/responses/" + strconv.Itoa(sc.code.HTTPStatus())},
 				Doc:  op.ID + " answers the " + string(sc.scenario) + " scenario with " + strconv.Itoa(sc.code.HTTPStatus()) + " (code " + strconv.Itoa(int(sc.code)) + ") as documented",
-				Run: func(t *T) {
+				Run: func(t *harness.T) {
 					if !t.PlaysScenarios() {
 						t.Skip("the target does not play the sandbox's error scenarios (" + api.HeaderSandboxScenario + "); a production implementation need not")
 					}
 					path, body := req.build(t)
-					ex := t.Do(op.Method, path, body, WithHeader(api.HeaderSandboxScenario, string(sc.scenario)), InDocumentTerms())
+					ex := t.Do(op.Method, path, body, harness.WithHeader(api.HeaderSandboxScenario, string(sc.scenario)), harness.InDocumentTerms())
 					if !t.ExpectError(ex, sc.code) || sc.scenario != api.ScenarioRateLimited {
 						return
 					}

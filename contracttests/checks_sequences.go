@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/contracttests/links"
 	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi"
@@ -49,24 +50,24 @@ import (
 
 // CategorySequences covers stateful sequences: several objects' lives, walked through the document's
 // links, run in a random interleaving drawn from the run's seed.
-const CategorySequences Category = "sequences"
+const CategorySequences harness.Category = "sequences"
 
 // sequenceChecks are the stateful sequences: payments and payouts, and webhook endpoints (an extension)
 // with a payment and a payout to deliver to them.
-func sequenceChecks() []*Check {
-	return []*Check{
+func sequenceChecks() []*harness.Check {
+	return []*harness.Check{
 		{ID: "sequences.payments-payouts", Category: CategorySequences,
 			Covers: []string{"initializePayment", "completePayment", "getTransactionStatus", "processPayout", "getPayout"},
 			Doc:    "2 payments and 2 payouts walked through the document's links in a seeded random interleaving: one event per status change per destination, final states stay final, status API and webhooks agree",
-			Rule:   Rule{Pointer: "#/tags/" + eventsTagIndex + "/description", Quote: "Webhook deliveries the service sends; one per status change."},
-			Run: func(t *T) {
+			Rule:   harness.Rule{Pointer: "#/tags/" + eventsTagIndex + "/description", Quote: "Webhook deliveries the service sends; one per status change."},
+			Run: func(t *harness.T) {
 				runSequences(t, []seqWant{{paymentKind, 2}, {payoutKind, 2}})
 			}},
 		{ID: "sequences.webhook-endpoints", Category: CategorySequences, Extension: true,
 			Covers: []string{"createWebhookEndpoint", "rotateWebhookEndpointSecret", "getWebhookEndpoint", "deleteWebhookEndpoint", "initializePayment", "completePayment", "processPayout"},
 			Doc:    "2 webhook endpoints (create, rotate-secret, read, delete through the links) interleaved with a payment and a payout: each gets every status change made during its life once, signed with its secrets",
-			Rule:   Rule{Pointer: "#/tags/" + endpointsTagIndex + "/description", Quote: "URLs that receive every event of the types they subscribe to, signed with their own `whsec_` secret."},
-			Run: func(t *T) {
+			Rule:   harness.Rule{Pointer: "#/tags/" + endpointsTagIndex + "/description", Quote: "URLs that receive every event of the types they subscribe to, signed with their own `whsec_` secret."},
+			Run: func(t *harness.T) {
 				runSequences(t, []seqWant{{endpointKind, 2}, {paymentKind, 1}, {payoutKind, 1}})
 			}},
 	}
@@ -220,7 +221,7 @@ type seqWant struct {
 type seqObserved struct {
 	status, reason string
 	at             int
-	ex             *Exchange
+	ex             *harness.Exchange
 }
 
 // seqChange is a status change an object was seen to make: after the step at `after` it was still in
@@ -280,7 +281,7 @@ func interleave(r *rand.Rand, lengths []int) []int {
 
 // seqRun is one run of interleaved sequences.
 type seqRun struct {
-	t     *T
+	t     *harness.T
 	objs  []*seqObject
 	order []int
 	pos   int
@@ -288,10 +289,10 @@ type seqRun struct {
 
 // runSequences plans each kind's sequence from the document's links, creates the objects' inputs from
 // the test values (drawn from the check's random stream), runs the interleaving and checks the result.
-func runSequences(t *T, wants []seqWant) {
+func runSequences(t *harness.T, wants []seqWant) {
 	r := &seqRun{t: t}
 	rng := t.Rand()
-	tv, err := TestValuesOf(t.Spec())
+	tv, err := harness.TestValuesOf(t.Spec())
 	if err != nil {
 		t.Fatalf("read the document's test values: %v", err)
 	}
@@ -392,7 +393,7 @@ func (r *seqRun) stepsOf(k seqKind) []seqStep {
 // seqTestValues draws n test values for objects of a kind from the check's stream, different statuses
 // and outcomes first; payouts alternate between mobile and bank values. Kinds without a status get none. It skips
 // the check when the document has no test value of the kind.
-func seqTestValues(t *T, rng *rand.Rand, tv openapi.TestValues, k seqKind, n int) []openapi.TestValue {
+func seqTestValues(t *harness.T, rng *rand.Rand, tv openapi.TestValues, k seqKind, n int) []openapi.TestValue {
 	var pools [][]openapi.TestValue
 	switch k.root.ID {
 	case api.OpInitializePayment().ID:
@@ -490,10 +491,10 @@ func (r *seqRun) step(o *seqObject, i int) {
 func (r *seqRun) create(o *seqObject) *seqRecord {
 	t := r.t
 	var body map[string]any
-	var ex *Exchange
+	var ex *harness.Exchange
 	switch o.kind.root.ID {
 	case api.OpInitializePayment().ID:
-		body = t.ExampleBody(api.OpInitializePayment(), "", map[string]any{"webhook_url": t.Receiver().URL(o.hook), "phone_number": OrNil(o.value.Input), "reference": NewID("conform-")})
+		body = t.ExampleBody(api.OpInitializePayment(), "", map[string]any{"webhook_url": t.Receiver().URL(o.hook), "phone_number": harness.OrNil(o.value.Input), "reference": harness.NewID("conform-")})
 		ex = t.Do(api.OpInitializePayment().Method, api.OpInitializePayment().URL(), body)
 		o.id = ex.Str("/data/paymentReference")
 	case api.OpProcessPayout().ID:
@@ -524,7 +525,7 @@ func (r *seqRun) create(o *seqObject) *seqRecord {
 	}
 	rec := recordOf(t.Spec(), ex, body)
 	if o.kind.status && o.id == "" {
-		r.failf(ex.Seq, ex.String(), "the %s's create answered without the id its events are about: %s", o.kind.name, Snippet(ex.Body))
+		r.failf(ex.Seq, ex.String(), "the %s's create answered without the id its events are about: %s", o.kind.name, harness.Snippet(ex.Body))
 		runtime.Goexit()
 	}
 	return rec
@@ -539,15 +540,15 @@ func (r *seqRun) follow(o *seqObject, s seqStep) *seqRecord {
 	if err != nil {
 		r.linkFails(o, s, src, err.Error())
 	}
-	opts := []ReqOption{InDocumentTerms()}
+	opts := []harness.ReqOption{harness.InDocumentTerms()}
 	for name := range next.Header {
-		opts = append(opts, WithHeader(name, next.Header.Get(name)))
+		opts = append(opts, harness.WithHeader(name, next.Header.Get(name)))
 	}
 	rec := &seqRecord{Record: next, ex: t.Do(s.Op.Method, path, body, opts...)}
 	rec.Body, rec.Response = links.JSONValue(body), responseOf(rec.ex)
 	if rec.ex.Status < 200 || rec.ex.Status > 299 {
 		r.failf(rec.ex.Seq, rec.ex.String(), "%s's step %s answered %d: following the link %s from a %s answer must succeed (%s)",
-			o.name, s.label(), rec.ex.Status, s.Link.Name, s.Link.Pointer, Snippet(rec.ex.Body))
+			o.name, s.label(), rec.ex.Status, s.Link.Name, s.Link.Pointer, harness.Snippet(rec.ex.Body))
 		runtime.Goexit()
 	}
 	return rec
@@ -568,13 +569,13 @@ func (r *seqRun) expectCode(o *seqObject, s seqStep, rec *seqRecord) {
 		return
 	}
 	r.failf(rec.ex.Seq, rec.ex.String(), "%s's step %s answered %d, not the documented %s whose links the sequence follows: %s",
-		o.name, s.label(), rec.ex.Status, s.Code, Snippet(rec.ex.Body))
+		o.name, s.label(), rec.ex.Status, s.Code, harness.Snippet(rec.ex.Body))
 	runtime.Goexit()
 }
 
 // noteSecret adds the signing secret an endpoint's answer carries (create, rotate-secret) to those its
 // deliveries may be signed with.
-func (r *seqRun) noteSecret(o *seqObject, ex *Exchange) {
+func (r *seqRun) noteSecret(o *seqObject, ex *harness.Exchange) {
 	if o.kind.status {
 		return
 	}
@@ -590,7 +591,7 @@ func (r *seqRun) noteSecret(o *seqObject, ex *Exchange) {
 
 // observe notes the status an answer reports for o: a change from the last status seen, or a final
 // status that changed (a failure).
-func (r *seqRun) observe(o *seqObject, ex *Exchange) {
+func (r *seqRun) observe(o *seqObject, ex *harness.Exchange) {
 	if !o.kind.status {
 		return
 	}
@@ -638,7 +639,7 @@ func (r *seqRun) awaitFinal(o *seqObject) {
 	t := r.t
 	var first *seqObserved
 	for _, s := range finalReads(o) {
-		ex := t.WaitFinal(o.name+" through "+s.Op.ID, func() *Exchange { return r.follow(o, s).ex })
+		ex := t.WaitFinal(o.name+" through "+s.Op.ID, func() *harness.Exchange { return r.follow(o, s).ex })
 		got := &seqObserved{status: ex.Str("/data/status"), reason: ex.Str("/data/failure_reason"), at: r.pos, ex: ex}
 		if first == nil {
 			r.observe(o, ex)
@@ -678,7 +679,7 @@ func describeChanges(cs []seqChange) string {
 
 // delivered reports whether ds hold an acknowledged delivery of each change.
 func delivered(ds []*webhooksink.Delivery, cs []seqChange) bool {
-	acked := Acknowledged(ds)
+	acked := harness.Acknowledged(ds)
 	for _, c := range cs {
 		if !slices.ContainsFunc(acked, func(d *webhooksink.Delivery) bool { return d.PreviousStatus == c.from && d.ObjectStatus == c.to }) {
 			return false
@@ -769,16 +770,16 @@ func (r *seqRun) checkDestination(o *seqObject, dest string, ds []*webhooksink.D
 // (links.Record), and the exchange itself, which failures point at.
 type seqRecord struct {
 	*links.Record
-	ex *Exchange
+	ex *harness.Exchange
 }
 
 // recordOf is the record of an exchange the suite sent with body, for the runtime expressions of the
 // links on its response.
-func recordOf(spec *openapi.Spec, ex *Exchange, body any) *seqRecord {
+func recordOf(spec *openapi.Spec, ex *harness.Exchange, body any) *seqRecord {
 	return &seqRecord{Record: links.RecordOf(spec, responseOf(ex), body), ex: ex}
 }
 
 // responseOf is what runtime expressions read of an exchange: its method, URL and answer.
-func responseOf(ex *Exchange) links.Response {
+func responseOf(ex *harness.Exchange) links.Response {
 	return links.Response{Method: ex.Method, URL: ex.Path, Status: ex.Status, Header: ex.Header, JSON: ex.JSON}
 }

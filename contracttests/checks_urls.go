@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"strconv"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
@@ -32,29 +33,29 @@ var unusableWebhookURLs = []string{
 
 // urlChecks: a webhook URL the contract does not allow is refused where it is given, with 400 naming
 // the field, instead of being stored and failing every delivery later.
-func urlChecks() []*Check {
-	var checks []*Check
+func urlChecks() []*harness.Check {
+	var checks []*harness.Check
 	for _, target := range []struct {
 		op    api.Operation
 		field string
-		body  func(t *T, url string) map[string]any
+		body  func(t *harness.T, url string) map[string]any
 	}{
-		{api.OpInitializePayment(), "/webhook_url", func(t *T, url string) map[string]any {
+		{api.OpInitializePayment(), "/webhook_url", func(t *harness.T, url string) map[string]any {
 			return t.ExampleBody(api.OpInitializePayment(), "", map[string]any{"webhook_url": url})
 		}},
-		{api.OpProcessPayout(), "/webhook_url", func(t *T, url string) map[string]any {
+		{api.OpProcessPayout(), "/webhook_url", func(t *harness.T, url string) map[string]any {
 			return t.MobilePayout("", url)
 		}},
-		{api.OpCreateWebhookEndpoint(), "/url", func(t *T, url string) map[string]any {
+		{api.OpCreateWebhookEndpoint(), "/url", func(t *harness.T, url string) map[string]any {
 			return t.EndpointBody(url, api.EventTypePayoutSuccess)
 		}},
 	} {
-		checks = append(checks, &Check{ID: "negative." + target.op.ID + ".unusable-webhook-url", Category: CategoryNegative,
-			Rule:   Rule{Pointer: "#/components/schemas/WebhookURL/description", Quote: "Besides this pattern the URL must parse as a URL with a host name (`http://[x` and `http://:80/` are refused), and a port, when given, is 1 to 65535."},
+		checks = append(checks, &harness.Check{ID: "negative." + target.op.ID + ".unusable-webhook-url", Category: harness.CategoryNegative,
+			Rule:   harness.Rule{Pointer: "#/components/schemas/WebhookURL/description", Quote: "Besides this pattern the URL must parse as a URL with a host name (`http://[x` and `http://:80/` are refused), and a port, when given, is 1 to 65535."},
 			Covers: []string{target.op.ID}, Extension: target.op.Extension,
 			Doc: fmt.Sprintf("%d URLs no client can deliver to (Unicode spaces, controls, no host, unparsable) are each refused with 400 naming %s",
 				len(unusableWebhookURLs), target.field),
-			Run: func(t *T) {
+			Run: func(t *harness.T) {
 				for _, u := range unusableWebhookURLs {
 					if !t.ExpectError(t.Do(target.op.Method, target.op.URL(), target.body(t, u)), api.CodeValidationFailed, target.field) {
 						t.Errorf("the webhook URL %s was not refused as the contract's WebhookURL rule requires", strconv.QuoteToASCII(u))
@@ -62,14 +63,14 @@ func urlChecks() []*Check {
 				}
 			}})
 	}
-	checks = append(checks, &Check{ID: "positive.initializePayment.amount-exact", Category: CategoryPositive,
-		Rule:   Rule{Pointer: "#/components/schemas/PaymentAmount/description", Quote: "Every amount this schema allows has at most 15 significant digits"},
+	checks = append(checks, &harness.Check{ID: "positive.initializePayment.amount-exact", Category: harness.CategoryPositive,
+		Rule:   harness.Rule{Pointer: "#/components/schemas/PaymentAmount/description", Quote: "Every amount this schema allows has at most 15 significant digits"},
 		Covers: []string{"initializePayment", "getTransactionStatus"},
 		Doc:    "payment amounts up to the maximum keep every digit: 987654321.12 and 999999999999.99 come back as sent",
-		Run: func(t *T) {
+		Run: func(t *harness.T) {
 			for _, amount := range []string{"987654321.12", "999999999999.99", "0.01", "2188118558.01"} {
 				init := t.InitPayment("", "https://merchant.example.org/hooks/malipo", map[string]any{"amount": json.Number(amount)})
-				for _, ex := range []*Exchange{init, t.Transaction(init.Str("/data/paymentReference"))} {
+				for _, ex := range []*harness.Exchange{init, t.Transaction(init.Str("/data/paymentReference"))} {
 					if got := rawMember(ex.Body, "amount"); !sameDecimal(got, amount) {
 						t.Errorf("%s: the amount %s came back as %s", ex, amount, got)
 					}

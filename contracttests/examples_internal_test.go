@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/report"
@@ -35,7 +36,7 @@ func TestEveryRequestBodyHasAnExample(t *testing.T) {
 			continue
 		}
 		branches++
-		whole, err := RequestBodySchema(bt.op, "")
+		whole, err := harness.RequestBodySchema(bt.op, "")
 		require.NoError(t, err)
 		var body map[string]any
 		require.NoError(t, json.Unmarshal(bt.example, &body))
@@ -120,9 +121,9 @@ func recordingTarget(t *testing.T) (*httptest.Server, func(path string) []map[st
 }
 
 // pick returns the checks with the given ids.
-func pick(t *testing.T, checks []*Check, ids ...string) []*Check {
+func pick(t *testing.T, checks []*harness.Check, ids ...string) []*harness.Check {
 	t.Helper()
-	var out []*Check
+	var out []*harness.Check
 	for _, id := range ids {
 		for _, c := range checks {
 			if c.ID == id {
@@ -145,7 +146,7 @@ func TestANewOperationWithAnExampleNeedsNoCode(t *testing.T) {
 	checks := pick(t, derivedAuthChecks(spec), "auth.createRefund.no-keys", "auth.createRefund.no-secret-key")
 
 	srv, bodies := recordingTarget(t)
-	sum, err := Run(context.Background(), Config{BaseURL: srv.URL, Keys: Keys{Public: "pk_test", Secret: "sk_test"}, Spec: spec}, checks)
+	sum, err := Run(context.Background(), harness.Config{BaseURL: srv.URL, Keys: harness.Keys{Public: "pk_test", Secret: "sk_test"}, Spec: spec}, checks)
 	require.NoError(t, err)
 	for _, r := range sum.Results {
 		assert.Equal(t, report.Passed, r.Outcome, "%s: %v", r.ID, r.Failures)
@@ -172,7 +173,7 @@ func TestAnOperationWithoutAnExampleSkipsItsChecks(t *testing.T) {
 		pick(t, derivedAuthChecks(spec), "auth.createRefund.no-keys")...)
 
 	srv, bodies := recordingTarget(t)
-	cfg := Config{BaseURL: srv.URL, Keys: Keys{Public: "pk_test", Secret: "sk_test"}, Run: regexp.MustCompile(`createRefund`), Spec: spec}
+	cfg := harness.Config{BaseURL: srv.URL, Keys: harness.Keys{Public: "pk_test", Secret: "sk_test"}, Run: regexp.MustCompile(`createRefund`), Spec: spec}
 	sum, err := Run(context.Background(), cfg, checks)
 	require.NoError(t, err)
 	require.Len(t, sum.Results, len(checks))

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/internal/valuegen"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
@@ -21,7 +22,7 @@ func genTargets(t *testing.T) (*openapi.Spec, []*genTarget) {
 	require.NoError(t, err)
 	targets, err := bodyTargets(spec)
 	require.NoError(t, err)
-	tv, err := TestValuesOf(spec)
+	tv, err := harness.TestValuesOf(spec)
 	require.NoError(t, err)
 	var out []*genTarget
 	for _, bt := range targets {
@@ -68,7 +69,7 @@ func violationsOf(t *testing.T, spec *openapi.Spec, g *genTarget, body map[strin
 	}
 	req, err := http.NewRequest(g.bt.op.Method, "http://sandbox.test"+urlOf(g.bt.op, ids...), bytes.NewReader(data))
 	require.NoError(t, err)
-	req.Header.Set("Content-Type", JSONMediaType)
+	req.Header.Set("Content-Type", harness.JSONMediaType)
 	for _, h := range []string{"public-key", "secret-key"} {
 		req.Header.Set(h, "k")
 	}
@@ -85,7 +86,7 @@ func TestGeneratedBodiesAreValidAndReproducible(t *testing.T) {
 		draw := func(seed uint64) []valuegen.Design {
 			r := rand.New(rand.NewPCG(seed, 7))
 			var out []valuegen.Design
-			for i := range DefaultGenerated * 2 {
+			for i := range harness.DefaultGenerated * 2 {
 				out = append(out, g.design(r, i))
 			}
 			return out
@@ -117,7 +118,7 @@ func TestGeneratedInvalidBodiesBreakTheirProperty(t *testing.T) {
 	for _, g := range targets {
 		for seed := range uint64(5) {
 			r := rand.New(rand.NewPCG(seed, 9))
-			for i, d := range g.invalidDesigns(r, DefaultGenerated) {
+			for i, d := range g.invalidDesigns(r, harness.DefaultGenerated) {
 				body := asBody(g, d)
 				vs := violationsOf(t, spec, g, body)
 				named := false
@@ -145,7 +146,7 @@ func TestGeneratedParametersAreValidAndCoverEveryParameter(t *testing.T) {
 	require.NoError(t, err)
 	checks := generatedParameterChecks(spec)
 	require.NotEmpty(t, checks)
-	for _, op := range APIOperations(spec) {
+	for _, op := range harness.APIOperations(spec) {
 		if op.HasBody {
 			continue
 		}
@@ -157,7 +158,7 @@ func TestGeneratedParametersAreValidAndCoverEveryParameter(t *testing.T) {
 		sent := map[string]bool{}
 		for seed := range uint64(10) {
 			r := rand.New(rand.NewPCG(seed, 3))
-			for i := range DefaultGenerated {
+			for i := range harness.DefaultGenerated {
 				c := &genCase{design: g.design(r, i), body: map[string]any{}}
 				g.fillParameters(c)
 				for name := range c.body {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/runner"
 )
@@ -20,13 +21,13 @@ import (
 // Operations the preflight asks, by what they need: listCountries only the public key, getPayout
 // both keys (TestPreflightOperationsNeedTheKeysItAssumes holds the document to that).
 var (
-	preflightPublicOnly = PingOperation
+	preflightPublicOnly = harness.PingOperation
 	preflightBothKeys   = api.OpGetPayout()
 )
 
 // keyPair names one pair of keys in messages: which flags and variables to correct.
 type keyPair struct {
-	keys                   Keys
+	keys                   harness.Keys
 	owner                  string // "" for the target's merchant, "second merchant's " for OtherMerchant
 	publicFlag, secretFlag string
 }
@@ -37,8 +38,8 @@ var extensionProbes = []struct {
 	name  string // in messages: "the target does not implement the <name> extension"
 	probe api.Operation
 }{
-	{ExtensionWebhookEndpoints, api.OpListWebhookEndpoints()},
-	{ExtensionEventLog, api.OpListEvents()},
+	{harness.ExtensionWebhookEndpoints, api.OpListWebhookEndpoints()},
+	{harness.ExtensionEventLog, api.OpListEvents()},
 }
 
 // preflight checks that the target answers and accepts every key pair of the configuration, and
@@ -66,7 +67,7 @@ func (s *session) preflight(ctx context.Context) error {
 			continue
 		}
 		if doc, ok := s.spec.Operation(probe.ID); ok {
-			for _, tag := range ExtensionTagsOf(s.spec, doc) {
+			for _, tag := range harness.ExtensionTagsOf(s.spec, doc) {
 				s.extensionOfTag[tag] = ext.name
 			}
 		}
@@ -97,7 +98,7 @@ func (s *session) probeScenarios(ctx context.Context) error {
 
 // absentExtension names an extension check c needs that the target lacks, and the probe that told:
 // the extensions of the operations it covers (the webhook-endpoint extension when it covers none).
-func (s *session) absentExtension(c *Check) (name, probe string) {
+func (s *session) absentExtension(c *harness.Check) (name, probe string) {
 	var needed []string
 	for _, cover := range c.Covers {
 		op, ok := s.spec.Operation(cover)
@@ -149,7 +150,7 @@ func (s *session) preflightKeys(ctx context.Context, p keyPair) error {
 			runner.ErrSetup, op.Method, op.Path, s.cfg.BaseURL)
 	}
 	op, _ = s.inRunDocument(preflightBothKeys)
-	status, answer, err = s.Get(ctx, op, op.URL(UnknownID), p.keys, nil)
+	status, answer, err = s.Get(ctx, op, op.URL(harness.UnknownID), p.keys, nil)
 	switch {
 	case err != nil:
 		return s.unanswered(ctx, err)

@@ -3,6 +3,7 @@ package contracttests
 import (
 	"fmt"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
@@ -13,7 +14,7 @@ import (
 // negative and auth checks).
 
 // All returns every check of the suite for the embedded document (AllFor).
-func All() ([]*Check, error) {
+func All() ([]*harness.Check, error) {
 	spec, err := openapi.Default()
 	if err != nil {
 		return nil, fmt.Errorf("load the contract: %w", err)
@@ -26,8 +27,8 @@ func All() ([]*Check, error) {
 // value), and the hand-written ones are the same for every document; at run time (with Config.Spec
 // set to the same document) they use its paths, examples and test values, and skip with the reason
 // when it lacks one. A document without x-malipo-test-values has no test-value checks.
-func AllFor(spec *openapi.Spec) ([]*Check, error) {
-	tv, err := TestValuesOf(spec)
+func AllFor(spec *openapi.Spec) ([]*harness.Check, error) {
+	tv, err := harness.TestValuesOf(spec)
 	if err != nil {
 		return nil, fmt.Errorf("derive state checks: %w", err)
 	}

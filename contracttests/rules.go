@@ -3,6 +3,7 @@ package contracttests
 import (
 	"fmt"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
 
@@ -49,7 +50,7 @@ var (
 
 // ruleless returns an error naming the first check that states no rule: every check must say,
 // where it is defined, which words of the document it enforces (Check.Rule).
-func ruleless(checks []*Check) error {
+func ruleless(checks []*harness.Check) error {
 	for _, c := range checks {
 		if c.Rule.Pointer == "" {
 			return fmt.Errorf("check %s names no rule of the document: give it a Rule where it is defined", c.ID)

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
@@ -30,7 +31,7 @@ func TestEveryCheckNamesItsRule(t *testing.T) {
 		}
 	}
 	for _, typ := range spec.EventTypes() {
-		text, err := spec.Text(SignatureLocation(spec, typ) + "/name")
+		text, err := spec.Text(harness.SignatureLocation(spec, typ) + "/name")
 		if assert.NoError(t, err, typ) {
 			assert.Equal(t, "webhook-signature", text, "the signature failures of %s point at the wrong parameter", typ)
 		}
@@ -73,7 +74,7 @@ func TestQuotedRulesAreCitedAtTheirSentence(t *testing.T) {
 // The guard fails: a check without a rule is refused by the registry, and a quote the document does
 // not hold, or a pointer to nothing, is reported.
 func TestRuleGuardCatchesUnfoundedChecks(t *testing.T) {
-	err := ruleless([]*Check{{ID: "made.up.check"}})
+	err := ruleless([]*harness.Check{{ID: "made.up.check"}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "made.up.check")
 

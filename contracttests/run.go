@@ -1,3 +1,16 @@
+// Package contracttests is the Malipo conformance suite: it checks any implementation of the v1 API,
+// given a base URL and keys, against openapi/malipo.yaml — request and response shapes, status codes,
+// errors, auth, idempotency, state machines and webhook behaviour (delivered, schema-valid, signed,
+// retried).
+//
+// Checks are data (Check), each naming, where it is defined, the words of the document it enforces
+// (Rule). The mechanical ones are derived from the document (negative cases from request schemas, the
+// auth matrix from security requirements, lifecycles from the test values); the generated ones send
+// request bodies and parameters drawn from the schemas at their boundaries and at random from the run's
+// seed, shrinking a failing one; the stateful sequences walk chains of operations and judge each state
+// the document allows; the behavioural ones are written by hand. All act through T, package harness's.
+// Run checks the run can mean something (preflight), then hands the checks to package runner, which
+// runs them and reports through package report's reporters (text, JSON, JUnit, HTML, HAR).
 package contracttests
 
 import (
@@ -5,11 +18,30 @@ import (
 	"fmt"
 	"regexp"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/report"
 	"github.com/malipo/terraform-provider-malipo/runner"
 )
+
+// The names callers of the suite use, from package harness.
+type (
+	// Check is one conformance check (harness.Check).
+	Check = harness.Check
+	// Rule is where the document states what a check enforces (harness.Rule).
+	Rule = harness.Rule
+	// T is what a check works with (harness.T).
+	T = harness.T
+	// Config says what to check and how (harness.Config).
+	Config = harness.Config
+	// Keys is one merchant's key pair (harness.Keys).
+	Keys = harness.Keys
+)
+
+// DefaultGenerated is how many generated requests a generated check sends when the run does not say
+// (harness.DefaultGenerated).
+const DefaultGenerated = harness.DefaultGenerated
 
 // Run runs the selected checks against the target and reports to every reporter.
 //
@@ -20,7 +52,7 @@ import (
 // (runner.ErrInterrupted), or the target stops answering mid-run (runner.ErrUnreachable) — returns the
 // partial Summary with the error, after every reporter's Finish has had it. Failed checks are in the
 // Summary, not the error. runner.ExitCode maps the pair to the CLI's exit status.
-func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...report.Reporter) (*report.Summary, error) {
+func Run(ctx context.Context, cfg harness.Config, checks []*harness.Check, reporters ...report.Reporter) (*report.Summary, error) {
 	cfg.Defaults()
 	if cfg.BaseURL == "" {
 		return nil, fmt.Errorf("%w: no target base URL: pass --target URL", runner.ErrSetup)
@@ -45,7 +77,7 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...report.R
 		return nil, fmt.Errorf("%w: %w; choose another --webhook-listen address", runner.ErrSetup, err)
 	}
 	defer func() { _ = receiver.Close() }()
-	shared, err := NewSuite(cfg, spec, receiver)
+	shared, err := harness.NewSuite(cfg, spec, receiver)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +108,7 @@ func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...report.R
 }
 
 // checkIDs returns the checks' ids, in their order.
-func checkIDs(checks []*Check) []string {
+func checkIDs(checks []*harness.Check) []string {
 	out := make([]string, len(checks))
 	for i, c := range checks {
 		out[i] = c.ID
@@ -86,9 +118,9 @@ func checkIDs(checks []*Check) []string {
 
 // Select returns the checks whose id matches run (all when run is nil) and not skip (none when skip is
 // nil), in their order: the checks a run with Config.Run and Config.Skip runs, and `--list` lists.
-func Select(checks []*Check, run, skip *regexp.Regexp) []*Check {
+func Select(checks []*harness.Check, run, skip *regexp.Regexp) []*harness.Check {
 	filter := runner.Filter{Run: run, Skip: skip}
-	var selected []*Check
+	var selected []*harness.Check
 	for _, c := range checks {
 		if filter.Keeps(c.ID) {
 			selected = append(selected, c)
@@ -100,8 +132,8 @@ func Select(checks []*Check, run, skip *regexp.Regexp) []*Check {
 // session is one run as the orchestration sees it: the state its checks share (Suite), and what the
 // preflight found out about the target, which decides whether each check can run (unmet).
 type session struct {
-	*Suite
-	cfg  Config
+	*harness.Suite
+	cfg  harness.Config
 	spec *openapi.Spec
 	// absentExtensions maps each extension the target lacks to the request (method and path, in the
 	// run's document) whose 404 told; extensionOfTag maps the document's extension tags to their
@@ -114,7 +146,7 @@ type session struct {
 
 // job is the check as the runner runs it: what the target or the document lacks skips it first; then
 // it runs on a T of its own, whose evidence goes into its result.
-func (s *session) job(c *Check) runner.Check {
+func (s *session) job(c *harness.Check) runner.Check {
 	return runner.Check{ID: c.ID, Category: c.Category, Doc: c.Doc, Rule: c.Rule, Final: c.Final,
 		Run: func(ctx context.Context, rec *runner.Recorder) {
 			rec.OnResult(s.citeRule)
@@ -143,7 +175,7 @@ func (s *session) citeRule(res *report.Result) {
 
 // unmet says why the check cannot run against this target: a skip reason, or (fail) the failure of a
 // required extension the target lacks; "" when it can run.
-func (s *session) unmet(c *Check) (reason string, fail bool) {
+func (s *session) unmet(c *harness.Check) (reason string, fail bool) {
 	// What the document lacks comes first: a check of an operation the document does not have is
 	// skipped for that reason, whatever the target answered to the extension probe.
 	if reason := s.MissingCover(c); reason != "" {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/docedit"
@@ -18,10 +19,10 @@ import (
 func TestInterleavingIsReproducibleFromTheSeed(t *testing.T) {
 	lengths := []int{5, 5, 5, 4, 4, 4}
 	const id = "sequences.payments-payouts"
-	a := interleave(CheckRand(42, id), lengths)
-	assert.Equal(t, a, interleave(CheckRand(42, id), lengths), "the same seed must give the same interleaving")
-	assert.NotEqual(t, a, interleave(CheckRand(43, id), lengths), "another seed must give another interleaving")
-	for _, order := range [][]int{a, interleave(CheckRand(43, id), lengths)} {
+	a := interleave(harness.CheckRand(42, id), lengths)
+	assert.Equal(t, a, interleave(harness.CheckRand(42, id), lengths), "the same seed must give the same interleaving")
+	assert.NotEqual(t, a, interleave(harness.CheckRand(43, id), lengths), "another seed must give another interleaving")
+	for _, order := range [][]int{a, interleave(harness.CheckRand(43, id), lengths)} {
 		counts := make([]int, len(lengths))
 		for _, i := range order {
 			counts[i]++
@@ -31,7 +32,7 @@ func TestInterleavingIsReproducibleFromTheSeed(t *testing.T) {
 	// Over many seeds, every sequence sometimes goes first: the draw is not biased to one.
 	first := map[int]bool{}
 	for seed := range uint64(200) {
-		first[interleave(CheckRand(seed+1, id), lengths)[0]] = true
+		first[interleave(harness.CheckRand(seed+1, id), lengths)[0]] = true
 	}
 	assert.Len(t, first, len(lengths))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
@@ -25,7 +26,7 @@ func LoadSpec(path string) (*openapi.Spec, error) {
 // ChecksFor is what `malipo conform --spec FILE` runs: the document loaded from path and the checks
 // derived from it, for Config.Spec and Run; with an empty path, the embedded document's checks and a
 // nil document (the default).
-func ChecksFor(path string) ([]*Check, *openapi.Spec, error) {
+func ChecksFor(path string) ([]*harness.Check, *openapi.Spec, error) {
 	if path == "" {
 		checks, err := All()
 		return checks, nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/report"
@@ -27,7 +28,7 @@ func TestANewTestValueNeedsNoCode(t *testing.T) {
 	tv, err := spec.TestValues()
 	require.NoError(t, err)
 
-	var added *Check
+	var added *harness.Check
 	for _, c := range stateChecks(tv) {
 		if strings.HasSuffix(c.ID, "."+wallet) {
 			added = c
@@ -40,7 +41,7 @@ func TestANewTestValueNeedsNoCode(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, stop()) })
 	cfg.Run = regexp.MustCompile("^" + regexp.QuoteMeta(added.ID) + "$")
-	sum, err := Run(context.Background(), cfg, []*Check{added})
+	sum, err := Run(context.Background(), cfg, []*harness.Check{added})
 	require.NoError(t, err)
 	require.Len(t, sum.Results, 1)
 	assert.Equal(t, report.Passed, sum.Results[0].Outcome, "%+v", sum.Results[0].Failures)

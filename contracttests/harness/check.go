@@ -1,19 +1,15 @@
-// Package contracttests is the Malipo conformance suite: it checks any implementation of the v1 API,
-// given a base URL and keys, against openapi/malipo.yaml — request and response shapes, status codes,
-// errors, auth, idempotency, state machines and webhook behaviour (delivered, schema-valid, signed,
-// retried).
-//
-// Checks are data (Check), each naming, where it is defined, the words of the document it enforces
-// (Rule). The mechanical ones are derived from the document (negative cases from request schemas, the
-// auth matrix from security requirements, lifecycles from the test values); the generated ones send
-// request bodies and parameters drawn from the schemas at their boundaries and at random from the run's
-// seed, shrinking a failing one; the stateful sequences walk chains of operations and judge each state
-// the document allows; the behavioural ones are written by hand. All act through T: requests,
-// assertions that record evidence, idle waits, and paths on the webhook receiver the run starts itself
-// (package webhooksink), whose deliveries go into the evidence of the check that claimed them. Run checks
-// the run can mean something (preflight), then hands the checks to package runner, which runs them and
-// reports through package report's reporters (text, JSON, JUnit, HTML, HAR).
-package contracttests
+// Package harness is what a conformance check works with: the check itself (Check, with the Rule of
+// the document it enforces, and its Category), and T, through which it acts: requests to the target
+// (Do, Exchange), validated against the run's document and rewritten into it (document.go), the
+// document's examples as bodies (ExampleBody) and its test values (Inputs), assertions that record
+// evidence, waits for asynchronous outcomes that hold no concurrency slot (Eventually, Watch,
+// WaitDeliveries, Settle, whose windows follow the target's pace), paths on the webhook receiver the
+// run starts itself (package webhooksink), whose deliveries go into the evidence of the check that
+// claimed them, and the check's own random stream from the run's seed (Rand). The state a run's
+// checks share is Suite: the run (package contracttests) makes it from Config, records what the
+// preflight found in it, and runs each check on it; a target that stops answering mid-run stops it
+// (liveness.go).
+package harness
 
 import (
 	"context"
