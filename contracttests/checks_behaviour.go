@@ -230,7 +230,7 @@ func sharedReferenceCheck() *harness.Check {
 // with no bound a run could wait for, so each retry check provokes one failed attempt and waits for
 // one retry.
 func webhookRetryChecks() []*harness.Check {
-	retryRule := harness.Rule{Pointer: "#/tags/" + eventsTagIndex + "/description", Quote: "The first retry is sent no later than the number of seconds in `x-malipo-first-retry-within-seconds` (60) after the failed attempt ended"}
+	retryRule := harness.Rule{Pointer: "#/tags/" + harness.EventsTagIndex + "/description", Quote: "The first retry is sent no later than the number of seconds in `x-malipo-first-retry-within-seconds` (60) after the failed attempt ended"}
 	return []*harness.Check{
 		{ID: "webhooks.retry-after-500", Category: harness.CategoryWebhooks, Covers: []string{"payout.success"}, Rule: retryRule,
 			Doc: "a delivery answered with 500 is retried, with the same webhook-id and a valid signature",
@@ -250,7 +250,7 @@ func webhookRetryChecks() []*harness.Check {
 			}},
 		signaturesCheck(),
 		{ID: "webhooks.all-types-observed", Category: harness.CategoryWebhooks, Final: true,
-			Rule: harness.Rule{Pointer: "#/tags/" + eventsTagIndex + "/description", Quote: "Webhook deliveries the service sends; one per status change."},
+			Rule: harness.Rule{Pointer: "#/tags/" + harness.EventsTagIndex + "/description", Quote: "Webhook deliveries the service sends; one per status change."},
 			Doc:  "every event type the spec declares under webhooks was delivered during the run",
 			Run: func(t *harness.T) {
 				seen := t.Receiver().TypesSeen()
@@ -360,16 +360,6 @@ func checkRetried(t *harness.T, ds []*webhooksink.Delivery, atLeast int) {
 		}
 		t.VerifyDelivery(d, t.MerchantSecret())
 	}
-}
-
-func forObject(ds []*webhooksink.Delivery, id string) []*webhooksink.Delivery {
-	var out []*webhooksink.Delivery
-	for _, d := range ds {
-		if d.ObjectID == id {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 func isolationChecks() []*harness.Check {

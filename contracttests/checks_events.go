@@ -34,7 +34,7 @@ func deliveredPayment(t *harness.T) (path, hookURL, ref string, d *webhooksink.D
 	ref = t.InitPayment(t.Inputs().ApprovingPhone(), hookURL, nil).Str("/data/paymentReference")
 	t.ExpectStatus(t.CompletePayment(ref, nil), http.StatusAccepted)
 	success := func(ds []*webhooksink.Delivery) *webhooksink.Delivery {
-		for _, d := range harness.Acknowledged(forObject(ds, ref)) {
+		for _, d := range harness.Acknowledged(harness.ForObject(ds, ref)) {
 			if d.Type == string(api.EventTypePaymentSuccess) {
 				return d
 			}

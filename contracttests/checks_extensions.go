@@ -76,7 +76,7 @@ func endpointCRUDCheck() *harness.Check {
 // endpointDeliveryCheck is extensions.webhook-endpoints.delivery.
 func endpointDeliveryCheck() *harness.Check {
 	return &harness.Check{ID: "extensions.webhook-endpoints.delivery", Category: harness.CategoryExtensions, Extension: true,
-		Rule:   harness.Rule{Pointer: "#/tags/" + endpointsTagIndex + "/description", Quote: "URLs that receive every event of the types they subscribe to, signed with their own `whsec_` secret."},
+		Rule:   harness.Rule{Pointer: "#/tags/" + harness.EndpointsTagIndex + "/description", Quote: "URLs that receive every event of the types they subscribe to, signed with their own `whsec_` secret."},
 		Covers: []string{"createWebhookEndpoint", "payout.success"},
 		Doc:    "a subscribed, enabled endpoint gets the event signed with its own secret; unsubscribed and disabled ones get none",
 		Run: func(t *harness.T) {
@@ -93,7 +93,7 @@ func endpointDeliveryCheck() *harness.Check {
 				t.Fatalf("the endpoint secret is not a whsec_ secret: %v", err)
 			}
 			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), "")).Str("/data/payout_id")
-			mine := func(ds []*webhooksink.Delivery) []*webhooksink.Delivery { return forObject(ds, id) }
+			mine := func(ds []*webhooksink.Delivery) []*webhooksink.Delivery { return harness.ForObject(ds, id) }
 			ds := t.WaitDeliveries(subPath, "payout.success at the subscribed endpoint", func(ds []*webhooksink.Delivery) bool {
 				return len(harness.Acknowledged(mine(ds))) >= 1
 			})
@@ -133,8 +133,8 @@ func rotateSecretCheck() *harness.Check {
 				t.Errorf("rotate-secret must say when the previous secret expires")
 			}
 			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), "")).Str("/data/payout_id")
-			ds := t.WaitDeliveries(path, "a delivery after rotation", func(ds []*webhooksink.Delivery) bool { return len(forObject(ds, id)) >= 1 })
-			d := forObject(ds, id)[0]
+			ds := t.WaitDeliveries(path, "a delivery after rotation", func(ds []*webhooksink.Delivery) bool { return len(harness.ForObject(ds, id)) >= 1 })
+			d := harness.ForObject(ds, id)[0]
 			if n := len(webhook.Signatures(d.Header.Get(api.HeaderWebhookSignature))); n != 2 {
 				t.Errorf("during the grace period a delivery must carry 2 signatures, got %d", n)
 			}
@@ -160,8 +160,8 @@ func rotateWithoutGraceCheck() *harness.Check {
 			t.RequireStatus(rot, http.StatusOK)
 			newSecret, _ := webhook.ParseSecret(rot.Str("/data/secret"))
 			id := t.CreatePayout(t.MobilePayout(t.Inputs().FailingWallet(), "")).Str("/data/payout_id")
-			ds := t.WaitDeliveries(path, "a payout.failed delivery", func(ds []*webhooksink.Delivery) bool { return len(forObject(ds, id)) >= 1 })
-			d := forObject(ds, id)[0]
+			ds := t.WaitDeliveries(path, "a payout.failed delivery", func(ds []*webhooksink.Delivery) bool { return len(harness.ForObject(ds, id)) >= 1 })
+			d := harness.ForObject(ds, id)[0]
 			t.VerifyDelivery(d, newSecret)
 			if err := (webhook.Verifier{Secrets: []webhook.Secret{oldSecret}, Now: func() time.Time { return d.Received }}).Verify(d.Header, d.Body); err == nil {
 				t.Errorf("the old secret still verifies deliveries after a rotation without grace")
@@ -191,8 +191,8 @@ func rotateTwiceCheck() *harness.Check {
 				t.Fatalf("rotate-secret must return a whsec_ secret: %v", err)
 			}
 			payout := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), "")).Str("/data/payout_id")
-			ds := t.WaitDeliveries(path, "a delivery after two rotations", func(ds []*webhooksink.Delivery) bool { return len(forObject(ds, payout)) >= 1 })
-			d := forObject(ds, payout)[0]
+			ds := t.WaitDeliveries(path, "a delivery after two rotations", func(ds []*webhooksink.Delivery) bool { return len(harness.ForObject(ds, payout)) >= 1 })
+			d := harness.ForObject(ds, payout)[0]
 			if n := len(webhook.Signatures(d.Header.Get(api.HeaderWebhookSignature))); n != 1 {
 				t.Errorf("after a rotation with grace 0 exactly one secret signs, but the delivery carries %d signatures", n)
 			}
@@ -241,8 +241,8 @@ func suppliedSecretCheck() *harness.Check {
 				t.Errorf("create must show the secret the request supplied as data.secret; it shows another")
 			}
 			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), "")).Str("/data/payout_id")
-			ds := t.WaitDeliveries(path, "a delivery to the endpoint with a supplied secret", func(ds []*webhooksink.Delivery) bool { return len(forObject(ds, id)) >= 1 })
-			for _, d := range forObject(ds, id) {
+			ds := t.WaitDeliveries(path, "a delivery to the endpoint with a supplied secret", func(ds []*webhooksink.Delivery) bool { return len(harness.ForObject(ds, id)) >= 1 })
+			for _, d := range harness.ForObject(ds, id) {
 				t.VerifyDelivery(d, parseSupplied(t, supplied))
 				if n := len(webhook.Signatures(d.Header.Get(api.HeaderWebhookSignature))); n != 1 {
 					t.Errorf("an endpoint that never rotated has one secret, but the delivery carries %d signatures", n)
@@ -272,8 +272,8 @@ func rotateSuppliedSecretCheck() *harness.Check {
 				t.Errorf("rotate-secret must show the secret the request supplied as data.secret; it shows another")
 			}
 			id := t.CreatePayout(t.MobilePayout(t.Inputs().CreditedWallet(), "")).Str("/data/payout_id")
-			ds := t.WaitDeliveries(path, "a delivery after rotating to a supplied secret", func(ds []*webhooksink.Delivery) bool { return len(forObject(ds, id)) >= 1 })
-			d := forObject(ds, id)[0]
+			ds := t.WaitDeliveries(path, "a delivery after rotating to a supplied secret", func(ds []*webhooksink.Delivery) bool { return len(harness.ForObject(ds, id)) >= 1 })
+			d := harness.ForObject(ds, id)[0]
 			t.VerifyDelivery(d, parseSupplied(t, supplied))
 			v := webhook.Verifier{Secrets: []webhook.Secret{oldSecret}, Now: func() time.Time { return d.Received }}
 			if err := v.Verify(d.Header, d.Body); err != nil {

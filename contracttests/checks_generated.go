@@ -332,7 +332,7 @@ func (g *genTarget) judgeValidSent(t *harness.T, c *genCase) (problems []problem
 		}
 	}()
 	problems = append(problems, g.echoed(t, c.body, ex, op, "the response")...)
-	src := recordOf(t.Spec(), ex, c.body)
+	src := RecordOf(t.Spec(), ex, c.body)
 	_, ls, _ := links.Of(t.Spec(), op)
 	for _, l := range ls {
 		if l.Target.Method != http.MethodGet {
@@ -466,7 +466,7 @@ func eventObjectMembers(spec *openapi.Spec, typ string) map[string]bool {
 
 // eventsEcho completes a payment the body initialized (through the document's link to completePayment)
 // and returns the wait for the object's final event, which compares every event's object with the body.
-func (g *genTarget) eventsEcho(t *harness.T, c *genCase, created *harness.Exchange, src *seqRecord) func() []problem {
+func (g *genTarget) eventsEcho(t *harness.T, c *genCase, created *harness.Exchange, src *Record) func() []problem {
 	var out []problem
 	failed := func() []problem { return out }
 	sent := c.body

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/internal/valuegen"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
@@ -83,7 +84,7 @@ func roleOf(name string) fieldRole {
 func testValueCases(tv openapi.TestValues, kind openapi.TestValueKind) []valuegen.Value {
 	var out []valuegen.Value
 	for _, v := range tv.Entries(kind) {
-		out = append(out, valuegen.Value{V: v.Input, Label: "test value " + v.Input + " (" + describe(v.Outcome) + ")"})
+		out = append(out, valuegen.Value{V: v.Input, Label: "test value " + v.Input + " (" + harness.DescribeOutcome(v.Outcome) + ")"})
 	}
 	return out
 }

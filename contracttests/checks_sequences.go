@@ -52,21 +52,21 @@ import (
 // links, run in a random interleaving drawn from the run's seed.
 const CategorySequences harness.Category = "sequences"
 
-// sequenceChecks are the stateful sequences: payments and payouts, and webhook endpoints (an extension)
+// Checks are the stateful sequences: payments and payouts, and webhook endpoints (an extension)
 // with a payment and a payout to deliver to them.
-func sequenceChecks() []*harness.Check {
+func Checks() []*harness.Check {
 	return []*harness.Check{
 		{ID: "sequences.payments-payouts", Category: CategorySequences,
 			Covers: []string{"initializePayment", "completePayment", "getTransactionStatus", "processPayout", "getPayout"},
 			Doc:    "2 payments and 2 payouts walked through the document's links in a seeded random interleaving: one event per status change per destination, final states stay final, status API and webhooks agree",
-			Rule:   harness.Rule{Pointer: "#/tags/" + eventsTagIndex + "/description", Quote: "Webhook deliveries the service sends; one per status change."},
+			Rule:   harness.Rule{Pointer: "#/tags/" + harness.EventsTagIndex + "/description", Quote: "Webhook deliveries the service sends; one per status change."},
 			Run: func(t *harness.T) {
 				runSequences(t, []seqWant{{paymentKind, 2}, {payoutKind, 2}})
 			}},
 		{ID: "sequences.webhook-endpoints", Category: CategorySequences, Extension: true,
 			Covers: []string{"createWebhookEndpoint", "rotateWebhookEndpointSecret", "getWebhookEndpoint", "deleteWebhookEndpoint", "initializePayment", "completePayment", "processPayout"},
 			Doc:    "2 webhook endpoints (create, rotate-secret, read, delete through the links) interleaved with a payment and a payout: each gets every status change made during its life once, signed with its secrets",
-			Rule:   harness.Rule{Pointer: "#/tags/" + endpointsTagIndex + "/description", Quote: "URLs that receive every event of the types they subscribe to, signed with their own `whsec_` secret."},
+			Rule:   harness.Rule{Pointer: "#/tags/" + harness.EndpointsTagIndex + "/description", Quote: "URLs that receive every event of the types they subscribe to, signed with their own `whsec_` secret."},
 			Run: func(t *harness.T) {
 				runSequences(t, []seqWant{{endpointKind, 2}, {paymentKind, 1}, {payoutKind, 1}})
 			}},
@@ -239,7 +239,7 @@ type seqObject struct {
 	want  openapi.Outcome
 	steps []seqStep
 	next  int
-	recs  []*seqRecord // by index in steps
+	recs  []*Record // by index in steps
 
 	id   string // the id its events carry (Delivery.ObjectID)
 	hook string // the receiver path of its own webhook_url, "" when it has none
@@ -301,7 +301,7 @@ func runSequences(t *harness.T, wants []seqWant) {
 		values := seqTestValues(t, rng, tv, w.kind, w.n)
 		for i := range w.n {
 			o := &seqObject{name: fmt.Sprintf("%s#%d", w.kind.name, i+1), kind: w.kind, steps: steps, created: -1, deletedAt: -1}
-			o.recs = make([]*seqRecord, len(steps))
+			o.recs = make([]*Record, len(steps))
 			if w.kind.status {
 				o.value, o.want = values[i], values[i].Outcome
 				o.hook, _ = t.Hook()
@@ -451,7 +451,7 @@ func (r *seqRun) describeObjects() string {
 	for i, o := range r.objs {
 		parts[i] = o.name
 		if o.kind.status {
-			parts[i] += fmt.Sprintf(" (%s %s, %s)", o.value.Kind, o.value.Input, describe(o.want))
+			parts[i] += fmt.Sprintf(" (%s %s, %s)", o.value.Kind, o.value.Input, harness.DescribeOutcome(o.want))
 		}
 		if o.id != "" {
 			parts[i] += " id " + o.id
@@ -488,7 +488,7 @@ func (r *seqRun) step(o *seqObject, i int) {
 
 // create sends o's create with the test value it was given, its own webhook_url for an object with a
 // status, and a subscription to every event type the document declares for an endpoint.
-func (r *seqRun) create(o *seqObject) *seqRecord {
+func (r *seqRun) create(o *seqObject) *Record {
 	t := r.t
 	var body map[string]any
 	var ex *harness.Exchange
@@ -523,7 +523,7 @@ func (r *seqRun) create(o *seqObject) *seqRecord {
 			})
 		}
 	}
-	rec := recordOf(t.Spec(), ex, body)
+	rec := RecordOf(t.Spec(), ex, body)
 	if o.kind.status && o.id == "" {
 		r.failf(ex.Seq, ex.String(), "the %s's create answered without the id its events are about: %s", o.kind.name, harness.Snippet(ex.Body))
 		runtime.Goexit()
@@ -533,7 +533,7 @@ func (r *seqRun) create(o *seqObject) *seqRecord {
 
 // follow sends the request step s's link describes, its values computed from the exchange of the step
 // the link is declared on.
-func (r *seqRun) follow(o *seqObject, s seqStep) *seqRecord {
+func (r *seqRun) follow(o *seqObject, s seqStep) *Record {
 	t := r.t
 	src := o.recs[s.From]
 	path, next, body, err := s.Link.Request(src.Record)
@@ -544,7 +544,7 @@ func (r *seqRun) follow(o *seqObject, s seqStep) *seqRecord {
 	for name := range next.Header {
 		opts = append(opts, harness.WithHeader(name, next.Header.Get(name)))
 	}
-	rec := &seqRecord{Record: next, ex: t.Do(s.Op.Method, path, body, opts...)}
+	rec := &Record{Record: next, ex: t.Do(s.Op.Method, path, body, opts...)}
 	rec.Body, rec.Response = links.JSONValue(body), responseOf(rec.ex)
 	if rec.ex.Status < 200 || rec.ex.Status > 299 {
 		r.failf(rec.ex.Seq, rec.ex.String(), "%s's step %s answered %d: following the link %s from a %s answer must succeed (%s)",
@@ -557,14 +557,14 @@ func (r *seqRun) follow(o *seqObject, s seqStep) *seqRecord {
 // linkFails ends the check: the link cannot be followed from the exchange it is declared on, which is
 // the target's fault when that exchange lacks what the link reads (the document's response schema says
 // what is there) and the document's when the expression is not one.
-func (r *seqRun) linkFails(o *seqObject, s seqStep, src *seqRecord, why string) {
+func (r *seqRun) linkFails(o *seqObject, s seqStep, src *Record, why string) {
 	r.t.FailAbout(src.ex.Seq, report.Failure{Message: fmt.Sprintf("%s: the link %s to %s cannot be followed from %s: %s (seed %d, step %d of the interleaving)",
 		o.name, s.Link.Name, s.Op.ID, src.ex.String(), why, r.t.Seed(), r.pos+1), Exchange: src.ex.String(), SpecLocation: s.Link.Pointer})
 	runtime.Goexit()
 }
 
 // expectCode requires a create's or act's exchange to have the response whose links the walk followed.
-func (r *seqRun) expectCode(o *seqObject, s seqStep, rec *seqRecord) {
+func (r *seqRun) expectCode(o *seqObject, s seqStep, rec *Record) {
 	if s.Code == "" || strconv.Itoa(rec.ex.Status) == s.Code {
 		return
 	}
@@ -646,7 +646,7 @@ func (r *seqRun) awaitFinal(o *seqObject) {
 			first = got
 			if got.status != o.want.Status || got.reason != o.want.FailureReason {
 				r.failf(ex.Seq, ex.String(), "%s (%s %s) ended %s/%s through %s; the test value promises %s",
-					o.name, o.value.Kind, o.value.Input, got.status, got.reason, s.Op.ID, describe(o.want))
+					o.name, o.value.Kind, o.value.Input, got.status, got.reason, s.Op.ID, harness.DescribeOutcome(o.want))
 			}
 		} else if got.status != first.status || got.reason != first.reason {
 			r.failf(ex.Seq, ex.String(), "%s's linked status operations disagree: %s reports %s/%s, %s reported %s/%s",
@@ -708,7 +708,7 @@ func (r *seqRun) awaitDue(ep *seqObject) {
 		}
 		r.t.WaitDeliveries(ep.path, fmt.Sprintf("%s's status changes %s, made while %s existed (created at step %d), at that endpoint (seed %d, step %d of the interleaving)",
 			o.name, describeChanges(due), ep.name, ep.created+1, r.t.Seed(), r.pos+1),
-			func(ds []*webhooksink.Delivery) bool { return delivered(forObject(ds, o.id), due) })
+			func(ds []*webhooksink.Delivery) bool { return delivered(harness.ForObject(ds, o.id), due) })
 	}
 }
 
@@ -731,7 +731,7 @@ func (r *seqRun) checkDeliveries() {
 		r.checkDestination(o, "its webhook_url", t.Deliveries(o.hook), []webhook.Secret{t.MerchantSecret()})
 		for _, ep := range r.objs {
 			if !ep.kind.status {
-				r.checkDestination(o, "endpoint "+ep.name, forObject(t.Deliveries(ep.path), o.id), ep.secrets)
+				r.checkDestination(o, "endpoint "+ep.name, harness.ForObject(t.Deliveries(ep.path), o.id), ep.secrets)
 			}
 		}
 	}
@@ -766,17 +766,17 @@ func (r *seqRun) checkDestination(o *seqObject, dest string, ds []*webhooksink.D
 	}
 }
 
-// seqRecord is one request a sequence sent, as the links declared on its answer read it
+// Record is one request a sequence sent, as the links declared on its answer read it
 // (links.Record), and the exchange itself, which failures point at.
-type seqRecord struct {
+type Record struct {
 	*links.Record
 	ex *harness.Exchange
 }
 
-// recordOf is the record of an exchange the suite sent with body, for the runtime expressions of the
+// RecordOf is the record of an exchange the suite sent with body, for the runtime expressions of the
 // links on its response.
-func recordOf(spec *openapi.Spec, ex *harness.Exchange, body any) *seqRecord {
-	return &seqRecord{Record: links.RecordOf(spec, responseOf(ex), body), ex: ex}
+func RecordOf(spec *openapi.Spec, ex *harness.Exchange, body any) *Record {
+	return &Record{Record: links.RecordOf(spec, responseOf(ex), body), ex: ex}
 }
 
 // responseOf is what runtime expressions read of an exchange: its method, URL and answer.

@@ -38,7 +38,7 @@ func testValueChecks(tv openapi.TestValues) []*harness.Check {
 			ID: "state.payment." + outcomeName(v.Outcome) + "." + v.PhoneNumber, Category: harness.CategoryState,
 			Rule:   harness.Rule{Pointer: fmt.Sprintf("#/x-malipo-test-values/payments/%d", i)},
 			Covers: []string{"initializePayment", "completePayment", "getTransactionStatus", string(api.EventTypePaymentProcessing), "payment." + v.Status},
-			Doc:    fmt.Sprintf("a payment to %s (%s) ends %s", v.PhoneNumber, v.Description, describe(v.Outcome)),
+			Doc:    fmt.Sprintf("a payment to %s (%s) ends %s", v.PhoneNumber, v.Description, harness.DescribeOutcome(v.Outcome)),
 			Run:    func(t *harness.T) { paymentLifecycle(t, v.PhoneNumber, v.Outcome) },
 		})
 	}
@@ -47,7 +47,7 @@ func testValueChecks(tv openapi.TestValues) []*harness.Check {
 			ID: "state.payout.mobile." + outcomeName(v.Outcome) + "." + v.MomoPhoneNumber, Category: harness.CategoryState,
 			Rule:   harness.Rule{Pointer: fmt.Sprintf("#/x-malipo-test-values/payouts/mobile_number/%d", i)},
 			Covers: []string{"processPayout", "getPayout", "getTransactionStatus", "payout." + v.Status},
-			Doc:    fmt.Sprintf("a mobile payout to %s (%s) ends %s", v.MomoPhoneNumber, v.Description, describe(v.Outcome)),
+			Doc:    fmt.Sprintf("a mobile payout to %s (%s) ends %s", v.MomoPhoneNumber, v.Description, harness.DescribeOutcome(v.Outcome)),
 			Run: func(t *harness.T) {
 				path, hook := t.Hook()
 				payoutLifecycle(t, t.MobilePayout(v.MomoPhoneNumber, hook), path, v.Outcome)
@@ -59,7 +59,7 @@ func testValueChecks(tv openapi.TestValues) []*harness.Check {
 			ID: "state.payout.bank." + outcomeName(v.Outcome) + "." + v.AccountNumber, Category: harness.CategoryState,
 			Rule:   harness.Rule{Pointer: fmt.Sprintf("#/x-malipo-test-values/payouts/bank/%d", i)},
 			Covers: []string{"processPayout", "getPayout", "getTransactionStatus", "payout." + v.Status},
-			Doc:    fmt.Sprintf("a bank payout to account %s (%s) ends %s", v.AccountNumber, v.Description, describe(v.Outcome)),
+			Doc:    fmt.Sprintf("a bank payout to account %s (%s) ends %s", v.AccountNumber, v.Description, harness.DescribeOutcome(v.Outcome)),
 			Run: func(t *harness.T) {
 				path, hook := t.Hook()
 				payoutLifecycle(t, t.BankPayout(v.AccountNumber, hook), path, v.Outcome)
@@ -176,13 +176,6 @@ func outcomeName(o openapi.Outcome) string {
 	return o.Status
 }
 
-func describe(o openapi.Outcome) string {
-	if o.FailureReason != "" {
-		return o.Status + " with " + o.FailureReason
-	}
-	return o.Status
-}
-
 // paymentLifecycle initializes and completes a payment for phone and follows it to its final state.
 func paymentLifecycle(t *harness.T, phone string, want openapi.Outcome) {
 	path, hook := t.Hook()
@@ -272,7 +265,7 @@ func statusDisagrees(t *harness.T, tx *harness.Exchange, which string, want open
 		webhook = fmt.Sprintf("the %s webhook (%s) reported status %q, failure_reason %q", event.Type, event.EventID, event.ObjectStatus, event.FailureReason)
 	}
 	t.FailAbout(tx.Seq, report.Failure{Message: fmt.Sprintf("the status check %s reports %s; the test value promises %s, and %s",
-		which, got, describe(want), webhook), Exchange: tx.String()})
+		which, got, harness.DescribeOutcome(want), webhook), Exchange: tx.String()})
 }
 
 // finalEvent returns the acknowledged delivery of type typ among ds, nil when there is none.

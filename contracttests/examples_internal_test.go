@@ -21,30 +21,6 @@ import (
 	"github.com/malipo/terraform-provider-malipo/report"
 )
 
-// Every JSON request body of the embedded document has an example, and the one the suite sends for a
-// branch of a discriminated body belongs to that branch.
-func TestEveryRequestBodyHasAnExample(t *testing.T) {
-	spec, err := openapi.Default()
-	require.NoError(t, err)
-	targets, err := bodyTargets(spec)
-	require.NoError(t, err)
-	require.NotEmpty(t, targets)
-	branches := 0
-	for _, bt := range targets {
-		require.NoError(t, bt.exampleErr, "%s %s", bt.op.ID, bt.branch)
-		if bt.branch == "" {
-			continue
-		}
-		branches++
-		whole, err := harness.RequestBodySchema(bt.op, "")
-		require.NoError(t, err)
-		var body map[string]any
-		require.NoError(t, json.Unmarshal(bt.example, &body))
-		assert.Equal(t, bt.branch, body[whole.Discriminator.PropertyName], "the example for %s branch %s", bt.op.ID, bt.branch)
-	}
-	assert.Equal(t, len(api.TransferToValues()), branches, "one target per payout kind")
-}
-
 // withRefunds returns a copy of the embedded document with an operation no code knows, with or without
 // a request example.
 func withRefunds(t *testing.T, example bool) *openapi.Spec {
@@ -140,10 +116,10 @@ func pick(t *testing.T, checks []*harness.Check, ids ...string) []*harness.Check
 // with the run's values where the document's cannot be sent (a fresh reference, the run's receiver).
 func TestANewOperationWithAnExampleNeedsNoCode(t *testing.T) {
 	spec := withRefunds(t, true)
-	negative, err := derivedNegativeChecks(spec)
+	all, err := AllFor(spec)
 	require.NoError(t, err)
-	pick(t, negative, "negative.createRefund.amount.missing", "negative.createRefund.webhook_url.pattern", "negative.createRefund.unknown-field")
-	checks := pick(t, derivedAuthChecks(spec), "auth.createRefund.no-keys", "auth.createRefund.no-secret-key")
+	pick(t, all, "negative.createRefund.amount.missing", "negative.createRefund.webhook_url.pattern", "negative.createRefund.unknown-field")
+	checks := pick(t, all, "auth.createRefund.no-keys", "auth.createRefund.no-secret-key")
 
 	srv, bodies := recordingTarget(t)
 	sum, err := Run(context.Background(), harness.Config{BaseURL: srv.URL, Keys: harness.Keys{Public: "pk_test", Secret: "sk_test"}, Spec: spec}, checks)
@@ -151,7 +127,7 @@ func TestANewOperationWithAnExampleNeedsNoCode(t *testing.T) {
 	for _, r := range sum.Results {
 		assert.Equal(t, report.Passed, r.Outcome, "%s: %v", r.ID, r.Failures)
 	}
-	sent := bodies(urlOf(mustOperation(t, spec, "createRefund")))
+	sent := bodies(mustOperation(t, spec, "createRefund").Path)
 	require.Len(t, sent, len(checks))
 	for _, body := range sent {
 		assert.InDelta(t, 17, body["amount"], 0, "the example's amount is sent")
@@ -167,10 +143,9 @@ func TestANewOperationWithAnExampleNeedsNoCode(t *testing.T) {
 // without sending a body written by the suite: the document says nothing the target could break.
 func TestAnOperationWithoutAnExampleSkipsItsChecks(t *testing.T) {
 	spec := withRefunds(t, false)
-	negative, err := derivedNegativeChecks(spec)
+	all, err := AllFor(spec)
 	require.NoError(t, err)
-	checks := append(pick(t, negative, "negative.createRefund.amount.missing"),
-		pick(t, derivedAuthChecks(spec), "auth.createRefund.no-keys")...)
+	checks := pick(t, all, "negative.createRefund.amount.missing", "auth.createRefund.no-keys")
 
 	srv, bodies := recordingTarget(t)
 	cfg := harness.Config{BaseURL: srv.URL, Keys: harness.Keys{Public: "pk_test", Secret: "sk_test"}, Run: regexp.MustCompile(`createRefund`), Spec: spec}
@@ -183,7 +158,7 @@ func TestAnOperationWithoutAnExampleSkipsItsChecks(t *testing.T) {
 		assert.Contains(t, r.SkipReason, "the document gives no request example for createRefund", r.ID)
 		assert.Contains(t, r.SkipReason, "requestBody.content.application/json.examples", r.ID)
 	}
-	assert.Empty(t, bodies(urlOf(mustOperation(t, spec, "createRefund"))), "nothing is sent for the operation")
+	assert.Empty(t, bodies(mustOperation(t, spec, "createRefund").Path), "nothing is sent for the operation")
 }
 
 func mustOperation(t *testing.T, spec *openapi.Spec, id string) *openapi.Operation {

@@ -27,6 +27,3 @@ var StartEmbeddedWith = startEmbedded
 
 // StartEmbedded starts the embedded sandbox as `malipo conform` without --target does.
 func StartEmbedded() (harness.Config, func() error, error) { return startEmbedded() }
-
-// DocVariant lets the external tests load the embedded document with an edit (docVariant).
-var DocVariant = docVariant

@@ -44,7 +44,7 @@ func AllFor(spec *openapi.Spec) ([]*harness.Check, error) {
 	// window) first, the longest chains of waits (the sequences) leading: a waiting check holds no
 	// concurrency slot, so started first its waits overlap the other checks' requests instead of
 	// following them, and the run ends with its slowest chain of waits, not after it.
-	all := sequenceChecks()
+	all := Checks()
 	all = append(all, stateChecks(tv)...)
 	all = append(all, extensionChecks()...)
 	all = append(all, eventChecks()...)

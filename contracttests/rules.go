@@ -18,12 +18,8 @@ import (
 const (
 	// infoDescription is the document's introduction: envelope, keys, safe retries, verifying webhooks.
 	infoDescription = "#/info/description"
-	// eventsTagIndex is the index of the Events tag (the webhooks' rules) in the document's tags.
-	eventsTagIndex = "6"
-	// endpointsTagIndex is the index of the Webhook endpoints tag.
-	endpointsTagIndex = "4"
-	errorTable        = "#/components/schemas/ErrorCode/description"
-	testValuesText    = "#/x-malipo-test-values/description"
+	errorTable      = "#/components/schemas/ErrorCode/description"
+	testValuesText  = "#/x-malipo-test-values/description"
 
 	notFoundQuote         = "No such object for this merchant, or no such path."
 	replayQuote           = "Sending the same key with the same body again returns the first response again, with `Idempotent-Replayed: true`, and moves no money."

@@ -25,11 +25,11 @@ func TestANewTestValueNeedsNoCode(t *testing.T) {
 			"        failure_reason: account_blocked\n        description: A wallet only this test knows.\n", 1)
 	spec, err := openapi.Load([]byte(doc))
 	require.NoError(t, err)
-	tv, err := spec.TestValues()
+	all, err := AllFor(spec)
 	require.NoError(t, err)
 
 	var added *harness.Check
-	for _, c := range stateChecks(tv) {
+	for _, c := range all {
 		if strings.HasSuffix(c.ID, "."+wallet) {
 			added = c
 		}

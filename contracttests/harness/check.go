@@ -79,6 +79,14 @@ type Check struct {
 	Run func(t *T)
 }
 
+// Indexes of the document's tags whose descriptions state the rules of checks of several packages.
+const (
+	// EventsTagIndex is the index of the Events tag (the webhooks' rules) in the document's tags.
+	EventsTagIndex = "6"
+	// EndpointsTagIndex is the index of the Webhook endpoints tag.
+	EndpointsTagIndex = "4"
+)
+
 // Rule is where the document states what a check enforces (report.Rule).
 type Rule = report.Rule
 

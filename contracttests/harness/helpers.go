@@ -273,3 +273,23 @@ func (t *T) CoverSkipped(cover string) bool { return t.suite.skipped.has(cover) 
 
 // UnknownID is a path parameter value no implementation has issued, for not-found checks.
 const UnknownID = "conform-unknown-id"
+
+// ForObject returns the deliveries about the object id (Delivery.ObjectID), in order.
+func ForObject(ds []*webhooksink.Delivery, id string) []*webhooksink.Delivery {
+	var out []*webhooksink.Delivery
+	for _, d := range ds {
+		if d.ObjectID == id {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// DescribeOutcome words a test value's outcome for docs and messages: its status, "with" its
+// failure_reason when it has one ("failed with account_blocked").
+func DescribeOutcome(o openapi.Outcome) string {
+	if o.FailureReason != "" {
+		return o.Status + " with " + o.FailureReason
+	}
+	return o.Status
+}
