@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/checks"
 	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
@@ -116,7 +117,7 @@ func pick(t *testing.T, checks []*harness.Check, ids ...string) []*harness.Check
 // with the run's values where the document's cannot be sent (a fresh reference, the run's receiver).
 func TestANewOperationWithAnExampleNeedsNoCode(t *testing.T) {
 	spec := withRefunds(t, true)
-	all, err := AllFor(spec)
+	all, err := checks.AllFor(spec)
 	require.NoError(t, err)
 	pick(t, all, "negative.createRefund.amount.missing", "negative.createRefund.webhook_url.pattern", "negative.createRefund.unknown-field")
 	checks := pick(t, all, "auth.createRefund.no-keys", "auth.createRefund.no-secret-key")
@@ -143,7 +144,7 @@ func TestANewOperationWithAnExampleNeedsNoCode(t *testing.T) {
 // without sending a body written by the suite: the document says nothing the target could break.
 func TestAnOperationWithoutAnExampleSkipsItsChecks(t *testing.T) {
 	spec := withRefunds(t, false)
-	all, err := AllFor(spec)
+	all, err := checks.AllFor(spec)
 	require.NoError(t, err)
 	checks := pick(t, all, "negative.createRefund.amount.missing", "auth.createRefund.no-keys")
 

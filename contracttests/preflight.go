@@ -27,7 +27,7 @@ var (
 
 // keyPair names one pair of keys in messages: which flags and variables to correct.
 type keyPair struct {
-	keys                   harness.Keys
+	keys                   Keys
 	owner                  string // "" for the target's merchant, "second merchant's " for OtherMerchant
 	publicFlag, secretFlag string
 }
@@ -98,7 +98,7 @@ func (s *session) probeScenarios(ctx context.Context) error {
 
 // absentExtension names an extension check c needs that the target lacks, and the probe that told:
 // the extensions of the operations it covers (the webhook-endpoint extension when it covers none).
-func (s *session) absentExtension(c *harness.Check) (name, probe string) {
+func (s *session) absentExtension(c *Check) (name, probe string) {
 	var needed []string
 	for _, cover := range c.Covers {
 		op, ok := s.spec.Operation(cover)

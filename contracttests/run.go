@@ -8,9 +8,10 @@
 // auth matrix from security requirements, lifecycles from the test values); the generated ones send
 // request bodies and parameters drawn from the schemas at their boundaries and at random from the run's
 // seed, shrinking a failing one; the stateful sequences walk chains of operations and judge each state
-// the document allows; the behavioural ones are written by hand. All act through T, package harness's.
-// Run checks the run can mean something (preflight), then hands the checks to package runner, which
-// runs them and reports through package report's reporters (text, JSON, JUnit, HTML, HAR).
+// the document allows; the behavioural ones are written by hand. The checks are package checks' (the
+// stateful sequences package sequences'), and all act through T, package harness's. This package runs
+// them: Run checks the run can mean something (preflight), then hands the checks to package runner,
+// which runs them and reports through package report's reporters (text, JSON, JUnit, HTML, HAR).
 package contracttests
 
 import (
@@ -27,15 +28,15 @@ import (
 
 // The names callers of the suite use, from package harness.
 type (
-	// Check is one conformance check (harness.Check).
+	// Check is one conformance check (Check).
 	Check = harness.Check
-	// Rule is where the document states what a check enforces (harness.Rule).
+	// Rule is where the document states what a check enforces (Rule).
 	Rule = harness.Rule
-	// T is what a check works with (harness.T).
+	// T is what a check works with (T).
 	T = harness.T
-	// Config says what to check and how (harness.Config).
+	// Config says what to check and how (Config).
 	Config = harness.Config
-	// Keys is one merchant's key pair (harness.Keys).
+	// Keys is one merchant's key pair (Keys).
 	Keys = harness.Keys
 )
 
@@ -52,7 +53,7 @@ const DefaultGenerated = harness.DefaultGenerated
 // (runner.ErrInterrupted), or the target stops answering mid-run (runner.ErrUnreachable) — returns the
 // partial Summary with the error, after every reporter's Finish has had it. Failed checks are in the
 // Summary, not the error. runner.ExitCode maps the pair to the CLI's exit status.
-func Run(ctx context.Context, cfg harness.Config, checks []*harness.Check, reporters ...report.Reporter) (*report.Summary, error) {
+func Run(ctx context.Context, cfg Config, checks []*Check, reporters ...report.Reporter) (*report.Summary, error) {
 	cfg.Defaults()
 	if cfg.BaseURL == "" {
 		return nil, fmt.Errorf("%w: no target base URL: pass --target URL", runner.ErrSetup)
@@ -108,7 +109,7 @@ func Run(ctx context.Context, cfg harness.Config, checks []*harness.Check, repor
 }
 
 // checkIDs returns the checks' ids, in their order.
-func checkIDs(checks []*harness.Check) []string {
+func checkIDs(checks []*Check) []string {
 	out := make([]string, len(checks))
 	for i, c := range checks {
 		out[i] = c.ID
@@ -118,9 +119,9 @@ func checkIDs(checks []*harness.Check) []string {
 
 // Select returns the checks whose id matches run (all when run is nil) and not skip (none when skip is
 // nil), in their order: the checks a run with Config.Run and Config.Skip runs, and `--list` lists.
-func Select(checks []*harness.Check, run, skip *regexp.Regexp) []*harness.Check {
+func Select(checks []*Check, run, skip *regexp.Regexp) []*Check {
 	filter := runner.Filter{Run: run, Skip: skip}
-	var selected []*harness.Check
+	var selected []*Check
 	for _, c := range checks {
 		if filter.Keeps(c.ID) {
 			selected = append(selected, c)
@@ -133,7 +134,7 @@ func Select(checks []*harness.Check, run, skip *regexp.Regexp) []*harness.Check 
 // preflight found out about the target, which decides whether each check can run (unmet).
 type session struct {
 	*harness.Suite
-	cfg  harness.Config
+	cfg  Config
 	spec *openapi.Spec
 	// absentExtensions maps each extension the target lacks to the request (method and path, in the
 	// run's document) whose 404 told; extensionOfTag maps the document's extension tags to their
@@ -146,7 +147,7 @@ type session struct {
 
 // job is the check as the runner runs it: what the target or the document lacks skips it first; then
 // it runs on a T of its own, whose evidence goes into its result.
-func (s *session) job(c *harness.Check) runner.Check {
+func (s *session) job(c *Check) runner.Check {
 	return runner.Check{ID: c.ID, Category: c.Category, Doc: c.Doc, Rule: c.Rule, Final: c.Final,
 		Run: func(ctx context.Context, rec *runner.Recorder) {
 			rec.OnResult(s.citeRule)
@@ -175,7 +176,7 @@ func (s *session) citeRule(res *report.Result) {
 
 // unmet says why the check cannot run against this target: a skip reason, or (fail) the failure of a
 // required extension the target lacks; "" when it can run.
-func (s *session) unmet(c *harness.Check) (reason string, fail bool) {
+func (s *session) unmet(c *Check) (reason string, fail bool) {
 	// What the document lacks comes first: a check of an operation the document does not have is
 	// skipped for that reason, whatever the target answered to the extension probe.
 	if reason := s.MissingCover(c); reason != "" {

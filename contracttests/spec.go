@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
+	"github.com/malipo/terraform-provider-malipo/contracttests/checks"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
@@ -23,21 +23,27 @@ func LoadSpec(path string) (*openapi.Spec, error) {
 	return spec, nil
 }
 
+// All returns every check of the suite for the embedded document (checks.All).
+func All() ([]*Check, error) { return checks.All() }
+
+// AllFor returns every check of the suite for a document (`malipo conform --spec FILE`; checks.AllFor).
+func AllFor(spec *openapi.Spec) ([]*Check, error) { return checks.AllFor(spec) }
+
 // ChecksFor is what `malipo conform --spec FILE` runs: the document loaded from path and the checks
 // derived from it, for Config.Spec and Run; with an empty path, the embedded document's checks and a
 // nil document (the default).
-func ChecksFor(path string) ([]*harness.Check, *openapi.Spec, error) {
+func ChecksFor(path string) ([]*Check, *openapi.Spec, error) {
 	if path == "" {
-		checks, err := All()
-		return checks, nil, err
+		all, err := All()
+		return all, nil, err
 	}
 	spec, err := LoadSpec(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	checks, err := AllFor(spec)
+	all, err := AllFor(spec)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return checks, spec, nil
+	return all, spec, nil
 }

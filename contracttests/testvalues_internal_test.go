@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/checks"
 	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi"
@@ -25,7 +26,7 @@ func TestANewTestValueNeedsNoCode(t *testing.T) {
 			"        failure_reason: account_blocked\n        description: A wallet only this test knows.\n", 1)
 	spec, err := openapi.Load([]byte(doc))
 	require.NoError(t, err)
-	all, err := AllFor(spec)
+	all, err := checks.AllFor(spec)
 	require.NoError(t, err)
 
 	var added *harness.Check

@@ -1,4 +1,7 @@
-package contracttests
+// Package sequences is the conformance suite's stateful sequences: several objects' lives walked
+// through the document's OpenAPI links (package links) and run in an interleaving drawn from the run's
+// seed.
+package sequences
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package contracttests
+package sequences
 
 import (
 	"errors"

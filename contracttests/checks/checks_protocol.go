@@ -1,4 +1,4 @@
-package contracttests
+package checks
 
 import (
 	"fmt"

@@ -1,9 +1,16 @@
-package contracttests
+// Package checks is the conformance suite's checks and their registry (All, AllFor): the hand-written
+// ones, those derived from the document (negative cases from the request schemas, the auth matrix from
+// the security requirements, lifecycles from the test values) and the generated ones (request bodies
+// and parameters drawn from the schemas with the run's seed, shrunk when they fail), each stating the
+// Rule of the document it enforces; the stateful sequences are package sequences', which the registry
+// runs first.
+package checks
 
 import (
 	"fmt"
 
 	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
+	"github.com/malipo/terraform-provider-malipo/contracttests/sequences"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
@@ -44,7 +51,7 @@ func AllFor(spec *openapi.Spec) ([]*harness.Check, error) {
 	// window) first, the longest chains of waits (the sequences) leading: a waiting check holds no
 	// concurrency slot, so started first its waits overlap the other checks' requests instead of
 	// following them, and the run ends with its slowest chain of waits, not after it.
-	all := Checks()
+	all := sequences.Checks()
 	all = append(all, stateChecks(tv)...)
 	all = append(all, extensionChecks()...)
 	all = append(all, eventChecks()...)

@@ -1,4 +1,4 @@
-package contracttests
+package checks
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/contracttests/links"
+	"github.com/malipo/terraform-provider-malipo/contracttests/sequences"
 	"github.com/malipo/terraform-provider-malipo/contracttests/webhooksink"
 	"github.com/malipo/terraform-provider-malipo/internal/valuegen"
 	"github.com/malipo/terraform-provider-malipo/openapi"
@@ -332,7 +333,7 @@ func (g *genTarget) judgeValidSent(t *harness.T, c *genCase) (problems []problem
 		}
 	}()
 	problems = append(problems, g.echoed(t, c.body, ex, op, "the response")...)
-	src := RecordOf(t.Spec(), ex, c.body)
+	src := sequences.RecordOf(t.Spec(), ex, c.body)
 	_, ls, _ := links.Of(t.Spec(), op)
 	for _, l := range ls {
 		if l.Target.Method != http.MethodGet {
@@ -466,7 +467,7 @@ func eventObjectMembers(spec *openapi.Spec, typ string) map[string]bool {
 
 // eventsEcho completes a payment the body initialized (through the document's link to completePayment)
 // and returns the wait for the object's final event, which compares every event's object with the body.
-func (g *genTarget) eventsEcho(t *harness.T, c *genCase, created *harness.Exchange, src *Record) func() []problem {
+func (g *genTarget) eventsEcho(t *harness.T, c *genCase, created *harness.Exchange, src *sequences.Record) func() []problem {
 	var out []problem
 	failed := func() []problem { return out }
 	sent := c.body
