@@ -24,10 +24,10 @@ import (
 
 // Checks derived mechanically from the document: negative cases from each request schema, and the
 // auth matrix from each operation's security requirement, both sending the document's request
-// examples (see examples.go). Adding a field, a constraint, or an operation with a request example to
-// malipo.yaml adds its checks here without code changes; an operation with a JSON body but no example
-// still gets its checks, and they are skipped saying which example to add (the document says nothing a
-// target could break, so it is not a failure of the target).
+// examples (see package harness, examples.go). Adding a field, a constraint, or an operation with a
+// request example to malipo.yaml adds its checks here without code changes; an operation with a
+// JSON body but no example still gets its checks, and they are skipped saying which example to add
+// (the document says nothing a target could break, so it is not a failure of the target).
 
 // bodyTarget is one JSON request body of the document: an operation's, or one branch of a oneOf body
 // with a discriminator. Its negative checks send the document's example for it with one mutation.

@@ -12,17 +12,18 @@ import (
 
 // Running the suite from another version of the document (Config.Spec, `malipo conform --spec FILE`).
 //
-// The derived checks are built from whichever document AllFor is given, and the run validates every
-// exchange and delivery against Config.Spec. The hand-written checks name operations through package
-// api, whose table is compiled from the embedded document; a later version may move a path, change a
-// method, or drop the operation. Rather than have each check look its operations up, every request
-// goes through one seam, documentRequest (called by send): the request is routed against the embedded
-// document, which tells which operation the check meant and the values of its path parameters, and is
-// rewritten to that operation's method and path in the run's document. When the run's document lacks
-// the operation, the check is skipped, naming it. Checks also skip, with the reason, when the document
-// lacks an operation or webhook they cover (Suite.MissingCover), a request example they send
-// (ExampleBody), a test value of the kind they need (Inputs), or an error code they expect
-// (ExpectError): a document that says nothing about a behaviour cannot be conformed to or broken.
+// The derived checks are built from whichever document AllFor (package checks) is given, and the
+// run validates every exchange and delivery against Config.Spec. The hand-written checks name
+// operations through package api, whose table is compiled from the embedded document; a later
+// version may move a path, change a method, or drop the operation. Rather than have each check look
+// its operations up, every request goes through one seam, documentRequest (called by send): the
+// request is routed against the embedded document, which tells which operation the check meant and
+// the values of its path parameters, and is rewritten to that operation's method and path in the
+// run's document. When the run's document lacks the operation, the check is skipped, naming it.
+// Checks also skip, with the reason, when the document lacks an operation or webhook they cover
+// (Suite.MissingCover), a request example they send (ExampleBody), a test value of the kind they
+// need (Inputs), or an error code they expect (ExpectError): a document that says nothing about a
+// behaviour cannot be conformed to or broken.
 
 // coverSet records what a set of checks of a run cover (the skipped ones, the ones that ran), so that
 // webhooks.all-types-observed can tell an event type the target never sent from one whose checks did

@@ -58,8 +58,8 @@ type Config struct {
 	// `--run '^id$'` (Summary.RerunCommand). Empty: they print none, since a library caller's run has
 	// no command line to repeat.
 	Rerun []string
-	// Spec is the document the run checks against (`--spec FILE`, see LoadSpec); nil means the embedded
-	// one. Pass the checks AllFor derives from the same document.
+	// Spec is the document the run checks against (`--spec FILE`, see contracttests.LoadSpec); nil
+	// means the embedded one. Pass the checks contracttests.AllFor derives from the same document.
 	Spec *openapi.Spec
 	// Seed draws the generated inputs and the stateful sequences (`--seed`): the same seed, document
 	// and checks send the same requests, but for the values the document requires to be unique
