@@ -16,8 +16,8 @@ import (
 
 // The registry: which families of checks make up the suite, and the order they start in (reports list
 // them by id). A family is a function that returns its checks, in the checks_*.go file of its subject;
-// families that share helpers share a file (checks_behaviour.go: idempotency, isolation and webhook
-// retries; checks_protocol.go: reference data and the protocol; checks_derived.go: the derived
+// families that share helpers share a file (behaviour.go: idempotency, isolation and webhook
+// retries; protocol.go: reference data and the protocol; derived.go: the derived
 // negative and auth checks).
 
 // All returns every check of the suite for the embedded document (AllFor).

@@ -47,7 +47,7 @@ const (
 	CategoryExtensions Category = "extensions"
 	// CategoryGenerated covers request bodies generated from the schemas with the run's seed: valid
 	// ones at the boundaries and at random, judged by properties (accepted, valid, no 5xx, every value
-	// returned as sent), and invalid ones, each refused naming its property (package checks, checks_generated.go).
+	// returned as sent), and invalid ones, each refused naming its property (package checks, generated.go).
 	CategoryGenerated Category = "generated"
 	// CategoryScenarios covers the documented 429 and 500 answers, which a target produces on demand
 	// only through the sandbox's scenario header (api.HeaderSandboxScenario); skipped on targets that

@@ -16,7 +16,7 @@ import (
 )
 
 // Idempotency, webhook retries and cross-merchant isolation: behaviour the schemas cannot express.
-// The webhook-endpoint extension's checks are in checks_extensions.go, the registry in registry.go.
+// The webhook-endpoint extension's checks are in extensions.go, the registry in registry.go.
 
 // idempotencyChecks are the checks of retry safety: Idempotency-Key replays, conflicts and races, and
 // merchant references unique across payments and payouts.

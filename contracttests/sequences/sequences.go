@@ -25,7 +25,7 @@ import (
 // Stateful sequences: each object's life is walked through the OpenAPI `links` of the document, and
 // the lives of several objects are run interleaved in a random order drawn from the run's seed.
 //
-// The lifecycle checks (package checks, checks_state.go) drive one object at a time, through calls written in the
+// The lifecycle checks (package checks, state.go) drive one object at a time, through calls written in the
 // check. An implementation can pass them all and still mix objects up when their lives overlap: a
 // status read answering with another object's state, an event sent twice when two objects settle at
 // once, a webhook payload built from stale state. These checks create a few objects the way the

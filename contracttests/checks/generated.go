@@ -64,7 +64,7 @@ const genConcurrency = 4
 type genTarget struct {
 	bt     bodyTarget
 	fields []*genField
-	// params is set for an operation's parameters check (checks_generated_params.go): the fields
+	// params is set for an operation's parameters check (generated_params.go): the fields
 	// are its path and query parameters, and a case is a request path, not a body.
 	params []*genField
 }
