@@ -15,34 +15,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/checks"
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/report"
 )
-
-// Every JSON request body of the embedded document has an example, and the one the suite sends for a
-// branch of a discriminated body belongs to that branch.
-func TestEveryRequestBodyHasAnExample(t *testing.T) {
-	spec, err := openapi.Default()
-	require.NoError(t, err)
-	targets, err := bodyTargets(spec)
-	require.NoError(t, err)
-	require.NotEmpty(t, targets)
-	branches := 0
-	for _, bt := range targets {
-		require.NoError(t, bt.exampleErr, "%s %s", bt.op.ID, bt.branch)
-		if bt.branch == "" {
-			continue
-		}
-		branches++
-		whole, err := requestBodySchema(bt.op, "")
-		require.NoError(t, err)
-		var body map[string]any
-		require.NoError(t, json.Unmarshal(bt.example, &body))
-		assert.Equal(t, bt.branch, body[whole.Discriminator.PropertyName], "the example for %s branch %s", bt.op.ID, bt.branch)
-	}
-	assert.Equal(t, len(api.TransferToValues()), branches, "one target per payout kind")
-}
 
 // withRefunds returns a copy of the embedded document with an operation no code knows, with or without
 // a request example.
@@ -120,9 +98,9 @@ func recordingTarget(t *testing.T) (*httptest.Server, func(path string) []map[st
 }
 
 // pick returns the checks with the given ids.
-func pick(t *testing.T, checks []*Check, ids ...string) []*Check {
+func pick(t *testing.T, checks []*harness.Check, ids ...string) []*harness.Check {
 	t.Helper()
-	var out []*Check
+	var out []*harness.Check
 	for _, id := range ids {
 		for _, c := range checks {
 			if c.ID == id {
@@ -139,18 +117,18 @@ func pick(t *testing.T, checks []*Check, ids ...string) []*Check {
 // with the run's values where the document's cannot be sent (a fresh reference, the run's receiver).
 func TestANewOperationWithAnExampleNeedsNoCode(t *testing.T) {
 	spec := withRefunds(t, true)
-	negative, err := derivedNegativeChecks(spec)
+	all, err := checks.AllFor(spec)
 	require.NoError(t, err)
-	pick(t, negative, "negative.createRefund.amount.missing", "negative.createRefund.webhook_url.pattern", "negative.createRefund.unknown-field")
-	checks := pick(t, derivedAuthChecks(spec), "auth.createRefund.no-keys", "auth.createRefund.no-secret-key")
+	pick(t, all, "negative.createRefund.amount.missing", "negative.createRefund.webhook_url.pattern", "negative.createRefund.unknown-field")
+	checks := pick(t, all, "auth.createRefund.no-keys", "auth.createRefund.no-secret-key")
 
 	srv, bodies := recordingTarget(t)
-	sum, err := Run(context.Background(), Config{BaseURL: srv.URL, Keys: Keys{Public: "pk_test", Secret: "sk_test"}, Spec: spec}, checks)
+	sum, err := Run(context.Background(), harness.Config{BaseURL: srv.URL, Keys: harness.Keys{Public: "pk_test", Secret: "sk_test"}, Spec: spec}, checks)
 	require.NoError(t, err)
 	for _, r := range sum.Results {
 		assert.Equal(t, report.Passed, r.Outcome, "%s: %v", r.ID, r.Failures)
 	}
-	sent := bodies(urlOf(mustOperation(t, spec, "createRefund")))
+	sent := bodies(mustOperation(t, spec, "createRefund").Path)
 	require.Len(t, sent, len(checks))
 	for _, body := range sent {
 		assert.InDelta(t, 17, body["amount"], 0, "the example's amount is sent")
@@ -166,13 +144,12 @@ func TestANewOperationWithAnExampleNeedsNoCode(t *testing.T) {
 // without sending a body written by the suite: the document says nothing the target could break.
 func TestAnOperationWithoutAnExampleSkipsItsChecks(t *testing.T) {
 	spec := withRefunds(t, false)
-	negative, err := derivedNegativeChecks(spec)
+	all, err := checks.AllFor(spec)
 	require.NoError(t, err)
-	checks := append(pick(t, negative, "negative.createRefund.amount.missing"),
-		pick(t, derivedAuthChecks(spec), "auth.createRefund.no-keys")...)
+	checks := pick(t, all, "negative.createRefund.amount.missing", "auth.createRefund.no-keys")
 
 	srv, bodies := recordingTarget(t)
-	cfg := Config{BaseURL: srv.URL, Keys: Keys{Public: "pk_test", Secret: "sk_test"}, Run: regexp.MustCompile(`createRefund`), Spec: spec}
+	cfg := harness.Config{BaseURL: srv.URL, Keys: harness.Keys{Public: "pk_test", Secret: "sk_test"}, Run: regexp.MustCompile(`createRefund`), Spec: spec}
 	sum, err := Run(context.Background(), cfg, checks)
 	require.NoError(t, err)
 	require.Len(t, sum.Results, len(checks))
@@ -182,7 +159,7 @@ func TestAnOperationWithoutAnExampleSkipsItsChecks(t *testing.T) {
 		assert.Contains(t, r.SkipReason, "the document gives no request example for createRefund", r.ID)
 		assert.Contains(t, r.SkipReason, "requestBody.content.application/json.examples", r.ID)
 	}
-	assert.Empty(t, bodies(urlOf(mustOperation(t, spec, "createRefund"))), "nothing is sent for the operation")
+	assert.Empty(t, bodies(mustOperation(t, spec, "createRefund").Path), "nothing is sent for the operation")
 }
 
 func mustOperation(t *testing.T, spec *openapi.Spec, id string) *openapi.Operation {

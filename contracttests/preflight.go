@@ -2,13 +2,10 @@ package contracttests
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
-	"time"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/runner"
 )
@@ -24,13 +21,9 @@ import (
 // Operations the preflight asks, by what they need: listCountries only the public key, getPayout
 // both keys (TestPreflightOperationsNeedTheKeysItAssumes holds the document to that).
 var (
-	preflightPublicOnly = api.OpListCountries()
+	preflightPublicOnly = harness.PingOperation
 	preflightBothKeys   = api.OpGetPayout()
 )
-
-// pingTimeout bounds one request of the preflight and of confirmAlive: a target that takes longer to
-// list its countries is not answering.
-const pingTimeout = 10 * time.Second
 
 // keyPair names one pair of keys in messages: which flags and variables to correct.
 type keyPair struct {
@@ -45,14 +38,14 @@ var extensionProbes = []struct {
 	name  string // in messages: "the target does not implement the <name> extension"
 	probe api.Operation
 }{
-	{"webhook-endpoint", api.OpListWebhookEndpoints()},
-	{"event-log", api.OpListEvents()},
+	{harness.ExtensionWebhookEndpoints, api.OpListWebhookEndpoints()},
+	{harness.ExtensionEventLog, api.OpListEvents()},
 }
 
 // preflight checks that the target answers and accepts every key pair of the configuration, and
 // which extensions of the contract it has. Its errors are runner.ErrSetup (and runner.ErrUnreachable when the
 // target does not answer), or runner.ErrInterrupted when ctx ends.
-func (s *suite) preflight(ctx context.Context) error {
+func (s *session) preflight(ctx context.Context) error {
 	pairs := []keyPair{{keys: s.cfg.Keys, publicFlag: "--public-key (or MALIPO_PUBLIC_KEY)", secretFlag: "--secret-key (or MALIPO_SECRET_KEY)"}}
 	if s.cfg.OtherMerchant != nil {
 		pairs = append(pairs, keyPair{keys: *s.cfg.OtherMerchant, owner: "second merchant's ",
@@ -74,11 +67,11 @@ func (s *suite) preflight(ctx context.Context) error {
 			continue
 		}
 		if doc, ok := s.spec.Operation(probe.ID); ok {
-			for _, tag := range extensionTagsOf(s.spec, doc) {
+			for _, tag := range harness.ExtensionTagsOf(s.spec, doc) {
 				s.extensionOfTag[tag] = ext.name
 			}
 		}
-		status, _, err := s.get(ctx, probe, probe.URL(), s.cfg.Keys, nil)
+		status, _, err := s.Get(ctx, probe, probe.URL(), s.cfg.Keys, nil)
 		if err != nil {
 			return s.unanswered(ctx, err)
 		}
@@ -86,15 +79,16 @@ func (s *suite) preflight(ctx context.Context) error {
 			s.absentExtensions[ext.name] = probe.Method + " " + probe.Path
 		}
 	}
+	s.Found(s.scenarios, s.absentExtensions)
 	return nil
 }
 
 // probeScenarios asks whether the target plays the sandbox's error scenarios (api.HeaderSandboxScenario):
 // a target that answers the internal_error scenario with 500 does, and the scenario checks run; any
 // other answer (a production implementation ignores the header) skips them.
-func (s *suite) probeScenarios(ctx context.Context) error {
+func (s *session) probeScenarios(ctx context.Context) error {
 	op, _ := s.inRunDocument(preflightPublicOnly)
-	status, _, err := s.get(ctx, op, op.URL(), s.cfg.Keys, http.Header{api.HeaderSandboxScenario: {string(api.ScenarioInternalError)}})
+	status, _, err := s.Get(ctx, op, op.URL(), s.cfg.Keys, http.Header{api.HeaderSandboxScenario: {string(api.ScenarioInternalError)}})
 	if err != nil {
 		return s.unanswered(ctx, err)
 	}
@@ -104,7 +98,7 @@ func (s *suite) probeScenarios(ctx context.Context) error {
 
 // absentExtension names an extension check c needs that the target lacks, and the probe that told:
 // the extensions of the operations it covers (the webhook-endpoint extension when it covers none).
-func (s *suite) absentExtension(c *Check) (name, probe string) {
+func (s *session) absentExtension(c *Check) (name, probe string) {
 	var needed []string
 	for _, cover := range c.Covers {
 		op, ok := s.spec.Operation(cover)
@@ -131,7 +125,7 @@ func (s *suite) absentExtension(c *Check) (name, probe string) {
 // inRunDocument returns op with the method and path the run's document gives its operationId (they
 // differ from package api's under --spec when the next version moves a path), and whether the document
 // has it; without it, op is returned as package api has it.
-func (s *suite) inRunDocument(op api.Operation) (api.Operation, bool) {
+func (s *session) inRunDocument(op api.Operation) (api.Operation, bool) {
 	doc, ok := s.spec.Operation(op.ID)
 	if !ok || doc.Webhook {
 		return op, false
@@ -142,9 +136,9 @@ func (s *suite) inRunDocument(op api.Operation) (api.Operation, bool) {
 
 // preflightKeys asks an operation that needs only the public key, then one that needs both: a 401 to
 // the first refuses the public key, a 401 to the second the secret key (or the pair).
-func (s *suite) preflightKeys(ctx context.Context, p keyPair) error {
+func (s *session) preflightKeys(ctx context.Context, p keyPair) error {
 	op, _ := s.inRunDocument(preflightPublicOnly)
-	status, answer, err := s.get(ctx, op, op.URL(), p.keys, nil)
+	status, answer, err := s.Get(ctx, op, op.URL(), p.keys, nil)
 	switch {
 	case err != nil:
 		return s.unanswered(ctx, err)
@@ -156,7 +150,7 @@ func (s *suite) preflightKeys(ctx context.Context, p keyPair) error {
 			runner.ErrSetup, op.Method, op.Path, s.cfg.BaseURL)
 	}
 	op, _ = s.inRunDocument(preflightBothKeys)
-	status, answer, err = s.get(ctx, op, op.URL(unknownID), p.keys, nil)
+	status, answer, err = s.Get(ctx, op, op.URL(harness.UnknownID), p.keys, nil)
 	switch {
 	case err != nil:
 		return s.unanswered(ctx, err)
@@ -168,97 +162,9 @@ func (s *suite) preflightKeys(ctx context.Context, p keyPair) error {
 }
 
 // unanswered is the preflight's error for a request that got no answer.
-func (s *suite) unanswered(ctx context.Context, err error) error {
+func (s *session) unanswered(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w before any check ran: %w", runner.ErrInterrupted, context.Cause(ctx))
 	}
 	return fmt.Errorf("%w: %w: %s: %w; check --target and that the service is running", runner.ErrSetup, runner.ErrUnreachable, s.cfg.BaseURL, err)
-}
-
-// get sends a GET of op to the target with the key headers op's security requirement names, and
-// returns the status and, for an error envelope, " (code N name: message)" with the keys blanked
-// out of the message.
-func (s *suite) get(ctx context.Context, op api.Operation, path string, keys Keys, header http.Header) (status int, answer string, err error) {
-	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, op.Method, s.cfg.BaseURL+path, nil)
-	if err != nil {
-		return 0, "", err
-	}
-	for name, values := range header {
-		req.Header[name] = values
-	}
-	if op.Needs(api.HeaderPublicKey) {
-		req.Header.Set(api.HeaderPublicKey, keys.Public)
-	}
-	if op.Needs(api.HeaderSecretKey) {
-		req.Header.Set(api.HeaderSecretKey, keys.Secret)
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return 0, "", err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	var env struct {
-		Code    *int   `json:"code"`
-		Message string `json:"message"`
-	}
-	if json.Unmarshal(body, &env) == nil && env.Code != nil {
-		msg := env.Message
-		for _, k := range []string{keys.Public, keys.Secret} {
-			if k != "" {
-				msg = strings.ReplaceAll(msg, k, "[key]")
-			}
-		}
-		answer = fmt.Sprintf(" (code %d %s: %q)", *env.Code, api.ErrorCode(*env.Code), truncate(msg, 200))
-	}
-	return resp.StatusCode, answer, nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
-// gatewayStatus reports whether status is what a proxy answers for a target behind it that is down
-// (502, 503, 504): such an answer to the one request every implementation serves means no target.
-func gatewayStatus(status int) bool {
-	return status == http.StatusBadGateway || status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout
-}
-
-// confirmAlive asks the target for something every implementation answers, twice a moment apart;
-// when neither gets an answer (or only a gateway's 502, 503 or 504) the target has stopped answering, and the run stops with a cause that
-// wraps runner.ErrUnreachable and names the check that noticed. One probe runs at a time: the checks that
-// fail together while the target goes down wait for its verdict.
-func (s *suite) confirmAlive(checkID string, cause error) {
-	s.liveness.Lock()
-	defer s.liveness.Unlock()
-	if s.run.Err() != nil {
-		return
-	}
-	var err error
-	for attempt := range 2 {
-		if attempt > 0 {
-			select {
-			case <-s.run.Done():
-				return
-			case <-time.After(250 * time.Millisecond):
-			}
-		}
-		var status int
-		if status, _, err = s.get(s.run, preflightPublicOnly, preflightPublicOnly.URL(), s.cfg.Keys, nil); err == nil {
-			if !gatewayStatus(status) {
-				return
-			}
-			err = fmt.Errorf("%s %s answered %d, as a proxy or load balancer does in front of a target that is down", preflightPublicOnly.Method, preflightPublicOnly.Path, status)
-		}
-	}
-	if s.run.Err() != nil {
-		return
-	}
-	s.stop(fmt.Errorf("%w: the target stopped answering during check %s: %w (asked again: %w); make sure it is running and reachable, then run again",
-		runner.ErrUnreachable, checkID, cause, err))
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/contracttests/checks"
+	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/report"
@@ -24,11 +26,11 @@ func TestANewTestValueNeedsNoCode(t *testing.T) {
 			"        failure_reason: account_blocked\n        description: A wallet only this test knows.\n", 1)
 	spec, err := openapi.Load([]byte(doc))
 	require.NoError(t, err)
-	tv, err := spec.TestValues()
+	all, err := checks.AllFor(spec)
 	require.NoError(t, err)
 
-	var added *Check
-	for _, c := range stateChecks(tv) {
+	var added *harness.Check
+	for _, c := range all {
 		if strings.HasSuffix(c.ID, "."+wallet) {
 			added = c
 		}
@@ -40,51 +42,8 @@ func TestANewTestValueNeedsNoCode(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, stop()) })
 	cfg.Run = regexp.MustCompile("^" + regexp.QuoteMeta(added.ID) + "$")
-	sum, err := Run(context.Background(), cfg, []*Check{added})
+	sum, err := Run(context.Background(), cfg, []*harness.Check{added})
 	require.NoError(t, err)
 	require.Len(t, sum.Results, 1)
 	assert.Equal(t, report.Passed, sum.Results[0].Outcome, "%+v", sum.Results[0].Failures)
-}
-
-// The checks' inputs are the first test value of each kind with the outcome they need; a document
-// without test values gives none (the checks that need one skip) and one whose test values do not
-// decode is an error naming the extension.
-func TestInputsAreTheFirstOfEachOutcome(t *testing.T) {
-	spec, err := openapi.Default()
-	require.NoError(t, err)
-	tv, err := spec.TestValues()
-	require.NoError(t, err)
-	first := func(status string, entries []openapi.TestValue) string {
-		for _, v := range entries {
-			if v.Status == status {
-				return v.Input
-			}
-		}
-		return ""
-	}
-	in, err := inputsFrom(spec)
-	require.NoError(t, err)
-	assert.Equal(t, Inputs{
-		ApprovingPhone:  first("success", tv.Entries(openapi.TestValuePayments)),
-		CreditedWallet:  first("success", tv.Entries(openapi.TestValueMobilePayouts)),
-		FailingWallet:   first("failed", tv.Entries(openapi.TestValueMobilePayouts)),
-		CreditedAccount: first("success", tv.Entries(openapi.TestValueBankPayouts)),
-	}, in)
-	for name, v := range map[string]string{"ApprovingPhone": in.ApprovingPhone, "CreditedWallet": in.CreditedWallet,
-		"FailingWallet": in.FailingWallet, "CreditedAccount": in.CreditedAccount} {
-		assert.NotEmpty(t, v, "the embedded document gives %s", name)
-	}
-
-	without := strings.Replace(string(openapi.YAML()), "\nx-malipo-test-values:", "\nx-not-test-values:", 1)
-	spec, err = openapi.Load([]byte(without))
-	require.NoError(t, err)
-	in, err = inputsFrom(spec)
-	require.NoError(t, err)
-	assert.Equal(t, Inputs{}, in)
-
-	broken := strings.Replace(string(openapi.YAML()), "\n  payments:\n", "\n  payments: 7\n  ignored:\n", 1)
-	spec, err = openapi.Load([]byte(broken))
-	require.NoError(t, err)
-	_, err = inputsFrom(spec)
-	assert.ErrorContains(t, err, "x-malipo-test-values does not decode")
 }

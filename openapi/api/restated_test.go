@@ -27,7 +27,7 @@ const moduleRoot = "../.."
 // TestNoCodeRestatesTheDocument fails on an API path, an error-code number or an
 // x-malipo-test-values input written anywhere but in the generated code and in the tests of the
 // document itself (package openapi and its internal packages, and this package's tests). Everything
-// else takes them from package api, from the loaded document, or from contracttests.Inputs.
+// else takes them from package api, from the loaded document, or from harness.Inputs (contracttests/harness).
 func TestNoCodeRestatesTheDocument(t *testing.T) {
 	rules := restatementRules(t)
 	found := map[string][]string{} // directory -> findings
@@ -60,7 +60,7 @@ func TestNoCodeRestatesTheDocument(t *testing.T) {
 	sort.Strings(dirs)
 	for _, dir := range dirs {
 		for _, f := range found[dir] {
-			t.Errorf("%s restates the document; take it from package api (operations, codes, headers), the loaded document, or contracttests.Inputs", f)
+			t.Errorf("%s restates the document; take it from package api (operations, codes, headers), the loaded document, or harness.Inputs (contracttests/harness)", f)
 		}
 	}
 }
