@@ -15,7 +15,7 @@ import (
 // which key was refused (invalid_api_key covers a wrong key and a mismatched pair alike), but its
 // security requirements do: an operation that needs only the public key is asked first, then one
 // that needs both. During the run, a request that gets no answer at all makes the suite ask the
-// target again (confirmAlive): a target that no longer answers aborts the run instead of failing
+// target again (harness.Suite's confirmAlive): a target that no longer answers aborts the run instead of failing
 // every remaining check with "connection refused".
 
 // Operations the preflight asks, by what they need: listCountries only the public key, getPayout

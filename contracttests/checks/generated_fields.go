@@ -20,7 +20,7 @@ const (
 	// roleGenerated: from its schema.
 	roleGenerated fieldRole = iota
 	// roleRun: the run decides it (reference data, the run's receiver, an object of the target's):
-	// bodyInputs gives it.
+	// harness.T.BodyInput gives it.
 	roleRun
 	// roleTestValue: a customer or payee number, whose value picks the outcome (x-malipo-test-values):
 	// each test value of its kind, then numbers its pattern allows, which succeed.
@@ -29,7 +29,7 @@ const (
 	roleUnique
 )
 
-// runFields are the properties whose value the run decides (see bodyInputs), in every body: a
+// runFields are the properties whose value the run decides (see harness.T.BodyInput), in every body: a
 // generated country id or bank id names nothing on the target, a generated URL nothing of the run's.
 var runFields = map[string]bool{"countryId": true, "bank_id": true, "webhook_url": true, "url": true, "endpoint_id": true}
 

@@ -15,7 +15,7 @@ import (
 )
 
 // The registry: which families of checks make up the suite, and the order they start in (reports list
-// them by id). A family is a function that returns its checks, in the checks_*.go file of its subject;
+// them by id). A family is a function that returns its checks, in the file of its subject (state.go, events.go, ...);
 // families that share helpers share a file (behaviour.go: idempotency, isolation and webhook
 // retries; protocol.go: reference data and the protocol; derived.go: the derived
 // negative and auth checks).

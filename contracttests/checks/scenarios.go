@@ -10,7 +10,7 @@ import (
 
 // scenarioChecks: every operation documents 429 (with Retry-After) and 500, and a client's retry path
 // depends on both answers being what the document says; but no implementation produces them on demand,
-// except through the sandbox's scenario header. On a target that plays it (probeScenarios), each
+// except through the sandbox's scenario header. On a target that plays it (package contracttests, probeScenarios), each
 // operation answers each scenario as documented: the status and code of the error table, the error
 // envelope (validated against the document like every answer), and for 429 a Retry-After in seconds.
 // Elsewhere the checks are skipped: the header is a sandbox control, not part of the API.

@@ -12,8 +12,9 @@ import (
 	"github.com/malipo/terraform-provider-malipo/report"
 )
 
-// Recorder turns the suite's exchanges and the receiver's deliveries into Evidence (redacted, bodies
-// cut to report.MaxEvidenceBody, with a curl command for requests) and hands each to the run's Observers.
+// Recorder numbers the suite's exchanges and the receiver's deliveries (Next), gives their makers the
+// run's redactor (Redactor), and hands each piece of Evidence they make to the run's Observers
+// (Observe).
 type Recorder struct {
 	red       report.Redactor
 	observers *report.Observers
@@ -52,7 +53,7 @@ type Log struct {
 
 // FreshReferences returns the merchant references the suite made in body that a replay must make
 // afresh: those of a request without an Idempotency-Key that the check had not sent before (see
-// curl.go).
+// report/curl.go).
 func (l *Log) FreshReferences(header http.Header, body []byte) []string {
 	refs := report.GeneratedReferences(body)
 	if len(refs) == 0 {

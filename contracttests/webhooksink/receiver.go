@@ -32,7 +32,7 @@ type Delivery struct {
 	Violations openapi.Violations
 	// Undeclared marks a delivery of an event type no document of the run declares: "new event types
 	// can be added, without a new API version" (the Events tag), so it breaks no rule. The receiver
-	// acknowledges it at once, checks do not see it (T.Deliveries), and webhooks.signatures verifies it.
+	// acknowledges it at once, checks do not see it (harness.T.Deliveries), and webhooks.signatures verifies it.
 	Undeclared bool
 	// Seq identifies the delivery's evidence (Recorder.Next), so that failures about it can point at it;
 	// 0 when the run records no evidence.

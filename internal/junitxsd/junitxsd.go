@@ -1,6 +1,6 @@
 // Package junitxsd validates a JUnit XML report against the schemas CI systems read it with, for the
-// tests of the reports (package report) and of the runs that write them (packages contracttests and
-// receivertests).
+// tests of the reports (package report) and of the contract suite's run that writes them (package
+// contracttests).
 package junitxsd
 
 import (

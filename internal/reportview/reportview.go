@@ -1,7 +1,7 @@
 // Package reportview opens an HTML report (package report) in a real headless browser, Debian's
 // Chromium driven by playwright-core, and says what a person would see: the text, the order of the
 // checks, what a click opens and copies, the coverage matrix, and every request and script error the
-// page made. The tests of the report and of the runs that write one use it.
+// page made. The tests of the runs that write one (packages contracttests and receivertests) use it.
 package reportview
 
 import (

@@ -13,7 +13,7 @@ import (
 )
 
 // The event-log extension (/v1/events): a merchant's events, their delivery attempts, and resend. It
-// reads the indexed event store (eventstore.go), so that a request costs O(log n + what it returns)
+// reads the indexed event store (package store, events.go), so that a request costs O(log n + what it returns)
 // however long the sandbox has run; nothing here scans the history.
 
 // defaultEventPage is the page size of a listing without `limit` (the document's default).

@@ -10,7 +10,7 @@ import (
 
 // Pattern writes strings that match a pattern of the document. It walks Go's parse of the pattern
 // (regexp/syntax), which reads the document's patterns as ECMA-262 does (they keep to the subset both
-// share: TestPatternsArePortable in package openapi). Every string it returns matches: it is checked
+// share: TestPatternsMeanTheSameInEveryDialect in package openapi). Every string it returns matches: it is checked
 // against the compiled pattern, and a pattern it cannot satisfy at a length gives no string.
 type Pattern struct {
 	tree  *syntax.Regexp

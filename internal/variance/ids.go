@@ -31,8 +31,8 @@ const (
 )
 
 // sandboxObjectID matches the ids the sandbox makes for objects (sandbox/ids.go: a prefix and 16 hex
-// digits). TestVariantTranslatesEveryKind fails if the sandbox changes them and they are no longer
-// translated.
+// digits). TestVariantSandbox fails if the sandbox changes them and they are no longer translated (its
+// payouts' ids no longer come out as the variant's UUIDs).
 var sandboxObjectID = regexp.MustCompile(`^(pay|po|we|evt|df)_[0-9a-f]{16}$`)
 
 // sandboxObjectIDs finds them inside a text (an error's message), with the references the sandbox

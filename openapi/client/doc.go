@@ -1,6 +1,7 @@
 // Package client is the Go client of the Malipo v1 Collections & Payouts API (openapi/malipo.yaml),
-// used by the Terraform provider and by the CLI's `malipo events` and `malipo trigger`. (The contract
-// suite does not use it: it sends its own requests, including ones this client would refuse to send.)
+// used by the Terraform provider and by the CLI's `malipo events`, `malipo listen` and `malipo
+// trigger`. (The contract suite does not use it: it sends its own requests, including ones this client
+// would refuse to send.)
 //
 // # Usage
 //

@@ -1,7 +1,7 @@
 // Package docedit reads and edits a YAML document by JSON pointer: openapi.Spec.Resolve reads the
 // document's words with it (a contract check cites them by pointer), and tests that need a variant of
-// the embedded OpenAPI document edit it: an operation removed, a field added, a test value changed. An edit names what it
-// changes by pointer (`/paths/~1v1~1countries/get`) rather than by the text around it, so a test
+// the embedded OpenAPI document edit it: an operation removed, a field added, a test value changed.
+// An edit names what it changes by pointer (`/paths/~1v1~1countries/get`) rather than by the text around it, so a test
 // survives reformatting of malipo.yaml and cannot silently edit the wrong place: a pointer that does
 // not resolve is an error.
 //
