@@ -20,6 +20,7 @@ import (
 
 	"github.com/malipo/terraform-provider-malipo/contracttests"
 	"github.com/malipo/terraform-provider-malipo/internal/faults"
+	"github.com/malipo/terraform-provider-malipo/internal/openapitest"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/docedit"
@@ -181,7 +182,7 @@ func TestSuiteCatchesEveryFault(t *testing.T) {
 // to a 1 s bound, which their 20 ms schedule keeps, so that no-webhook-retry is caught inside the wait.
 func firstRetryWithin(t *testing.T, seconds int) *openapi.Spec {
 	t.Helper()
-	return variant(t, func(d *docedit.Doc) error {
+	return openapitest.Variant(t, func(d *docedit.Doc) error {
 		return d.Set("/tags/6/"+openapi.FirstRetryExtension, strconv.Itoa(seconds))
 	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/malipo/terraform-provider-malipo/contracttests"
 	"github.com/malipo/terraform-provider-malipo/internal/faults"
+	"github.com/malipo/terraform-provider-malipo/internal/openapitest"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/docedit"
@@ -42,7 +43,7 @@ func linksPointer(op api.Operation, code string) string {
 // followed as written and fails naming the link and the expression.
 func TestSequencesFollowTheDocumentsLinks(t *testing.T) {
 	t.Run("a link removed", func(t *testing.T) {
-		spec := variant(t, func(d *docedit.Doc) error {
+		spec := openapitest.Variant(t, func(d *docedit.Doc) error {
 			return d.Remove(linksPointer(api.OpInitializePayment(), "201") + "/CompletePayment")
 		})
 		results := runWith(t, spec, `^sequences\.`)
@@ -54,7 +55,7 @@ func TestSequencesFollowTheDocumentsLinks(t *testing.T) {
 		}
 	})
 	t.Run("a link's expression changed", func(t *testing.T) {
-		spec := variant(t, func(d *docedit.Doc) error {
+		spec := openapitest.Variant(t, func(d *docedit.Doc) error {
 			return d.Set(linksPointer(api.OpInitializePayment(), "201")+"/CompletePayment/parameters/payment_reference", "'$response.body#/data/no_such_member'")
 		})
 		r := runConfigured(t, spec, `^sequences\.payments-payouts$`, func(cfg *contracttests.Config) { cfg.Seed = 11 })["sequences.payments-payouts"]

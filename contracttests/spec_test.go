@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/contracttests"
+	"github.com/malipo/terraform-provider-malipo/internal/openapitest"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
@@ -20,19 +21,6 @@ import (
 )
 
 // Running the suite from another version of the document (Config.Spec, `malipo conform --spec FILE`).
-
-// variant returns the embedded document with edits, loaded.
-func variant(t *testing.T, edit func(d *docedit.Doc) error) *openapi.Spec {
-	t.Helper()
-	d, err := docedit.Parse(openapi.YAML())
-	require.NoError(t, err)
-	require.NoError(t, edit(d))
-	data, err := d.Bytes()
-	require.NoError(t, err)
-	spec, err := openapi.Load(data)
-	require.NoError(t, err)
-	return spec
-}
 
 func pathPointer(op api.Operation) string { return "/paths/" + docedit.Escape(op.Path) }
 
@@ -123,7 +111,7 @@ func TestTheEmbeddedDocumentAsSpecGivesTheSameResults(t *testing.T) {
 // would get 404.
 func TestHandWrittenChecksFollowAMovedPath(t *testing.T) {
 	const moved = "/v2/payouts"
-	spec := variant(t, func(d *docedit.Doc) error {
+	spec := openapitest.Variant(t, func(d *docedit.Doc) error {
 		return d.Rename(pathPointer(api.OpProcessPayout()), moved)
 	})
 	op, ok := spec.Operation(api.OpProcessPayout().ID)
@@ -143,7 +131,7 @@ func TestHandWrittenChecksFollowAMovedPath(t *testing.T) {
 // naming the probe it answered 404 to, and a target serving the moved document has them run and pass.
 func TestTheExtensionProbeFollowsAMovedPath(t *testing.T) {
 	const moved = "/v2/webhook-endpoints"
-	spec := variant(t, func(d *docedit.Doc) error {
+	spec := openapitest.Variant(t, func(d *docedit.Doc) error {
 		return d.Rename(pathPointer(api.OpListWebhookEndpoints()), moved)
 	})
 	const crud = `^extensions\.webhook-endpoints\.crud$`
@@ -155,7 +143,7 @@ func TestTheExtensionProbeFollowsAMovedPath(t *testing.T) {
 	assert.Equal(t, report.Passed, same.Outcome, "%v", same.Failures)
 
 	// A document without the extension skips its checks for that reason, not for a 404.
-	none := variant(t, func(d *docedit.Doc) error { return d.Remove(pathPointer(api.OpListWebhookEndpoints())) })
+	none := openapitest.Variant(t, func(d *docedit.Doc) error { return d.Remove(pathPointer(api.OpListWebhookEndpoints())) })
 	gone := runWith(t, none, crud)["extensions.webhook-endpoints.crud"]
 	assert.Equal(t, report.Skipped, gone.Outcome)
 	assert.Regexp(t, `^the document has no operation \w+WebhookEndpoints?, which this check needs$`, gone.SkipReason)
@@ -166,7 +154,7 @@ func TestTheExtensionProbeFollowsAMovedPath(t *testing.T) {
 // skipped saying what, with no failure (and so no panic, which would be one).
 func TestChecksSkipWhatTheDocumentLacks(t *testing.T) {
 	initBody := opPointer(api.OpInitializePayment()) + "/requestBody/content/application~1json/examples"
-	spec := variant(t, func(d *docedit.Doc) error {
+	spec := openapitest.Variant(t, func(d *docedit.Doc) error {
 		for _, p := range []string{
 			pathPointer(api.OpGetPayout()),                    // an operation
 			"/x-malipo-test-values/payouts/bank",              // every bank test value
@@ -231,7 +219,7 @@ func TestChecksSkipWhatTheDocumentLacks(t *testing.T) {
 // schema is strict, refuses). A sandbox that serves the same document passes both.
 func TestDerivedChecksFollowANewRequiredField(t *testing.T) {
 	bank := "/components/schemas/BankPayoutRequest"
-	spec := variant(t, func(d *docedit.Doc) error {
+	spec := openapitest.Variant(t, func(d *docedit.Doc) error {
 		for _, e := range []struct{ pointer, value string }{
 			{bank + "/properties/purpose", "{type: string, minLength: 1, description: Why the money is sent.}"},
 			{bank + "/examples/0/purpose", "supplier invoice"},
@@ -303,11 +291,7 @@ func TestLoadSpec(t *testing.T) {
 	assert.ErrorContains(t, err, bad)
 
 	broken := filepath.Join(dir, "broken-test-values.yaml")
-	d, err := docedit.Parse(openapi.YAML())
-	require.NoError(t, err)
-	require.NoError(t, d.Set("/x-malipo-test-values/payments", "7"))
-	data, err := d.Bytes()
-	require.NoError(t, err)
+	data := openapitest.VariantBytes(t, func(d *docedit.Doc) error { return d.Set("/x-malipo-test-values/payments", "7") })
 	require.NoError(t, os.WriteFile(broken, data, 0o600))
 	_, _, err = contracttests.ChecksFor(broken)
 	assert.ErrorContains(t, err, "x-malipo-test-values")

@@ -7,22 +7,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/internal/openapitest"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/docedit"
 )
-
-// edited loads the embedded document after edit.
-func edited(t *testing.T, edit func(d *docedit.Doc) error) *openapi.Spec {
-	t.Helper()
-	d, err := docedit.Parse(openapi.YAML())
-	require.NoError(t, err)
-	require.NoError(t, edit(d))
-	b, err := d.Bytes()
-	require.NoError(t, err)
-	s, err := openapi.Load(b)
-	require.NoError(t, err)
-	return s
-}
 
 // Entries lists every test value, kind by kind in document order, each with its input, outcome, place
 // in its list and line in the document.
@@ -106,7 +94,7 @@ func TestTestValueFind(t *testing.T) {
 // Spec.TestValues (for callers that need them) as an error; test values that do not decode are an
 // error for both, saying what the extension holds.
 func TestTestValuesAbsentOrBroken(t *testing.T) {
-	none := edited(t, func(d *docedit.Doc) error { return d.Remove("/" + openapi.TestValuesExtension) })
+	none := openapitest.Variant(t, func(d *docedit.Doc) error { return d.Remove("/" + openapi.TestValuesExtension) })
 	tv, err := openapi.TestValuesOf(openapi.Model(none))
 	require.NoError(t, err)
 	assert.False(t, tv.Present())
@@ -120,13 +108,13 @@ func TestTestValuesAbsentOrBroken(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, tv.Present())
 
-	empty := edited(t, func(d *docedit.Doc) error { return d.Remove("/x-malipo-test-values/payouts/bank") })
+	empty := openapitest.Variant(t, func(d *docedit.Doc) error { return d.Remove("/x-malipo-test-values/payouts/bank") })
 	tv, err = empty.TestValues()
 	require.NoError(t, err)
 	assert.True(t, tv.Present(), "a document with test values but none of a kind has them")
 	assert.Empty(t, tv.Entries(openapi.TestValueBankPayouts))
 
-	broken := edited(t, func(d *docedit.Doc) error { return d.Set("/x-malipo-test-values/payments", "7") })
+	broken := openapitest.Variant(t, func(d *docedit.Doc) error { return d.Set("/x-malipo-test-values/payments", "7") })
 	_, err = openapi.TestValuesOf(openapi.Model(broken))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "x-malipo-test-values does not decode")

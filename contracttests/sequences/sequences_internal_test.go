@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
+	"github.com/malipo/terraform-provider-malipo/internal/openapitest"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/docedit"
@@ -48,19 +49,6 @@ func planLabels(t *testing.T, spec *openapi.Spec, root string) (labels []string,
 	return labels, from, plan.Skipped
 }
 
-// docVariant is the embedded document with an edit, loaded.
-func docVariant(t *testing.T, edit func(d *docedit.Doc) error) *openapi.Spec {
-	t.Helper()
-	d, err := docedit.Parse(openapi.YAML())
-	require.NoError(t, err)
-	require.NoError(t, edit(d))
-	data, err := d.Bytes()
-	require.NoError(t, err)
-	spec, err := openapi.Load(data)
-	require.NoError(t, err)
-	return spec
-}
-
 // TestSequencesAreWalkedFromTheLinks: the steps of each sequence are the links the document declares,
 // in its order, and a change to the links changes them.
 func TestSequencesAreWalkedFromTheLinks(t *testing.T) {
@@ -91,7 +79,7 @@ func TestSequencesAreWalkedFromTheLinks(t *testing.T) {
 	payoutLinks := links(api.OpProcessPayout(), "201")
 
 	// One document with an edit for each root's walk: loading a document is most of this test's cost.
-	edited := docVariant(t, func(d *docedit.Doc) error {
+	edited := openapitest.Variant(t, func(d *docedit.Doc) error {
 		return errors.Join(
 			d.Remove(initLinks+"/CompletePayment"),
 			d.Remove(rotateLinks+"/DeleteWebhookEndpoint"),
