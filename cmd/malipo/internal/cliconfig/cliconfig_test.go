@@ -71,6 +71,18 @@ func parse(t *testing.T, cmd *cobra.Command, args ...string) {
 	require.NoError(t, cmd.ParseFlags(args))
 }
 
+// applyToA checks f against a new test tree, parses args for its command a and applies f to a with
+// env, as the CLI does before a command runs; any error fails the test.
+func applyToA(t *testing.T, f *File, env Lookup, args ...string) (*testTree, []Setting) {
+	t.Helper()
+	tt := newTestTree()
+	require.NoError(t, f.Check(tt.root))
+	parse(t, tt.a, args...)
+	settings, err := Apply(tt.a, f, env)
+	require.NoError(t, err)
+	return tt, settings
+}
+
 func writeFile(t *testing.T, text string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "settings.yaml")
@@ -121,11 +133,7 @@ a:
   # a comment
 b: {}
 `)
-	tt := newTestTree()
-	require.NoError(t, f.Check(tt.root))
-	parse(t, tt.a, "--n", "9")
-	settings, err := Apply(tt.a, f, envOf(nil))
-	require.NoError(t, err)
+	tt, settings := applyToA(t, f, envOf(nil), "--n", "9")
 	assert.Equal(t, 7*time.Second, tt.aWait, "a's section over the top level")
 	assert.Equal(t, []string{"x", "y"}, tt.tags)
 	assert.Equal(t, 9, tt.n, "the command line over the file")
@@ -139,7 +147,7 @@ b: {}
 
 	tt = newTestTree()
 	parse(t, tt.sub)
-	settings, err = Apply(tt.sub, f, envOf(nil))
+	settings, err := Apply(tt.sub, f, envOf(nil))
 	require.NoError(t, err)
 	assert.Equal(t, "from-sub", tt.shared, "a persistent flag, set in the section of the command under its owner")
 	assert.Equal(t, "a.sub.shared", sourceOf(settings, "shared").Key)
@@ -158,11 +166,7 @@ a:
   key: ${SECRET}
   tags: [x, "${TAG}"]
 `)
-	tt := newTestTree()
-	require.NoError(t, f.Check(tt.root))
-	parse(t, tt.a)
-	settings, err := Apply(tt.a, f, envOf(map[string]string{"X": "ex", "SECRET": "s3cr3t", "TAG": "y"}))
-	require.NoError(t, err)
+	tt, settings := applyToA(t, f, envOf(map[string]string{"X": "ex", "SECRET": "s3cr3t", "TAG": "y"}))
 	assert.Equal(t, "pre-ex-${LITERAL}", tt.aName)
 	assert.Equal(t, "s3cr3t", tt.aKey)
 	assert.Equal(t, []string{"x", "y"}, tt.tags)
@@ -184,7 +188,7 @@ a:
 	// Without the file, the variable a flag defaults to is where it comes from, and is redacted too.
 	tt = newTestTree()
 	parse(t, tt.a)
-	settings, err = Apply(tt.a, nil, envOf(map[string]string{"A_KEY": "from-env"}))
+	settings, err := Apply(tt.a, nil, envOf(map[string]string{"A_KEY": "from-env"}))
 	require.NoError(t, err)
 	assert.Equal(t, Source{Kind: Environment, Env: "A_KEY"}, sourceOf(settings, "key"))
 	out.Reset()
@@ -217,11 +221,7 @@ func TestApplyExclusiveNearestWins(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f := load(t, c.file)
-			tt := newTestTree()
-			require.NoError(t, f.Check(tt.root))
-			parse(t, tt.a, c.args...)
-			settings, err := Apply(tt.a, f, env)
-			require.NoError(t, err)
+			tt, settings := applyToA(t, f, env, c.args...)
 			assert.Equal(t, c.key, tt.aKey)
 			assert.Equal(t, c.token, tt.aToken)
 			other := map[string]string{"key": "token", "token": "key"}[c.kept]
@@ -250,11 +250,7 @@ func TestApplyExclusiveNearestWins(t *testing.T) {
 // secret, it is an error (TestErrors).
 func TestApplyTopLevelSecretWithUnsetVariable(t *testing.T) {
 	f := load(t, "key: ${NOPE}\nwait: 3s\n")
-	tt := newTestTree()
-	require.NoError(t, f.Check(tt.root))
-	parse(t, tt.a)
-	settings, err := Apply(tt.a, f, envOf(nil))
-	require.NoError(t, err)
+	tt, settings := applyToA(t, f, envOf(nil))
 	assert.Empty(t, tt.aKey)
 	assert.Equal(t, 3*time.Second, tt.aWait, "the rest of the file applies")
 	key := settingOf(settings, "key")
@@ -264,7 +260,7 @@ func TestApplyTopLevelSecretWithUnsetVariable(t *testing.T) {
 
 	tt = newTestTree()
 	parse(t, tt.a)
-	settings, err = Apply(tt.a, f, envOf(map[string]string{"A_KEY": "k"}))
+	settings, err := Apply(tt.a, f, envOf(map[string]string{"A_KEY": "k"}))
 	require.NoError(t, err)
 	assert.Equal(t, Source{Kind: Environment, Env: "A_KEY"}, settingOf(settings, "key").Source)
 }
@@ -422,12 +418,7 @@ func TestSuggest(t *testing.T) {
 }
 
 func TestAliasesAndEmptyFiles(t *testing.T) {
-	f := load(t, "name: &n shared-name\na:\n  shared: *n\n")
-	tt := newTestTree()
-	require.NoError(t, f.Check(tt.root))
-	parse(t, tt.a)
-	_, err := Apply(tt.a, f, envOf(nil))
-	require.NoError(t, err)
+	tt, _ := applyToA(t, load(t, "name: &n shared-name\na:\n  shared: *n\n"), envOf(nil))
 	assert.Equal(t, "shared-name", tt.shared)
 
 	for _, text := range []string{"", "# nothing yet\n", "~\n"} {
