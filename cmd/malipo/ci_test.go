@@ -5,7 +5,6 @@ import (
 	"encoding/xml"
 	"fmt"
 	"maps"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,7 +18,6 @@ import (
 
 	"github.com/malipo/terraform-provider-malipo/internal/faults"
 	"github.com/malipo/terraform-provider-malipo/internal/mdrender"
-	"github.com/malipo/terraform-provider-malipo/internal/receiverfaults"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/report"
@@ -106,19 +104,6 @@ func walkPointer(root *yaml.Node, pointer string) (line int, token string, ok bo
 	return line, token, true
 }
 
-// errorNotEnvelopeSandbox is a sandbox whose errors are not the document's envelope: a run against it
-// fails hundreds of checks on a few rules, some quoted, some schema keywords.
-func errorNotEnvelopeSandbox(t *testing.T) *httptest.Server {
-	t.Helper()
-	faulty, err := faults.Options(faults.ErrorNotEnvelope)
-	require.NoError(t, err)
-	srv, err := sandbox.New(faulty...)
-	require.NoError(t, err)
-	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
-	return ts
-}
-
 // theDocument is openapi/malipo.yaml as the test reads it itself, independently of the code under
 // test: its YAML root and its lines.
 func theDocument(t *testing.T) (*yaml.Node, []string) {
@@ -161,7 +146,9 @@ func ruleLine(t *testing.T, root *yaml.Node, lines []string, rule report.Rule) i
 // command that reruns the failed checks with the run's seed, and every failed check; it renders to
 // its tables and code block.
 func TestConformOnGitHubAnnotatesTheRulesLines(t *testing.T) {
-	ts := errorNotEnvelopeSandbox(t)
+	// Errors that are not the document's envelope fail hundreds of checks on a few rules, some quoted,
+	// some schema keywords (the tests below use this sandbox for the same reason).
+	ts := faultySandbox(t, faults.ErrorNotEnvelope)
 	dir := t.TempDir()
 	summaryPath, jsonPath := filepath.Join(dir, "step_summary"), filepath.Join(dir, "r.json")
 	const earlier = "## An earlier command of the step\n"
@@ -247,11 +234,7 @@ func TestConformOnGitHubAnnotatesTheRulesLines(t *testing.T) {
 // the rules it cites are Standard Webhooks' text, with no line of the document, so the annotations
 // have no file; the summary has the command that reruns the failed checks with the run's seed.
 func TestWebhooksTestOnGitHubAnnotatesItsFindings(t *testing.T) {
-	secret := newWebhookSecret(t)
-	fault, ok := receiverfaults.Named("accepts-any-signature")
-	require.True(t, ok)
-	srv := httptest.NewServer(fault.New(secret))
-	defer srv.Close()
+	secret, srv := flawedReceiver(t, "accepts-any-signature")
 	summaryPath := filepath.Join(t.TempDir(), "step_summary")
 	t.Setenv("GITHUB_ACTIONS", "true")
 	t.Setenv("GITHUB_STEP_SUMMARY", summaryPath)
@@ -306,7 +289,7 @@ func TestWebhooksTestOnGitHubAnnotatesItsFindings(t *testing.T) {
 // starts with the rule's words, file and line; elsewhere the file attribute, which the JUnit schemas
 // do not have, is left out.
 func TestConformOnGitLabNamesTheDocumentInJUnit(t *testing.T) {
-	ts := errorNotEnvelopeSandbox(t)
+	ts := faultySandbox(t, faults.ErrorNotEnvelope)
 	doc, lines := theDocument(t)
 	dir := t.TempDir()
 	for _, gitlab := range []string{"true", ""} {
@@ -343,7 +326,7 @@ func TestConformOnGitLabNamesTheDocumentInJUnit(t *testing.T) {
 
 // Outside GitHub Actions nothing of it is written.
 func TestConformOutsideGitHubWritesNoAnnotation(t *testing.T) {
-	ts := errorNotEnvelopeSandbox(t)
+	ts := faultySandbox(t, faults.ErrorNotEnvelope)
 	summaryPath := filepath.Join(t.TempDir(), "step_summary")
 	t.Setenv("GITHUB_ACTIONS", "")
 	t.Setenv("GITHUB_STEP_SUMMARY", summaryPath)
@@ -368,7 +351,7 @@ func count(items []string, item string) int {
 // often given) shows nowhere a run leaves: not in the log, the rerun line, the job summary, the
 // annotations, nor any report file.
 func TestTargetCredentialsShowInNoReport(t *testing.T) {
-	ts := errorNotEnvelopeSandbox(t)
+	ts := faultySandbox(t, faults.ErrorNotEnvelope)
 	const token = "SUPERSECRET_TOKEN_4711"
 	target := strings.Replace(ts.URL, "http://", "http://ci:"+token+"@", 1)
 	dir := t.TempDir()

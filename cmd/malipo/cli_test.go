@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http/httptest"
 	"regexp"
 	"runtime"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/internal/faults"
+	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
@@ -21,6 +23,19 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	var out, errOut syncBuffer
 	code = run(context.Background(), args, &out, &errOut)
 	return code, out.String(), errOut.String()
+}
+
+// faultySandbox serves a sandbox with fault (package internal/faults) until the test ends: a run of
+// the suite against it fails the checks of the rule the fault breaks.
+func faultySandbox(t *testing.T, fault faults.Fault) *httptest.Server {
+	t.Helper()
+	opts, err := faults.Options(fault)
+	require.NoError(t, err)
+	srv, err := sandbox.New(opts...)
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return ts
 }
 
 // Help is asked for, so it goes to stdout with exit code 0, by every spelling gh and kubectl accept,

@@ -5,7 +5,6 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,12 +119,7 @@ func TestConformList(t *testing.T) {
 }
 
 func TestConformFailsOnAViolation(t *testing.T) {
-	faulty, err := faults.Options(faults.AuthNotEnforced)
-	require.NoError(t, err)
-	srv, err := sandbox.New(faulty...)
-	require.NoError(t, err)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	ts := faultySandbox(t, faults.AuthNotEnforced)
 	var out, errOut syncBuffer
 	code := run(context.Background(), []string{"conform", "--target", ts.URL, "--public-key", sandbox.DefaultPublicKey,
 		"--secret-key", sandbox.DefaultSecretKey, "--run", `^auth\.getPayout\.no-keys$`}, &out, &errOut)
@@ -187,12 +181,7 @@ func TestConformSettleFlag(t *testing.T) {
 // Each failure prints the command that runs its check again, alone, against the same target, with no
 // key in it: run as the shell parses it, with the keys in the environment, it fails that check again.
 func TestConformPrintsTheCommandThatRerunsAFailedCheck(t *testing.T) {
-	faulty, err := faults.Options(faults.AuthNotEnforced)
-	require.NoError(t, err)
-	srv, err := sandbox.New(faulty...)
-	require.NoError(t, err)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	ts := faultySandbox(t, faults.AuthNotEnforced)
 	var out, errOut syncBuffer
 	code := run(context.Background(), []string{"conform", "--target", ts.URL, "--public-key", sandbox.DefaultPublicKey,
 		"--secret-key", sandbox.DefaultSecretKey, "--run", `^(auth\.getPayout\.no-keys|reference\.countries)$`, "--wait", "5s", "--quiet"}, &out, &errOut)
@@ -256,12 +245,7 @@ func TestConformRerunArgs(t *testing.T) {
 // the flags it set, so that it prints no value the file took from a variable; run as printed, with the
 // same variables, it fails the same check again.
 func TestConformRerunNamesTheSettingsFile(t *testing.T) {
-	faulty, err := faults.Options(faults.AuthNotEnforced)
-	require.NoError(t, err)
-	srv, err := sandbox.New(faulty...)
-	require.NoError(t, err)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	ts := faultySandbox(t, faults.AuthNotEnforced)
 	t.Setenv("FAULTY_TARGET", ts.URL)
 	t.Setenv("MALIPO_PUBLIC_KEY", sandbox.DefaultPublicKey)
 	t.Setenv("MALIPO_SECRET_KEY", sandbox.DefaultSecretKey)

@@ -25,6 +25,18 @@ func newWebhookSecret(t *testing.T) webhook.Secret {
 	return s
 }
 
+// flawedReceiver serves the receiver of internal/receiverfaults named name, with a new secret, until the
+// test ends.
+func flawedReceiver(t *testing.T, name string) (webhook.Secret, *httptest.Server) {
+	t.Helper()
+	secret := newWebhookSecret(t)
+	fault, ok := receiverfaults.Named(name)
+	require.True(t, ok, "receiverfaults has no %s", name)
+	srv := httptest.NewServer(fault.New(secret))
+	t.Cleanup(srv.Close)
+	return secret, srv
+}
+
 // `malipo webhooks test` against a correct receiver exits 0 and writes every report; the secret comes
 // from $MALIPO_WEBHOOK_SECRET and is printed nowhere.
 func TestWebhooksTestPassesACorrectReceiver(t *testing.T) {
@@ -77,11 +89,7 @@ func TestWebhooksTestPassesACorrectReceiver(t *testing.T) {
 // Run with a settings file, here the ./malipo.yaml found in the working directory, the rerun line names
 // it and leaves it the flags it set: the receiver's URL, from a variable, is not repeated in it.
 func TestWebhooksTestRerunNamesTheSettingsFile(t *testing.T) {
-	secret := newWebhookSecret(t)
-	fault, ok := receiverfaults.Named("accepts-any-signature")
-	require.True(t, ok)
-	srv := httptest.NewServer(fault.New(secret))
-	defer srv.Close()
+	secret, srv := flawedReceiver(t, "accepts-any-signature")
 	t.Setenv("HOOK_URL", srv.URL)
 	t.Setenv("HOOK_SECRET", secret.Reveal())
 	t.Chdir(t.TempDir())
@@ -97,11 +105,7 @@ func TestWebhooksTestRerunNamesTheSettingsFile(t *testing.T) {
 
 // Against a receiver that breaks a rule it exits 1, naming the failed check, its rule and a curl line.
 func TestWebhooksTestFailsAFlawedReceiver(t *testing.T) {
-	secret := newWebhookSecret(t)
-	fault, ok := receiverfaults.Named("accepts-any-signature")
-	require.True(t, ok)
-	srv := httptest.NewServer(fault.New(secret))
-	defer srv.Close()
+	secret, srv := flawedReceiver(t, "accepts-any-signature")
 	htmlPath := filepath.Join(t.TempDir(), "r.html")
 	code, stdout, stderr := runCLI(t, "webhooks", "test", "--url", srv.URL, "--secret", secret.Reveal(), "--quiet", "--html", htmlPath,
 		"--seed", "7")
