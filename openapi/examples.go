@@ -10,6 +10,8 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/pb33f/libopenapi/orderedmap"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/docedit"
 )
 
 // Example is one example value of the document, with the schema it illustrates.
@@ -31,18 +33,18 @@ func Examples(s *Spec) ([]Example, error) {
 	w := exampleWalker{seen: map[*base.Schema]bool{}}
 	if model.Components != nil {
 		for name, proxy := range model.Components.Schemas.FromOldest() {
-			w.schema(proxy, "#/components/schemas/"+escapePointer(name))
+			w.schema(proxy, "#/components/schemas/"+docedit.Escape(name))
 		}
 		for name, p := range model.Components.Parameters.FromOldest() {
-			w.parameter(p, "#/components/parameters/"+escapePointer(name))
+			w.parameter(p, "#/components/parameters/"+docedit.Escape(name))
 		}
 		for name, h := range model.Components.Headers.FromOldest() {
-			w.header(h, "#/components/headers/"+escapePointer(name))
+			w.header(h, "#/components/headers/"+docedit.Escape(name))
 		}
 	}
 	for _, op := range append(s.Operations(), s.webhookOperations()...) {
 		for _, p := range OperationModel(op).Parameters {
-			w.parameter(p, op.location+"/parameters/"+escapePointer(p.Name))
+			w.parameter(p, op.location+"/parameters/"+docedit.Escape(p.Name))
 		}
 		if OperationModel(op).RequestBody != nil {
 			w.content(OperationModel(op).RequestBody.Content, op.location+"/requestBody/content")
@@ -51,7 +53,7 @@ func Examples(s *Spec) ([]Example, error) {
 			for code, resp := range OperationModel(op).Responses.Codes.FromOldest() {
 				w.content(resp.Content, op.location+"/responses/"+code+"/content")
 				for name, h := range resp.Headers.FromOldest() {
-					w.header(h, op.location+"/responses/"+code+"/headers/"+escapePointer(name))
+					w.header(h, op.location+"/responses/"+code+"/headers/"+docedit.Escape(name))
 				}
 			}
 		}
@@ -129,7 +131,7 @@ func (w *exampleWalker) schema(proxy *base.SchemaProxy, loc string) {
 	w.add(loc+"/example", sch, sch.Example)
 	for name, p := range sch.Properties.FromOldest() {
 		if !p.IsReference() {
-			w.schema(p, loc+"/properties/"+escapePointer(name))
+			w.schema(p, loc+"/properties/"+docedit.Escape(name))
 		}
 	}
 	for kw, list := range map[string][]*base.SchemaProxy{"allOf": sch.AllOf, "oneOf": sch.OneOf, "anyOf": sch.AnyOf} {
@@ -149,12 +151,12 @@ func (w *exampleWalker) content(content *orderedmap.Map[string, *v3.MediaType], 
 		if mt == nil || mt.Schema == nil {
 			continue
 		}
-		mloc := loc + "/" + escapePointer(mediaType)
+		mloc := loc + "/" + docedit.Escape(mediaType)
 		w.schema(mt.Schema, mloc+"/schema")
 		sch := mt.Schema.Schema()
 		w.add(mloc+"/example", sch, mt.Example)
 		for name, ex := range mt.Examples.FromOldest() {
-			w.add(mloc+"/examples/"+escapePointer(name), sch, ex.Value)
+			w.add(mloc+"/examples/"+docedit.Escape(name), sch, ex.Value)
 		}
 	}
 }
@@ -166,7 +168,7 @@ func (w *exampleWalker) parameter(p *v3.Parameter, loc string) {
 	sch := p.Schema.Schema()
 	w.add(loc+"/example", sch, p.Example)
 	for name, ex := range p.Examples.FromOldest() {
-		w.add(loc+"/examples/"+escapePointer(name), sch, ex.Value)
+		w.add(loc+"/examples/"+docedit.Escape(name), sch, ex.Value)
 	}
 }
 
@@ -177,7 +179,7 @@ func (w *exampleWalker) header(h *v3.Header, loc string) {
 	sch := h.Schema.Schema()
 	w.add(loc+"/example", sch, h.Example)
 	for name, ex := range h.Examples.FromOldest() {
-		w.add(loc+"/examples/"+escapePointer(name), sch, ex.Value)
+		w.add(loc+"/examples/"+docedit.Escape(name), sch, ex.Value)
 	}
 }
 
@@ -201,7 +203,7 @@ func pathLevelParameters(s *Spec) []locatedParameter {
 	}
 	for path, item := range Model(s).Paths.PathItems.FromOldest() {
 		for _, p := range item.Parameters {
-			out = append(out, locatedParameter{p, "#/paths/" + escapePointer(path) + "/parameters/" + escapePointer(p.Name)})
+			out = append(out, locatedParameter{p, "#/paths/" + docedit.Escape(path) + "/parameters/" + docedit.Escape(p.Name)})
 		}
 	}
 	return out

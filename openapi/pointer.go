@@ -128,7 +128,7 @@ func (s *Spec) Words(pointer string) string {
 		return ""
 	}
 	key := pointer[strings.LastIndex(pointer, "/")+1:]
-	key = strings.ReplaceAll(strings.ReplaceAll(key, "~1", "/"), "~0", "~")
+	key = docedit.Unescape(key)
 	if n.Kind == yaml.ScalarNode {
 		text := strings.Join(strings.Fields(n.Value), " ")
 		if key != "description" && key != "summary" {

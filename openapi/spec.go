@@ -316,7 +316,7 @@ func index(s *Spec, model *v3.Document) error {
 		for path, item := range model.Paths.PathItems.FromOldest() {
 			for method, op := range item.GetOperations().FromOldest() {
 				if err := add(s, model, path, strings.ToUpper(method), op, item, false,
-					"#/paths/"+escapePointer(path)+"/"+strings.ToLower(method)); err != nil {
+					OperationPointer(method, path)); err != nil {
 					return err
 				}
 			}
@@ -327,7 +327,7 @@ func index(s *Spec, model *v3.Document) error {
 			if item.Post == nil {
 				return fmt.Errorf("webhook %q: only POST deliveries are supported", name)
 			}
-			if err := add(s, model, name, http.MethodPost, item.Post, item, true, "#/webhooks/"+escapePointer(name)+"/post"); err != nil {
+			if err := add(s, model, name, http.MethodPost, item.Post, item, true, "#/webhooks/"+docedit.Escape(name)+"/post"); err != nil {
 				return err
 			}
 		}
@@ -444,10 +444,6 @@ func bindTemplate(template, path string) map[string]string {
 		}
 	}
 	return params
-}
-
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // readBody reads a request or response body and puts an identical reader back, so that callers can

@@ -16,6 +16,8 @@ import (
 	"github.com/pb33f/libopenapi-validator/helpers"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/docedit"
 )
 
 const jsonMediaType = "application/json"
@@ -139,7 +141,7 @@ func (op *Operation) headerViolations(resp *fastResponse, key string, header htt
 			if !h.valid(v) {
 				out = append(out, Violation{Operation: op.ID, In: InHeader, Pointer: "header." + strings.ToLower(h.name),
 					Message:      fmt.Sprintf("the %s header is %q, which its documented schema (type %s) does not allow", h.name, v, h.typ),
-					SpecLocation: op.location + "/responses/" + key + "/headers/" + escapePointer(h.name)})
+					SpecLocation: op.location + "/responses/" + key + "/headers/" + docedit.Escape(h.name)})
 			}
 		}
 	}
@@ -269,7 +271,7 @@ func paramViolations(op *Operation, e *liberrors.ValidationError) Violations {
 	}
 	v := Violation{Operation: op.ID, In: in, Pointer: in, SpecLocation: op.location + "/parameters"}
 	if name != "" {
-		v.Pointer, v.SpecLocation = in+"."+name, op.location+"/parameters/"+escapePointer(name)
+		v.Pointer, v.SpecLocation = in+"."+name, op.location+"/parameters/"+docedit.Escape(name)
 	}
 	if len(e.SchemaValidationErrors) == 0 {
 		v.Message = firstNonEmpty(e.Reason, e.Message)
@@ -332,7 +334,7 @@ func bodyViolations(op *Operation, schema *base.SchemaProxy, schemaLoc string, b
 				out = append(out, Violation{Operation: op.ID, In: InBody, Pointer: parent, Message: f.Reason, SpecLocation: loc})
 			}
 			for _, name := range names {
-				out = append(out, Violation{Operation: op.ID, In: InBody, Pointer: parent + "/" + escapePointer(name),
+				out = append(out, Violation{Operation: op.ID, In: InBody, Pointer: parent + "/" + docedit.Escape(name),
 					Message: message, SpecLocation: loc})
 			}
 		case "oneOf", "anyOf", "allOf":
@@ -363,17 +365,17 @@ func selectBranch(sch *base.Schema, body []byte) (string, *Violation) {
 	}
 	raw, ok := fields[prop]
 	if !ok {
-		return "", &Violation{In: InBody, Pointer: "/" + escapePointer(prop),
+		return "", &Violation{In: InBody, Pointer: "/" + docedit.Escape(prop),
 			Message: fmt.Sprintf("required property is missing; must be one of: %s", strings.Join(mapped, ", "))}
 	}
 	var value string
 	if json.Unmarshal(raw, &value) != nil || sch.Discriminator.Mapping == nil {
-		return "", &Violation{In: InBody, Pointer: "/" + escapePointer(prop),
+		return "", &Violation{In: InBody, Pointer: "/" + docedit.Escape(prop),
 			Message: fmt.Sprintf("must be a string, one of: %s", strings.Join(mapped, ", "))}
 	}
 	ref, ok := sch.Discriminator.Mapping.Get(value)
 	if !ok {
-		return "", &Violation{In: InBody, Pointer: "/" + escapePointer(prop),
+		return "", &Violation{In: InBody, Pointer: "/" + docedit.Escape(prop),
 			Message: fmt.Sprintf("%q is not one of: %s", value, strings.Join(mapped, ", "))}
 	}
 	for i, branch := range sch.OneOf {
@@ -421,7 +423,7 @@ func specLocation(root *base.SchemaProxy, rootLoc, keywordLocation string) (stri
 			loc = p.GetReference()
 		case (seg == "properties") && i+1 < len(segs) && sch != nil && sch.Properties != nil:
 			i++
-			p = sch.Properties.GetOrZero(unescapePointer(segs[i]))
+			p = sch.Properties.GetOrZero(docedit.Unescape(segs[i]))
 			loc += "/properties/" + segs[i]
 		case (seg == "oneOf" || seg == "anyOf" || seg == "allOf") && i+1 < len(segs) && sch != nil:
 			i++
@@ -484,13 +486,9 @@ func pointerOf(segments []string) string {
 	var b strings.Builder
 	for _, s := range segments {
 		b.WriteByte('/')
-		b.WriteString(escapePointer(s))
+		b.WriteString(docedit.Escape(s))
 	}
 	return b.String()
-}
-
-func unescapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
 }
 
 // lazyInstance is a message body decoded on first need: only a `required` or `additionalProperties`

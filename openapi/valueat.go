@@ -3,6 +3,8 @@ package openapi
 import (
 	"strconv"
 	"strings"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/docedit"
 )
 
 // ValueAt returns the value at path in a decoded JSON value (objects as map[string]any, arrays as
@@ -39,7 +41,7 @@ func PointerTokens(pointer string) []string {
 	}
 	path := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
 	for i, tok := range path {
-		path[i] = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		path[i] = docedit.Unescape(tok)
 	}
 	return path
 }

@@ -54,6 +54,11 @@ func Escape(token string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(token, "~", "~0"), "/", "~1")
 }
 
+// Unescape is Escape undone: one pointer token as the key it names (~1 is /, ~0 is ~).
+func Unescape(token string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(token, "~1", "/"), "~0", "~")
+}
+
 // Get returns the node at pointer.
 func (d *Doc) Get(pointer string) (*yaml.Node, error) {
 	n := d.root
@@ -221,7 +226,7 @@ func tokens(pointer string) []string {
 	}
 	toks := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
 	for i, t := range toks {
-		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+		toks[i] = Unescape(t)
 	}
 	return toks
 }

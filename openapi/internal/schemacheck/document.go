@@ -27,6 +27,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/malipo/terraform-provider-malipo/openapi/docedit"
 )
 
 // Document is a parsed OpenAPI document from which schemas are compiled. Compiling is not safe for
@@ -71,7 +73,7 @@ func (d *Document) Node(ref string) (*yaml.Node, error) {
 		return nil, fmt.Errorf("reference %q is not a JSON pointer", ref)
 	}
 	for _, token := range strings.Split(fragment[1:], "/") {
-		token = strings.ReplaceAll(strings.ReplaceAll(token, "~1", "/"), "~0", "~")
+		token = docedit.Unescape(token)
 		n = deAlias(n)
 		switch n.Kind {
 		case yaml.MappingNode:
