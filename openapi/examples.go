@@ -14,21 +14,34 @@ import (
 	"github.com/malipo/terraform-provider-malipo/openapi/docedit"
 )
 
-// Example is one example value of the document, with the schema it illustrates.
+// Example is one example value of the document.
 type Example struct {
 	// Location is a JSON pointer to the example in the document.
 	Location string
-	// Schema is the schema the example must satisfy.
-	Schema *base.Schema
 	// JSON is the example value encoded as JSON.
 	JSON []byte
 }
 
+// schemaExample is an example with the schema it illustrates, which CheckExamples validates it against.
+type schemaExample struct {
+	Example
+	schema *base.Schema
+}
+
 // Examples returns every example of the document: schema `examples`, media-type `example(s)`,
 // parameter and header `example(s)`. Client tests decode them into models; CheckExamples validates them.
-//
-// It is a function, not a method, because Example names a libopenapi schema (see libModel).
-func Examples(s *Spec) ([]Example, error) {
+func (s *Spec) Examples() ([]Example, error) {
+	withSchemas, err := schemaExamples(s)
+	out := make([]Example, len(withSchemas))
+	for i, ex := range withSchemas {
+		out[i] = ex.Example
+	}
+	return out, err
+}
+
+// schemaExamples is Examples, each with its schema. It is a function, not a method, because its result
+// names a libopenapi schema (see libModel).
+func schemaExamples(s *Spec) ([]schemaExample, error) {
 	model := Model(s)
 	w := exampleWalker{seen: map[*base.Schema]bool{}}
 	if model.Components != nil {
@@ -67,14 +80,14 @@ func Examples(s *Spec) ([]Example, error) {
 // CheckExamples validates every example of the document against its own schema; a wrong example
 // teaches readers and generators the wrong thing, so it is a defect of the document.
 func (s *Spec) CheckExamples() (Violations, error) {
-	examples, err := Examples(s)
+	examples, err := schemaExamples(s)
 	if err != nil {
 		return nil, err
 	}
 	validator := schema_validation.NewSchemaValidator()
 	var out Violations
 	for _, ex := range examples {
-		if ok, errs := validator.ValidateSchemaBytesWithVersion(ex.Schema, ex.JSON, 3.1); !ok {
+		if ok, errs := validator.ValidateSchemaBytesWithVersion(ex.schema, ex.JSON, 3.1); !ok {
 			for _, e := range errs {
 				if len(e.SchemaValidationErrors) == 0 {
 					out = append(out, Violation{In: InBody, Message: firstNonEmpty(e.Reason, e.Message), SpecLocation: ex.Location})
@@ -90,7 +103,7 @@ func (s *Spec) CheckExamples() (Violations, error) {
 
 type exampleWalker struct {
 	seen map[*base.Schema]bool
-	out  []Example
+	out  []schemaExample
 	err  error
 }
 
@@ -108,7 +121,7 @@ func (w *exampleWalker) add(loc string, schema *base.Schema, node *yaml.Node) {
 		w.err = fmt.Errorf("encode example at %s as JSON: %w", loc, err)
 		return
 	}
-	w.out = append(w.out, Example{Location: loc, Schema: schema, JSON: data})
+	w.out = append(w.out, schemaExample{Example: Example{Location: loc, JSON: data}, schema: schema})
 }
 
 // schema records a schema's own examples and walks its subschemas; a referenced schema is walked once,

@@ -136,7 +136,7 @@ func verdicts(t testing.TB, fast, full *Spec, e exchange) (plan, validator bool)
 // every documented status from its examples, and a delivery for every webhook example.
 func baseExchanges(t testing.TB, fast *Spec) []exchange {
 	t.Helper()
-	examples, err := Examples(fast)
+	examples, err := fast.Examples()
 	require.NoError(t, err)
 	var out []exchange
 	for _, op := range append(fast.Operations(), fast.webhookOperations()...) {

@@ -481,7 +481,7 @@ func withSig(h http.Header, sig string) http.Header {
 
 func TestEveryExampleValidates(t *testing.T) {
 	s := spec(t)
-	examples, err := openapi.Examples(s)
+	examples, err := s.Examples()
 	require.NoError(t, err)
 	vs, err := s.CheckExamples()
 	require.NoError(t, err)

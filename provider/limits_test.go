@@ -5,30 +5,23 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/internal/openapitest"
 )
 
 // The limits and patterns the provider validates at plan time are the document's, so that a plan
 // fails exactly where the service would.
 func TestValidationConstantsMatchTheSpec(t *testing.T) {
-	spec, err := openapi.Default()
-	require.NoError(t, err)
-	schemas := openapi.Model(spec).Components.Schemas
-	component := func(name string) *base.Schema {
-		p, ok := schemas.Get(name)
-		require.True(t, ok, "components.schemas.%s", name)
-		return p.Schema()
+	doc := openapitest.Embedded(t)
+	component := func(name string) schemaFacts {
+		return factsAt(t, doc, "/components/schemas/"+name)
 	}
-	property := func(schema, prop string) *base.Schema {
-		p, ok := component(schema).Properties.Get(prop)
-		require.True(t, ok, "%s.%s", schema, prop)
-		return p.Schema()
+	property := func(schema, prop string) schemaFacts {
+		return factsAt(t, doc, "/components/schemas/"+schema+"/properties/"+prop)
 	}
-	checkString := func(name string, s *base.Schema, pattern *regexp.Regexp, minLen, maxLen int64) {
+	checkString := func(name string, s schemaFacts, pattern *regexp.Regexp, minLen, maxLen int64) {
 		t.Helper()
 		if pattern != nil {
 			assert.Equal(t, s.Pattern, pattern.String(), "%s pattern", name)
@@ -64,24 +57,22 @@ func TestValidationConstantsMatchTheSpec(t *testing.T) {
 	assert.InDelta(t, 0, *grace.Minimum, 0)
 	assert.InDelta(t, float64(gracePeriodMaxSeconds), *grace.Maximum, 0)
 	require.NotNil(t, grace.Default)
-	assert.Equal(t, fmt.Sprint(gracePeriodDefault), grace.Default.Value)
+	assert.Equal(t, fmt.Sprint(gracePeriodDefault), fmt.Sprint(grace.Default))
 
 	amount := component("PayoutAmount")
 	require.NotNil(t, amount.Minimum)
 	assert.InDelta(t, float64(payoutAmountMinimum), *amount.Minimum, 0)
 	require.NotNil(t, amount.Maximum)
 	assert.InDelta(t, float64(payoutAmountMaximum), *amount.Maximum, 0)
-	assert.Equal(t, "integer", amount.Type[0], "the provider checks that amount is a whole number")
+	assert.Equal(t, "integer", amount.Type, "the provider checks that amount is a whole number")
 
-	param, ok := openapi.Model(spec).Components.Parameters.Get("IdempotencyKey")
-	require.True(t, ok)
-	key := param.Schema.Schema()
+	key := factsAt(t, doc, "/components/parameters/IdempotencyKey/schema")
 	require.NotNil(t, key.MaxLength)
 	assert.Equal(t, int64(idempotencyKeyMaxLen), *key.MaxLength)
 
 	// The request schemas say which fields each kind has; the provider's conditional validators must agree.
-	bankProps := propertyNames(component("BankPayoutRequest"))
-	mobileProps := propertyNames(component("MobileMoneyPayoutRequest"))
+	bankProps := openapitest.Keys(doc.At(t, "/components/schemas/BankPayoutRequest/properties"))
+	mobileProps := openapitest.Keys(doc.At(t, "/components/schemas/MobileMoneyPayoutRequest/properties"))
 	assert.Subset(t, component("BankPayoutRequest").Required, []string{"bank_id", "account_number"})
 	assert.NotContains(t, bankProps, "momo_phone_number")
 	assert.NotContains(t, mobileProps, "bank_id")
@@ -89,12 +80,24 @@ func TestValidationConstantsMatchTheSpec(t *testing.T) {
 	assert.NotContains(t, component("MobileMoneyPayoutRequest").Required, "momo_phone_number")
 }
 
-func propertyNames(s *base.Schema) []string {
-	var out []string
-	for k := range s.Properties.KeysFromOldest() {
-		out = append(out, k)
-	}
-	return out
+// schemaFacts are the keywords of a schema that the provider's plan-time validation restates.
+type schemaFacts struct {
+	Type      string   `yaml:"type"`
+	Pattern   string   `yaml:"pattern"`
+	MinLength *int64   `yaml:"minLength"`
+	MaxLength *int64   `yaml:"maxLength"`
+	Minimum   *float64 `yaml:"minimum"`
+	Maximum   *float64 `yaml:"maximum"`
+	Default   any      `yaml:"default"`
+	Required  []string `yaml:"required"`
+}
+
+// factsAt decodes the schema at pointer (a reference followed) into schemaFacts.
+func factsAt(t *testing.T, doc *openapitest.Doc, pointer string) schemaFacts {
+	t.Helper()
+	var s schemaFacts
+	openapitest.Decode(t, doc.At(t, pointer), &s)
+	return s
 }
 
 func TestPatterns(t *testing.T) {

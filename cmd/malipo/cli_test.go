@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/malipo/terraform-provider-malipo/internal/faults"
+	"github.com/malipo/terraform-provider-malipo/internal/openapitest"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
-	"github.com/malipo/terraform-provider-malipo/openapi"
 )
 
 // runCLI runs the CLI as main does and returns its exit code and what it wrote on each stream.
@@ -120,9 +120,8 @@ func TestSingleDashLongFlagsStillWork(t *testing.T) {
 // `--version`, `-v` and `malipo version` print the same: the binary's version on the first line, the
 // Go release and platform, and the embedded contract's title and info.version.
 func TestVersion(t *testing.T) {
-	spec, err := openapi.Default()
-	require.NoError(t, err)
-	info := openapi.Model(spec).Info
+	var info struct{ Title, Version string }
+	openapitest.Decode(t, openapitest.Embedded(t).At(t, "/info"), &info)
 
 	code, want, stderr := runCLI(t, "version")
 	require.Equal(t, exitOK, code, stderr)

@@ -1,6 +1,7 @@
-// Package openapitest loads variants of the embedded OpenAPI document for tests: the document with
-// edits made by JSON pointer (package docedit), so that a test can show what a grader, a generator or
-// a check does with a document that says something else.
+// Package openapitest gives tests the embedded OpenAPI document in two forms: variants of it, loaded
+// (the document with edits made by JSON pointer, package docedit), so that a test can show what a
+// grader, a generator or a check does with a document that says something else; and the document as
+// written (Doc), so that a test can read a fact from it without naming libopenapi's types.
 package openapitest
 
 import (

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/internal/openapitest"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
@@ -222,15 +222,14 @@ func (rc *receiver) deliveriesTo(path string) []received {
 
 // The defaults of a delivery failure are the document's (the `default`s of SandboxDeliveryFailureRequest).
 func TestDeliveryFailureDefaultsAreTheDocuments(t *testing.T) {
-	proxy, ok := openapi.Model(testSpec(t)).Components.Schemas.Get("SandboxDeliveryFailureRequest")
-	require.True(t, ok)
+	doc := openapitest.Embedded(t)
 	def := func(name string) int {
-		prop, ok := proxy.Schema().Properties.Get(name)
-		require.True(t, ok, name)
-		require.NotNil(t, prop.Schema().Default, "%s has a default", name)
-		var v int
-		require.NoError(t, prop.Schema().Default.Decode(&v))
-		return v
+		var prop struct {
+			Default *int `yaml:"default"`
+		}
+		openapitest.Decode(t, doc.At(t, "/components/schemas/SandboxDeliveryFailureRequest/properties/"+name), &prop)
+		require.NotNil(t, prop.Default, "%s has a default", name)
+		return *prop.Default
 	}
 	status, duration := def("status_code"), def("duration_seconds")
 	assert.Equal(t, defaultFailureStatus, status)
@@ -239,8 +238,10 @@ func TestDeliveryFailureDefaultsAreTheDocuments(t *testing.T) {
 
 // The scenario header's timings and Retry-After are the ones the "Sandbox controls" tag tells users.
 func TestScenarioTimingsAreTheDocuments(t *testing.T) {
+	var tags []struct{ Name, Description string }
+	openapitest.Decode(t, openapitest.Embedded(t).At(t, "/tags"), &tags)
 	var desc string
-	for _, tag := range openapi.Model(testSpec(t)).Tags {
+	for _, tag := range tags {
 		if tag.Name == "Sandbox controls" {
 			desc = tag.Description
 		}

@@ -11,12 +11,14 @@ import (
 	"testing"
 	"time"
 
-	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v4"
 
+	"github.com/malipo/terraform-provider-malipo/internal/openapitest"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
+	"github.com/malipo/terraform-provider-malipo/openapi/docedit"
 )
 
 // Every seed object is the example it is taken from (with only the documented status override).
@@ -87,7 +89,7 @@ var (
 func TestEveryObjectTheExamplesNameExists(t *testing.T) {
 	e := newEnv(t, WithSeedData(true))
 	spec := testSpec(t)
-	examples, err := openapi.Examples(spec)
+	examples, err := spec.Examples()
 	require.NoError(t, err)
 	created := createdByExamples(t, spec)
 	created["po_0000000000000000"] = true // NotFound's example
@@ -153,15 +155,8 @@ func createdByExamples(t *testing.T, spec *openapi.Spec) map[string]bool {
 		for _, ex := range namedBodyExamples(t, op) {
 			texts = append(texts, string(ex))
 		}
-		for code, resp := range openapi.OperationModel(op).Responses.Codes.FromOldest() {
-			if code != "201" {
-				continue
-			}
-			for _, mt := range resp.Content.FromOldest() {
-				for _, ex := range mt.Examples.FromOldest() {
-					texts = append(texts, string(nodeJSON(t, ex.Value)))
-				}
-			}
+		for _, ex := range mediaExamples(t, responseNode(t, op, "201")) {
+			texts = append(texts, string(ex))
 		}
 		for _, text := range texts {
 			for _, v := range append(exampleIDPattern.FindAllString(text, -1), exampleRefPattern.FindAllString(text, -1)...) {
@@ -189,11 +184,11 @@ func TestPairedExamplesAnswerAsDocumented(t *testing.T) {
 	})
 	tested := 0
 	for _, op := range ops {
-		params := operationParameters(spec, op)
+		params := operationParameters(t, op)
 		bodies := namedBodyExamples(t, op)
 		names := map[string]bool{}
 		for _, p := range params {
-			for name := range p.Examples.KeysFromOldest() {
+			for name := range p.Examples {
 				names[name] = true
 			}
 		}
@@ -210,19 +205,19 @@ func TestPairedExamplesAnswerAsDocumented(t *testing.T) {
 				}
 			}
 		}) {
-			want := pairedStatus(op, name)
+			want := pairedStatus(t, op, name)
 			require.NotZero(t, want, "%s: request example %q has no response example of that name", op.ID, name)
 			path, query := op.Path, url.Values{}
 			for _, p := range params {
-				ex, ok := p.Examples.Get(name)
+				ex, ok := p.Examples[name]
 				if !ok {
 					continue
 				}
 				switch p.In {
 				case "path":
-					path = strings.Replace(path, "{"+p.Name+"}", url.PathEscape(ex.Value.Value), 1)
+					path = strings.Replace(path, "{"+p.Name+"}", url.PathEscape(ex), 1)
 				case "query":
-					query.Set(p.Name, ex.Value.Value)
+					query.Set(p.Name, ex)
 				}
 			}
 			for _, p := range params {
@@ -252,22 +247,18 @@ func boolInt(b bool) int {
 
 // pairedStatus is the status whose response example is named name, else the only bodiless 2xx
 // (Specmatic pairs a 204 with any request example), else, for name "", the only 2xx.
-func pairedStatus(op *openapi.Operation, name string) int {
+func pairedStatus(t *testing.T, op *openapi.Operation, name string) int {
 	var bodiless2xx, any2xx []string
-	for code, resp := range openapi.OperationModel(op).Responses.Codes.FromOldest() {
+	for code := range openapitest.Members(openapitest.Member(operationNode(t, op), "responses")) {
+		resp := responseNode(t, op, code)
 		if strings.HasPrefix(code, "2") {
 			any2xx = append(any2xx, code)
-			if resp.Content == nil || resp.Content.Len() == 0 {
+			if len(openapitest.Keys(openapitest.Member(resp, "content"))) == 0 {
 				bodiless2xx = append(bodiless2xx, code)
 			}
 		}
-		if resp.Content == nil {
-			continue
-		}
-		for _, mt := range resp.Content.FromOldest() {
-			if _, ok := mt.Examples.Get(name); ok && name != "" {
-				return atoi(code)
-			}
+		if _, ok := mediaExamples(t, resp)[name]; ok && name != "" {
+			return atoi(code)
 		}
 	}
 	if len(bodiless2xx) == 1 {
@@ -288,25 +279,40 @@ func atoi(s string) int {
 }
 
 func namedBodyExamples(t *testing.T, op *openapi.Operation) map[string]json.RawMessage {
-	out := map[string]json.RawMessage{}
-	if openapi.OperationModel(op).RequestBody == nil {
-		return out
+	body := openapitest.Member(operationNode(t, op), "requestBody")
+	if body == nil {
+		return map[string]json.RawMessage{}
 	}
-	for _, mt := range openapi.OperationModel(op).RequestBody.Content.FromOldest() {
-		for name, ex := range mt.Examples.FromOldest() {
-			out[name] = nodeJSON(t, ex.Value)
+	return mediaExamples(t, openapitest.Embedded(t).Resolve(t, body))
+}
+
+// operationNode is op's declaration in the document.
+func operationNode(t *testing.T, op *openapi.Operation) *yaml.Node {
+	return openapitest.Embedded(t).At(t, openapi.OperationPointer(op.Method, op.Path))
+}
+
+// responseNode is op's response for status code (a reference followed), nil when it has none.
+func responseNode(t *testing.T, op *openapi.Operation, code string) *yaml.Node {
+	resp := openapitest.Member(openapitest.Member(operationNode(t, op), "responses"), code)
+	if resp == nil {
+		return nil
+	}
+	return openapitest.Embedded(t).Resolve(t, resp)
+}
+
+// mediaExamples returns the named examples of every media type of a request body or response, each
+// value as JSON (an example that is a reference followed).
+func mediaExamples(t *testing.T, bodyOrResponse *yaml.Node) map[string]json.RawMessage {
+	doc := openapitest.Embedded(t)
+	out := map[string]json.RawMessage{}
+	for _, mt := range openapitest.Members(openapitest.Member(bodyOrResponse, "content")) {
+		for name, ex := range openapitest.Members(openapitest.Member(mt, "examples")) {
+			if value := openapitest.Member(doc.Resolve(t, ex), "value"); value != nil {
+				out[name] = openapitest.JSON(t, value)
+			}
 		}
 	}
 	return out
-}
-
-func nodeJSON(t *testing.T, node interface{ Decode(any) error }) json.RawMessage {
-	t.Helper()
-	var v any
-	require.NoError(t, node.Decode(&v))
-	data, err := json.Marshal(v)
-	require.NoError(t, err)
-	return data
 }
 
 // Seeds belong to the default merchant only.
@@ -361,15 +367,39 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
+// docParameter is a parameter as the document declares it: where it goes, and its named examples' values.
+type docParameter struct {
+	Name, In string
+	Examples map[string]string `yaml:"-"`
+}
+
 // operationParameters returns the operation's parameters, path-level ones included.
-func operationParameters(spec *openapi.Spec, op *openapi.Operation) []*v3.Parameter {
-	own := openapi.OperationModel(op).Parameters
-	var out []*v3.Parameter
-	if item, ok := openapi.Model(spec).Paths.PathItems.Get(op.Path); ok && item != nil {
-		for _, p := range item.Parameters {
+func operationParameters(t *testing.T, op *openapi.Operation) []docParameter {
+	doc := openapitest.Embedded(t)
+	read := func(list *yaml.Node) []docParameter {
+		var out []docParameter
+		for _, n := range openapitest.Items(list) {
+			n = doc.Resolve(t, n)
+			var p docParameter
+			openapitest.Decode(t, n, &p)
+			p.Examples = map[string]string{}
+			for name, ex := range openapitest.Members(openapitest.Member(n, "examples")) {
+				p.Examples[name] = openapitest.Member(doc.Resolve(t, ex), "value").Value
+			}
+			out = append(out, p)
+		}
+		return out
+	}
+	own := []docParameter{}
+	if list := openapitest.Member(operationNode(t, op), "parameters"); list != nil {
+		own = read(list)
+	}
+	var out []docParameter
+	if list, ok := doc.Lookup(t, "/paths/"+docedit.Escape(op.Path)+"/parameters"); ok {
+		for _, p := range read(list) {
 			// An operation's parameter of the same name and location replaces the path's (OpenAPI 3.1,
 			// Path Item Object): delete-endpoint's `id` has an example of its own.
-			if !slices.ContainsFunc(own, func(o *v3.Parameter) bool { return o.Name == p.Name && o.In == p.In }) {
+			if !slices.ContainsFunc(own, func(o docParameter) bool { return o.Name == p.Name && o.In == p.In }) {
 				out = append(out, p)
 			}
 		}
@@ -395,7 +425,7 @@ func TestWithSeedDataOff(t *testing.T) {
 // in a fresh sandbox instead of colliding with the seed data's merchant references.
 func TestSchemaRequestExamplesCreateInAFreshSandbox(t *testing.T) {
 	e := newEnv(t, WithSeedData(true))
-	examples, err := openapi.Examples(testSpec(t))
+	examples, err := testSpec(t).Examples()
 	require.NoError(t, err)
 	paths := map[string]string{
 		"#/components/schemas/PaymentInitRequest/examples/":       api.OpInitializePayment().URL(),

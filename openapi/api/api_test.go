@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/internal/openapitest"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/internal/apigen"
@@ -87,11 +88,8 @@ func TestErrorCodes(t *testing.T) {
 // ErrorCode description: the same codes, names and HTTP statuses as x-enum-varnames and
 // x-malipo-http-status, from which the code is generated.
 func TestErrorTableMatchesTheDocumentsProse(t *testing.T) {
-	spec, err := openapi.Default()
-	require.NoError(t, err)
-	proxy, ok := openapi.Model(spec).Components.Schemas.Get("ErrorCode")
-	require.True(t, ok)
-	rows := regexp.MustCompile(`(?m)^\|\s*(\d+)\s*\|\s*([a-z_]+)\s*\|\s*(\d+)\s*\|`).FindAllStringSubmatch(proxy.Schema().Description, -1)
+	description := openapitest.Member(openapitest.Embedded(t).At(t, "/components/schemas/ErrorCode"), "description").Value
+	rows := regexp.MustCompile(`(?m)^\|\s*(\d+)\s*\|\s*([a-z_]+)\s*\|\s*(\d+)\s*\|`).FindAllStringSubmatch(description, -1)
 	require.Len(t, rows, len(api.ErrorCodes()), "one table row per code")
 	for i, code := range api.ErrorCodes() {
 		assert.Equal(t, strconv.Itoa(int(code)), rows[i][1], "row %d", i)

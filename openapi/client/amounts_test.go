@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/internal/openapitest"
 	"github.com/malipo/terraform-provider-malipo/internal/sandbox"
-	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/client"
 )
@@ -26,9 +26,11 @@ import (
 const maxPaymentCents = 100_000_000_000_000
 
 func TestMaximumIsTheSpecs(t *testing.T) {
-	spec, err := openapi.Default()
-	require.NoError(t, err)
-	schema := openapi.Model(spec).Components.Schemas.GetOrZero("PaymentAmount").Schema()
+	var schema struct {
+		Maximum    *float64 `yaml:"maximum"`
+		MultipleOf *float64 `yaml:"multipleOf"`
+	}
+	openapitest.Decode(t, openapitest.Embedded(t).At(t, "/components/schemas/PaymentAmount"), &schema)
 	require.NotNil(t, schema.Maximum)
 	require.NotNil(t, schema.MultipleOf)
 	assert.InDelta(t, 0.01, *schema.MultipleOf, 0, "the amounts here are built in cents")

@@ -20,11 +20,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
-	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v4"
 
+	"github.com/malipo/terraform-provider-malipo/internal/openapitest"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
@@ -36,13 +36,10 @@ func loadSpec(t *testing.T) *openapi.Spec {
 	return spec
 }
 
-func schema(t *testing.T, spec *openapi.Spec, name string) *base.Schema {
+// schema returns the component schema name as the document writes it (a reference followed).
+func schema(t *testing.T, name string) *yaml.Node {
 	t.Helper()
-	proxy, ok := openapi.Model(spec).Components.Schemas.Get(name)
-	require.True(t, ok, "the document has no schema %s", name)
-	s := proxy.Schema()
-	require.NotNil(t, s, "schema %s does not build: %v", name, proxy.GetBuildError())
-	return s
+	return openapitest.Embedded(t).At(t, "/components/schemas/"+name)
 }
 
 func specErrorStatuses(t *testing.T) map[int]int {
@@ -82,25 +79,31 @@ func TestOperationTableMatchesSpec(t *testing.T) {
 					assert.Contains(t, []string{api.HeaderPublicKey, api.HeaderSecretKey}, h, "a key header the client does not know")
 				}
 			}
+			doc := openapitest.Embedded(t)
+			declared := doc.At(t, openapi.OperationPointer(sop.Method, sop.Path))
 			var params []string
-			for _, p := range openapi.OperationModel(sop).Parameters {
-				params = append(params, p.In+":"+p.Name)
+			for _, p := range openapitest.Items(openapitest.Member(declared, "parameters")) {
+				var param struct{ In, Name string }
+				openapitest.Decode(t, doc.Resolve(t, p), &param)
+				params = append(params, param.In+":"+param.Name)
+			}
+			response := func(code string) *yaml.Node {
+				return doc.Resolve(t, openapitest.Member(openapitest.Member(declared, "responses"), code))
 			}
 			if op.Method == http.MethodPost {
 				assert.Contains(t, params, "header:"+api.HeaderIdempotencyKey, "every POST takes an Idempotency-Key")
-				for code, resp := range openapi.OperationModel(sop).Responses.Codes.FromOldest() {
+				for code := range openapitest.Members(openapitest.Member(declared, "responses")) {
 					if strings.HasPrefix(code, "2") {
-						_, ok := resp.Headers.Get(api.HeaderIdempotentReplayed)
-						assert.True(t, ok, "the %s response of %s declares %s", code, op.ID, api.HeaderIdempotentReplayed)
+						headers := openapitest.Keys(openapitest.Member(response(code), "headers"))
+						assert.Contains(t, headers, api.HeaderIdempotentReplayed, "the %s response of %s declares %s", code, op.ID, api.HeaderIdempotentReplayed)
 					}
 				}
 			} else {
 				assert.NotContains(t, params, "header:"+api.HeaderIdempotencyKey)
 			}
 			if slices.Contains(sop.Responses, "429") {
-				resp := openapi.OperationModel(sop).Responses.Codes.GetOrZero("429")
-				_, ok := resp.Headers.Get(api.HeaderRetryAfter)
-				assert.True(t, ok, "429 of %s declares %s", op.ID, api.HeaderRetryAfter)
+				headers := openapitest.Keys(openapitest.Member(response("429"), "headers"))
+				assert.Contains(t, headers, api.HeaderRetryAfter, "429 of %s declares %s", op.ID, api.HeaderRetryAfter)
 			}
 		})
 	}
@@ -125,17 +128,15 @@ func TestEnumsMatchSpec(t *testing.T) {
 		}
 		return out
 	}
-	enumOf := func(s *base.Schema) []string {
+	enumOf := func(s *yaml.Node) []string {
 		var out []string
-		for _, n := range s.Enum {
+		for _, n := range openapitest.Items(openapitest.Member(s, "enum")) {
 			out = append(out, n.Value)
 		}
 		return out
 	}
-	prop := func(schemaName, property string) *base.Schema {
-		p, ok := schema(t, spec, schemaName).Properties.Get(property)
-		require.True(t, ok, "%s.%s", schemaName, property)
-		return p.Schema()
+	prop := func(schemaName, property string) *yaml.Node {
+		return openapitest.Embedded(t).At(t, "/components/schemas/"+schemaName+"/properties/"+property)
 	}
 	transactionStatuses := strs(anys(api.PaymentStatusValues())...)
 	cases := []struct {
@@ -143,20 +144,20 @@ func TestEnumsMatchSpec(t *testing.T) {
 		spec   []string
 		client []string
 	}{
-		{"PaymentMethod", enumOf(schema(t, spec, "PaymentMethod")), strs(anys(api.PaymentMethodValues())...)},
-		{"PaymentStatus", enumOf(schema(t, spec, "PaymentStatus")), strs(anys(api.PaymentStatusValues())...)},
-		{"PayoutStatus", enumOf(schema(t, spec, "PayoutStatus")), strs(anys(api.PayoutStatusValues())...)},
-		{"TransferTo", enumOf(schema(t, spec, "TransferTo")), strs(anys(api.TransferToValues())...)},
-		{"FailureReason", enumOf(schema(t, spec, "FailureReason")), strs(anys(api.FailureReasonValues())...)},
-		{"EventType", enumOf(schema(t, spec, "EventType")), strs(anys(api.EventTypeValues())...)},
-		{"ErrorCode", enumOf(schema(t, spec, "ErrorCode")), intStrs(api.ErrorCodes())},
+		{"PaymentMethod", enumOf(schema(t, "PaymentMethod")), strs(anys(api.PaymentMethodValues())...)},
+		{"PaymentStatus", enumOf(schema(t, "PaymentStatus")), strs(anys(api.PaymentStatusValues())...)},
+		{"PayoutStatus", enumOf(schema(t, "PayoutStatus")), strs(anys(api.PayoutStatusValues())...)},
+		{"TransferTo", enumOf(schema(t, "TransferTo")), strs(anys(api.TransferToValues())...)},
+		{"FailureReason", enumOf(schema(t, "FailureReason")), strs(anys(api.FailureReasonValues())...)},
+		{"EventType", enumOf(schema(t, "EventType")), strs(anys(api.EventTypeValues())...)},
+		{"ErrorCode", enumOf(schema(t, "ErrorCode")), intStrs(api.ErrorCodes())},
 		{"Transaction.type", enumOf(prop("Transaction", "type")), strs(anys(api.TransactionTypeValues())...)},
 		{"Transaction.status", enumOf(prop("Transaction", "status")), transactionStatuses},
 		{"BankPayoutRequest.transfer_to", enumOf(prop("BankPayoutRequest", "transfer_to")), []string{string(payoutKind(BankPayout{}))}},
 		{"MobileMoneyPayoutRequest.transfer_to", enumOf(prop("MobileMoneyPayoutRequest", "transfer_to")), []string{string(payoutKind(MobilePayout{}))}},
 		{"Error.status", enumOf(prop("Error", "status")), []string{"error"}},
-		{"SuccessStatus", enumOf(schema(t, spec, "SuccessStatus")), []string{"success"}},
-		{"SuccessCode", enumOf(schema(t, spec, "SuccessCode")), []string{"0"}},
+		{"SuccessStatus", enumOf(schema(t, "SuccessStatus")), []string{"success"}},
+		{"SuccessCode", enumOf(schema(t, "SuccessCode")), []string{"0"}},
 	}
 	for _, tc := range cases {
 		require.NotEmpty(t, tc.spec, "%s has no enum in the document", tc.where)
@@ -290,14 +291,13 @@ var requestModels = []string{"PaymentInitRequest", "PaymentCompleteRequest", "Ba
 // the schema's properties, recursively, and that request models send their required fields and omit
 // unset optional ones (an empty optional string would break minLength or a pattern).
 func TestModelsMatchSchemas(t *testing.T) {
-	spec := loadSpec(t)
-	for name, proxy := range openapi.Model(spec).Components.Schemas.FromOldest() {
-		s := proxy.Schema()
-		require.NotNil(t, s, name)
+	doc := openapitest.Embedded(t)
+	for name := range openapitest.Members(doc.At(t, "/components/schemas")) {
+		s := schema(t, name)
 		switch {
-		case len(s.OneOf) > 0:
+		case openapitest.Member(s, "oneOf") != nil:
 			checkPayoutUnion(t, name, s)
-		case s.Properties != nil && s.Properties.Len() > 0:
+		case len(openapitest.Keys(openapitest.Member(s, "properties"))) > 0:
 			typ, ok := models[name]
 			if !assert.True(t, ok, "schema %s has no client model; add one and list it in models", name) {
 				continue
@@ -306,7 +306,11 @@ func TestModelsMatchSchemas(t *testing.T) {
 		}
 	}
 	for _, name := range requestModels {
-		s := schema(t, spec, name)
+		var s struct {
+			Required             []string
+			AdditionalProperties any `yaml:"additionalProperties"`
+		}
+		openapitest.Decode(t, schema(t, name), &s)
 		zero := reflect.New(models[name]).Elem().Interface()
 		b, err := json.Marshal(zero)
 		require.NoError(t, err)
@@ -314,20 +318,22 @@ func TestModelsMatchSchemas(t *testing.T) {
 		require.NoError(t, json.Unmarshal(b, &keys))
 		assert.ElementsMatch(t, s.Required, slices.Collect(maps.Keys(keys)),
 			"%s: a zero request must carry exactly the required fields (%s)", name, b)
-		closed := s.AdditionalProperties != nil && !s.AdditionalProperties.IsA() && !s.AdditionalProperties.B
+		closed := s.AdditionalProperties == false
 		assert.True(t, closed, "%s: request schemas are closed (additionalProperties: false), so the strict decode covers them", name)
 	}
 }
 
 // checkPayoutUnion checks the payout oneOf: its discriminator maps each TransferTo to the schema whose
 // model reports that kind.
-func checkPayoutUnion(t *testing.T, name string, s *base.Schema) {
+func checkPayoutUnion(t *testing.T, name string, s *yaml.Node) {
 	t.Helper()
 	require.Equal(t, "PayoutRequest", name, "a new oneOf schema needs a model")
-	require.NotNil(t, s.Discriminator)
-	assert.Equal(t, "transfer_to", s.Discriminator.PropertyName)
+	discriminator := openapitest.Member(s, "discriminator")
+	require.NotNil(t, discriminator)
+	assert.Equal(t, "transfer_to", openapitest.Member(discriminator, "propertyName").Value)
 	var kinds []string
-	for kind, ref := range s.Discriminator.Mapping.FromOldest() {
+	for kind, refNode := range openapitest.Members(openapitest.Member(discriminator, "mapping")) {
+		ref := refNode.Value
 		kinds = append(kinds, kind)
 		model, ok := models[strings.TrimPrefix(ref, "#/components/schemas/")]
 		require.True(t, ok, "%s has no model", ref)
@@ -340,7 +346,7 @@ func checkPayoutUnion(t *testing.T, name string, s *base.Schema) {
 
 // compareFields asserts that typ's JSON fields equal schema's properties, and recurses into nested
 // objects and arrays of objects.
-func compareFields(t *testing.T, where string, s *base.Schema, typ reflect.Type) {
+func compareFields(t *testing.T, where string, s *yaml.Node, typ reflect.Type) {
 	t.Helper()
 	for typ.Kind() == reflect.Pointer {
 		typ = typ.Elem()
@@ -349,33 +355,38 @@ func compareFields(t *testing.T, where string, s *base.Schema, typ reflect.Type)
 		return
 	}
 	fields := jsonFields(typ)
-	var props []string
-	for p := range s.Properties.KeysFromOldest() {
-		props = append(props, p)
-	}
+	props := openapitest.Keys(openapitest.Member(s, "properties"))
 	var names []string
 	for n := range fields {
 		names = append(names, n)
 	}
 	assert.ElementsMatch(t, props, names, "%s: the schema's properties and %s's JSON fields differ", where, typ)
-	for p, proxy := range s.Properties.FromOldest() {
+	doc := openapitest.Embedded(t)
+	hasProperties := func(s *yaml.Node) bool { return len(openapitest.Keys(openapitest.Member(s, "properties"))) > 0 }
+	for p, ps := range openapitest.Members(openapitest.Member(s, "properties")) {
 		ft, ok := fields[p]
 		if !ok {
 			continue
 		}
-		ps := proxy.Schema()
+		ps = doc.Resolve(t, ps)
 		for ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()
 		}
+		items := openapitest.Member(ps, "items")
+		if items != nil && items.Kind == yaml.MappingNode {
+			items = doc.Resolve(t, items)
+		} else {
+			items = nil // absent, or `items: false`
+		}
 		switch {
-		case ps.AdditionalProperties != nil && ps.AdditionalProperties.IsB() && ps.AdditionalProperties.B:
+		case openapitest.Member(ps, "additionalProperties") != nil && openapitest.Member(ps, "additionalProperties").Value == "true":
 			// An object open to members the document does not declare (an event's payload, whose shape
 			// depends on its type, a type added later included) is the JSON as received.
 			assert.Equal(t, reflect.TypeFor[json.RawMessage](), ft, "%s.%s: an open object is kept as raw JSON", where, p)
-		case ps.Properties != nil && ps.Properties.Len() > 0:
+		case hasProperties(ps):
 			compareFields(t, where+"."+p, ps, ft)
-		case ps.Items != nil && ps.Items.IsA():
-			if items := ps.Items.A.Schema(); items.Properties != nil && items.Properties.Len() > 0 && assert.Equal(t, reflect.Slice, ft.Kind(), "%s.%s", where, p) {
+		case items != nil:
+			if hasProperties(items) && assert.Equal(t, reflect.Slice, ft.Kind(), "%s.%s", where, p) {
 				compareFields(t, where+"."+p+"[]", items, ft.Elem())
 			}
 		}
@@ -453,7 +464,8 @@ func TestSpecExamplesDecodeIntoModels(t *testing.T) {
 		t.Run(where, func(t *testing.T) { roundTrip(t, typ, example) })
 	}
 
-	for name, proxy := range openapi.Model(spec).Components.Schemas.FromOldest() {
+	doc := openapitest.Embedded(t)
+	for name := range openapitest.Members(doc.At(t, "/components/schemas")) {
 		typ, ok := models[name]
 		if !ok {
 			if name == "PayoutRequest" {
@@ -462,75 +474,63 @@ func TestSpecExamplesDecodeIntoModels(t *testing.T) {
 				continue // scalars and enums: covered by TestEnumsMatchSpec
 			}
 		}
-		for i, ex := range proxy.Schema().Examples {
-			check(fmt.Sprintf("#/components/schemas/%s/examples/%d", name, i), typ, nodeJSON(t, ex))
+		for i, ex := range openapitest.Items(openapitest.Member(schema(t, name), "examples")) {
+			check(fmt.Sprintf("#/components/schemas/%s/examples/%d", name, i), typ, openapitest.JSON(t, ex))
 		}
 	}
 	for _, op := range spec.Operations() {
 		reqType, hasReq := requestOf[op.ID]
 		okType, known := successOf[op.ID]
 		require.True(t, known, "operation %s has no response model in this test", op.ID)
-		if rb := openapi.OperationModel(op).RequestBody; rb != nil {
+		declared := doc.At(t, openapi.OperationPointer(op.Method, op.Path))
+		if rb := openapitest.Member(declared, "requestBody"); rb != nil {
 			require.True(t, hasReq, "operation %s has a request body but no request model in this test", op.ID)
-			for where, ex := range mediaExamples(t, rb.Content) {
+			for where, ex := range mediaExamples(t, doc.Resolve(t, rb)) {
 				check(op.ID+" request "+where, reqType, ex)
 			}
 		}
-		for code, resp := range openapi.OperationModel(op).Responses.Codes.FromOldest() {
+		for code, resp := range openapitest.Members(openapitest.Member(declared, "responses")) {
 			typ := models["Error"]
 			if strings.HasPrefix(code, "2") {
 				typ = okType
 			}
-			for where, ex := range mediaExamples(t, resp.Content) {
+			for where, ex := range mediaExamples(t, doc.Resolve(t, resp)) {
 				require.NotNil(t, typ, "%s %s has a body but no model", op.ID, code)
 				check(op.ID+" "+code+" "+where, typ, ex)
 			}
 		}
 	}
-	for eventType, item := range openapi.Model(spec).Webhooks.FromOldest() {
+	for eventType := range openapitest.Members(doc.At(t, "/webhooks")) {
 		typ := models["PaymentEvent"]
 		if strings.HasPrefix(eventType, "payout.") {
 			typ = models["PayoutEvent"]
 		}
-		for where, ex := range mediaExamples(t, item.Post.RequestBody.Content) {
+		for where, ex := range mediaExamples(t, doc.At(t, "/webhooks/"+eventType+"/post/requestBody")) {
 			check("webhook "+eventType+" "+where, typ, ex)
 		}
 	}
 	assert.Greater(t, walked, 60, "the walk found the document's examples")
 }
 
-// mediaExamples returns the JSON examples of a content map (`example` and every `examples` entry).
-func mediaExamples(t *testing.T, content interface {
-	Get(string) (*v3.MediaType, bool)
-}) map[string][]byte {
+// mediaExamples returns the JSON examples of a request body's or a response's application/json content
+// (`example` and every `examples` entry, a referenced example followed).
+func mediaExamples(t *testing.T, bodyOrResponse *yaml.Node) map[string][]byte {
 	t.Helper()
+	doc := openapitest.Embedded(t)
 	out := map[string][]byte{}
-	if content == nil || reflect.ValueOf(content).IsNil() {
+	mt := openapitest.Member(openapitest.Member(bodyOrResponse, "content"), "application/json")
+	if mt == nil {
 		return out
 	}
-	mt, ok := content.Get("application/json")
-	if !ok || mt == nil {
-		return out
+	if ex := openapitest.Member(mt, "example"); ex != nil {
+		out["example"] = openapitest.JSON(t, ex)
 	}
-	if mt.Example != nil {
-		out["example"] = nodeJSON(t, mt.Example)
-	}
-	if mt.Examples != nil {
-		for name, ex := range mt.Examples.FromOldest() {
-			require.NotNil(t, ex.Value, "example %s has no value (unresolved $ref %q?)", name, ex.Reference)
-			out["examples/"+name] = nodeJSON(t, ex.Value)
-		}
+	for name, ex := range openapitest.Members(openapitest.Member(mt, "examples")) {
+		value := openapitest.Member(doc.Resolve(t, ex), "value")
+		require.NotNil(t, value, "example %s has no value", name)
+		out["examples/"+name] = openapitest.JSON(t, value)
 	}
 	return out
-}
-
-func nodeJSON(t *testing.T, node interface{ Decode(any) error }) []byte {
-	t.Helper()
-	var v any
-	require.NoError(t, node.Decode(&v))
-	b, err := json.Marshal(v)
-	require.NoError(t, err)
-	return b
 }
 
 // roundTrip decodes example strictly into typ and re-encodes it; every member of the example must
