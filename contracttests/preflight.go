@@ -67,7 +67,7 @@ func (s *session) preflight(ctx context.Context) error {
 			continue
 		}
 		if doc, ok := s.spec.Operation(probe.ID); ok {
-			for _, tag := range harness.ExtensionTagsOf(s.spec, doc) {
+			for _, tag := range doc.ExtensionTags {
 				s.extensionOfTag[tag] = ext.name
 			}
 		}

@@ -86,6 +86,9 @@ type Operation struct {
 	Responses []string
 	// Tags are the operation's tags, in document order.
 	Tags []string
+	// ExtensionTags are the operation's tags that the document marks x-malipo-extension: each names one
+	// extension of the contract (webhook endpoints, the event log), which a target may leave out.
+	ExtensionTags []string
 	// HasBody is true when the operation declares a request body; BodyRequired when that body is required.
 	HasBody, BodyRequired bool
 	op                    any    // a *v3.Operation, read through OperationModel; see libModel for why it is not typed
@@ -343,17 +346,25 @@ func (o *Operation) Documents(status int) bool {
 	return slices.Contains(o.Responses, code) || slices.Contains(o.Responses, code[:1]+"XX")
 }
 
-// taggedWith reports whether one of op's tags is marked with the extension key set to true.
-func taggedWith(model *v3.Document, op *v3.Operation, key string) bool {
+// tagsMarked returns op's tags (in op's order) that the document marks with the extension key set to
+// true.
+func tagsMarked(model *v3.Document, op *v3.Operation, key string) []string {
+	marked := map[string]bool{}
 	for _, tag := range model.Tags {
-		if tag == nil || tag.Extensions == nil || !slices.Contains(op.Tags, tag.Name) {
+		if tag == nil || tag.Extensions == nil {
 			continue
 		}
 		if node, ok := tag.Extensions.Get(key); ok && node != nil && node.Value == "true" {
-			return true
+			marked[tag.Name] = true
 		}
 	}
-	return false
+	var out []string
+	for _, tag := range op.Tags {
+		if marked[tag] {
+			out = append(out, tag)
+		}
+	}
+	return out
 }
 
 func add(s *Spec, model *v3.Document, path, method string, op *v3.Operation, item *v3.PathItem, webhook bool, location string) error {
@@ -364,7 +375,8 @@ func add(s *Spec, model *v3.Document, path, method string, op *v3.Operation, ite
 		return fmt.Errorf("operationId %q is used twice", op.OperationId)
 	}
 	o := &Operation{ID: op.OperationId, Method: method, Path: path, Webhook: webhook, op: op, pathItem: item, location: location,
-		SandboxOnly: taggedWith(model, op, "x-malipo-sandbox-only"), Tags: slices.Clone(op.Tags)}
+		SandboxOnly: len(tagsMarked(model, op, "x-malipo-sandbox-only")) > 0, Tags: slices.Clone(op.Tags),
+		ExtensionTags: tagsMarked(model, op, "x-malipo-extension")}
 	if op.RequestBody != nil {
 		o.HasBody = true
 		o.BodyRequired = op.RequestBody.Required != nil && *op.RequestBody.Required

@@ -61,9 +61,13 @@ func TestValuesOf(doc *v3.Document) (TestValues, error) {
 	return tv, nil
 }
 
+// TestValuesOrNone decodes the document's x-malipo-test-values; a document without them has none
+// (Present is false), which is not an error, while test values that do not decode are.
+func (s *Spec) TestValuesOrNone() (TestValues, error) { return TestValuesOf(Model(s)) }
+
 // TestValues decodes the document's x-malipo-test-values, for callers that cannot do without them:
 // a document without them is an error. Callers that can (a document may leave them out) use
-// TestValuesOf and ask Present.
+// TestValuesOrNone and ask Present.
 func (s *Spec) TestValues() (TestValues, error) {
 	tv, err := TestValuesOf(Model(s))
 	if err != nil {

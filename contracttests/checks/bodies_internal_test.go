@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/malipo/terraform-provider-malipo/contracttests/harness"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
@@ -27,7 +26,7 @@ func TestEveryRequestBodyHasAnExample(t *testing.T) {
 			continue
 		}
 		branches++
-		whole, err := harness.RequestBodySchema(bt.op, "")
+		whole, err := openapi.RequestBodySchema(bt.op, "")
 		require.NoError(t, err)
 		var body map[string]any
 		require.NoError(t, json.Unmarshal(bt.example, &body))

@@ -55,7 +55,7 @@ type bodyTarget struct {
 func bodyTargets(spec *openapi.Spec) ([]bodyTarget, error) {
 	var out []bodyTarget
 	for _, op := range harness.APIOperations(spec) {
-		sch, err := harness.RequestBodySchema(op, "")
+		sch, err := openapi.RequestBodySchema(op, "")
 		if err != nil {
 			continue // no JSON request body: nothing to mutate
 		}
@@ -64,14 +64,14 @@ func bodyTargets(spec *openapi.Spec) ([]bodyTarget, error) {
 			branches = slices.Collect(sch.Discriminator.Mapping.KeysFromOldest())
 		}
 		for _, branch := range branches {
-			bsch, err := harness.RequestBodySchema(op, branch)
+			bsch, err := openapi.RequestBodySchema(op, branch)
 			if err != nil {
 				return nil, err
 			}
 			bt := bodyTarget{op: op, branch: branch, schema: bsch, location: requestBodyLocation(op, branch)}
 			bt.example, bt.exampleErr = harness.RequestExample(op, branch)
 			bt.cleanup, bt.cleanupParam = deleteOperationFor(spec, op)
-			bt.extension = harness.IsExtensionIn(spec, op)
+			bt.extension = harness.IsExtensionIn(op)
 			out = append(out, bt)
 		}
 	}
@@ -422,7 +422,7 @@ func derivedAuthChecks(spec *openapi.Spec) []*harness.Check {
 			continue
 		}
 		needsSecret := slices.Contains(op.KeyHeaders[0], api.HeaderSecretKey)
-		ext := harness.IsExtensionIn(spec, op)
+		ext := harness.IsExtensionIn(op)
 		req := authRequestFor(spec, op)
 		add := func(name, doc string, code api.ErrorCode, opts func(t *harness.T) []harness.ReqOption) {
 			checks = append(checks, &harness.Check{

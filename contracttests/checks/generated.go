@@ -75,7 +75,7 @@ func generatedChecks(spec *openapi.Spec) ([]*harness.Check, error) {
 	if err != nil {
 		return nil, err
 	}
-	tv, err := harness.TestValuesOf(spec)
+	tv, err := spec.TestValuesOrNone()
 	if err != nil {
 		return nil, err
 	}
@@ -458,7 +458,7 @@ func eventObjectMembers(spec *openapi.Spec, typ string) map[string]bool {
 	if !ok {
 		return nil
 	}
-	sch, err := harness.RequestBodySchema(op, "")
+	sch, err := openapi.RequestBodySchema(op, "")
 	if err != nil {
 		return nil
 	}

@@ -22,7 +22,7 @@ func genTargets(t *testing.T) (*openapi.Spec, []*genTarget) {
 	require.NoError(t, err)
 	targets, err := bodyTargets(spec)
 	require.NoError(t, err)
-	tv, err := harness.TestValuesOf(spec)
+	tv, err := spec.TestValuesOrNone()
 	require.NoError(t, err)
 	var out []*genTarget
 	for _, bt := range targets {

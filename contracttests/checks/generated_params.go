@@ -31,7 +31,7 @@ func generatedParameterChecks(spec *openapi.Spec) []*harness.Check {
 		if op.HasBody {
 			continue // its body's checks send its path parameters too
 		}
-		g := &genTarget{bt: bodyTarget{op: op, extension: harness.IsExtensionIn(spec, op)}, params: parameterFields(spec, op)}
+		g := &genTarget{bt: bodyTarget{op: op, extension: harness.IsExtensionIn(op)}, params: parameterFields(spec, op)}
 		if len(g.params) == 0 {
 			continue
 		}

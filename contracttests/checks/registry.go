@@ -35,7 +35,7 @@ func All() ([]*harness.Check, error) {
 // set to the same document) they use its paths, examples and test values, and skip with the reason
 // when it lacks one. A document without x-malipo-test-values has no test-value checks.
 func AllFor(spec *openapi.Spec) ([]*harness.Check, error) {
-	tv, err := harness.TestValuesOf(spec)
+	tv, err := spec.TestValuesOrNone()
 	if err != nil {
 		return nil, fmt.Errorf("derive state checks: %w", err)
 	}

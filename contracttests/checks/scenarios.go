@@ -21,7 +21,7 @@ func scenarioChecks(spec *openapi.Spec) []*harness.Check {
 			continue
 		}
 		req := authRequestFor(spec, op)
-		ext := harness.IsExtensionIn(spec, op)
+		ext := harness.IsExtensionIn(op)
 		for _, sc := range []struct {
 			name     string
 			scenario api.SandboxScenario

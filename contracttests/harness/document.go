@@ -145,29 +145,8 @@ const (
 // IsExtensionIn reports whether the document puts the operation in an extension of the contract (a tag
 // marked x-malipo-extension), which a target may leave out. It reads the document rather than package
 // api, so that an operation only a later version of the document has is classified too.
-func IsExtensionIn(spec *openapi.Spec, op *openapi.Operation) bool {
-	return len(ExtensionTagsOf(spec, op)) > 0
-}
-
-// ExtensionTagsOf returns the tags of op that the document marks x-malipo-extension: each names one
-// extension of the contract (webhook endpoints, the event log).
-func ExtensionTagsOf(spec *openapi.Spec, op *openapi.Operation) []string {
-	extensionTags := map[string]bool{}
-	for _, tag := range openapi.Model(spec).Tags {
-		if tag == nil || tag.Extensions == nil {
-			continue
-		}
-		if node, ok := tag.Extensions.Get("x-malipo-extension"); ok && node != nil && node.Value == "true" {
-			extensionTags[tag.Name] = true
-		}
-	}
-	var out []string
-	for _, tag := range openapi.OperationModel(op).Tags {
-		if extensionTags[tag] {
-			out = append(out, tag)
-		}
-	}
-	return out
+func IsExtensionIn(op *openapi.Operation) bool {
+	return len(op.ExtensionTags) > 0
 }
 
 // needWebhook skips the check when a delivery it received has an event type that the embedded

@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	yaml "github.com/pb33f/go-yaml"
-	"github.com/pb33f/libopenapi/datamodel/high/base"
-
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
@@ -113,22 +110,8 @@ func (e errNoExample) Error() string {
 // before the schema's, and the schema's before the branch schema's, so that the most specific example
 // the document wrote for this operation is used.
 func RequestExample(op *openapi.Operation, branch string) ([]byte, error) {
-	candidates, discriminator, err := exampleCandidates(op, branch)
-	if err != nil {
-		return nil, err
-	}
-	for _, node := range candidates {
-		if node == nil {
-			continue
-		}
-		var value any
-		if err := node.Decode(&value); err != nil {
-			return nil, fmt.Errorf("operation %s: decode a request example: %w", op.ID, err)
-		}
-		data, err := json.Marshal(value)
-		if err != nil {
-			return nil, fmt.Errorf("operation %s: a request example is not JSON: %w", op.ID, err)
-		}
+	candidates, discriminator, err := op.RequestExamples(branch)
+	for _, data := range candidates {
 		var obj map[string]any
 		if json.Unmarshal(data, &obj) != nil {
 			continue // not an object: no body a check could fill in
@@ -137,72 +120,11 @@ func RequestExample(op *openapi.Operation, branch string) ([]byte, error) {
 			return data, nil
 		}
 	}
-	return nil, errNoExample{op: op.ID, branch: branch, discriminator: discriminator}
-}
-
-// exampleCandidates lists the example nodes of op's JSON request body in the order RequestExample
-// prefers them, and the discriminator property that tells the branches apart.
-func exampleCandidates(op *openapi.Operation, branch string) ([]*yaml.Node, string, error) {
-	sch, err := RequestBodySchema(op, "")
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	mt, _ := openapi.OperationModel(op).RequestBody.Content.Get(JSONMediaType)
-	var nodes []*yaml.Node
-	for _, ex := range mt.Examples.FromOldest() {
-		if ex != nil {
-			nodes = append(nodes, ex.Value)
-		}
-	}
-	nodes = append(nodes, mt.Example)
-	nodes = append(nodes, schemaExamples(sch)...)
-	discriminator := ""
-	if sch.Discriminator != nil {
-		discriminator = sch.Discriminator.PropertyName
-	}
-	if branch != "" {
-		bsch, err := RequestBodySchema(op, branch)
-		if err != nil {
-			return nil, "", err
-		}
-		nodes = append(nodes, schemaExamples(bsch)...)
-	}
-	return nodes, discriminator, nil
-}
-
-// schemaExamples returns a schema's `examples`, then its `example`.
-func schemaExamples(sch *base.Schema) []*yaml.Node {
-	return append(append([]*yaml.Node(nil), sch.Examples...), sch.Example)
+	return nil, errNoExample{op: op.ID, branch: branch, discriminator: discriminator}
 }
 
 // JSONMediaType is the media type of every request body the suite sends.
 const JSONMediaType = "application/json"
-
-// RequestBodySchema returns an operation's JSON request schema, or the oneOf branch the discriminator
-// value selects.
-func RequestBodySchema(op *openapi.Operation, branch string) (*base.Schema, error) {
-	if openapi.OperationModel(op).RequestBody == nil || openapi.OperationModel(op).RequestBody.Content == nil {
-		return nil, fmt.Errorf("operation %s has no request body", op.ID)
-	}
-	mt, ok := openapi.OperationModel(op).RequestBody.Content.Get(JSONMediaType)
-	if !ok || mt.Schema == nil {
-		return nil, fmt.Errorf("operation %s has no JSON request body", op.ID)
-	}
-	sch := mt.Schema.Schema()
-	if branch == "" {
-		return sch, nil
-	}
-	if sch.Discriminator == nil || sch.Discriminator.Mapping == nil {
-		return nil, fmt.Errorf("operation %s: no discriminator for branch %s", op.ID, branch)
-	}
-	ref, ok := sch.Discriminator.Mapping.Get(branch)
-	if !ok {
-		return nil, fmt.Errorf("operation %s: the discriminator has no %s", op.ID, branch)
-	}
-	for _, p := range sch.OneOf {
-		if p.GetReference() == ref {
-			return p.Schema(), nil
-		}
-	}
-	return nil, fmt.Errorf("operation %s: branch %s (%s) is not in oneOf", op.ID, branch, ref)
-}

@@ -58,7 +58,7 @@ func (i CheckInputs) need(value, what string) string {
 // without x-malipo-test-values gives none (the checks that need one skip); one whose test values do
 // not decode is an error.
 func inputsFrom(spec *openapi.Spec) (Inputs, error) {
-	tv, err := TestValuesOf(spec)
+	tv, err := spec.TestValuesOrNone()
 	if err != nil {
 		return Inputs{}, err
 	}
@@ -73,12 +73,6 @@ func inputsFrom(spec *openapi.Spec) (Inputs, error) {
 		FailingWallet:   first(failed, openapi.TestValueMobilePayouts),
 		CreditedAccount: first(success, openapi.TestValueBankPayouts),
 	}, nil
-}
-
-// TestValuesOf decodes the document's x-malipo-test-values; a document without them has none, which is
-// not an error (the checks that need one skip), while test values that do not decode are.
-func TestValuesOf(spec *openapi.Spec) (openapi.TestValues, error) {
-	return openapi.TestValuesOf(openapi.Model(spec))
 }
 
 // Inputs returns the test values the check sends (see CheckInputs).

@@ -295,7 +295,7 @@ type seqRun struct {
 func runSequences(t *harness.T, wants []seqWant) {
 	r := &seqRun{t: t}
 	rng := t.Rand()
-	tv, err := harness.TestValuesOf(t.Spec())
+	tv, err := t.Spec().TestValuesOrNone()
 	if err != nil {
 		t.Fatalf("read the document's test values: %v", err)
 	}
