@@ -221,6 +221,53 @@ func (o *Operation) ParameterMaximum(name string) (float64, bool) {
 	return 0, false
 }
 
+// ParameterIn returns where the operation declares its parameter name (path, query, header or
+// cookie), and false when it declares none of that name.
+func (o *Operation) ParameterIn(name string) (string, bool) {
+	for _, p := range OperationModel(o).Parameters {
+		if p != nil && p.Name == name {
+			return p.In, true
+		}
+	}
+	return "", false
+}
+
+// DeclaredLink is an OpenAPI link as the document declares it on one response of an operation.
+type DeclaredLink struct {
+	// Name is the link's key in the response's `links`.
+	Name string
+	// OperationID is the linked operation's operationId ("" for a link by operationRef).
+	OperationID string
+	// Params are the link's parameters, in document order: name (possibly qualified, `path.id`) and
+	// value (a runtime expression, or a constant).
+	Params [][2]string
+	// Body is the link's requestBody (an expression or a constant), "" when it gives none.
+	Body string
+}
+
+// Links returns the links the operation's response code declares, in document order.
+func (o *Operation) Links(code string) []DeclaredLink {
+	model := OperationModel(o)
+	if model.Responses == nil || model.Responses.Codes == nil {
+		return nil
+	}
+	resp, ok := model.Responses.Codes.Get(code)
+	if !ok || resp == nil || resp.Links == nil {
+		return nil
+	}
+	var out []DeclaredLink
+	for name, l := range resp.Links.FromOldest() {
+		d := DeclaredLink{Name: name, OperationID: l.OperationId, Body: l.RequestBody}
+		if l.Parameters != nil {
+			for k, v := range l.Parameters.FromOldest() {
+				d.Params = append(d.Params, [2]string{k, v})
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
 // ComponentExample returns the value of #/components/examples/NAME, decoded as encoding/json decodes
 // (objects are map[string]any), and false when the document has no such example.
 func (s *Spec) ComponentExample(name string) (any, bool, error) {

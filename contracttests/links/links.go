@@ -33,35 +33,26 @@ type Link struct {
 // Of returns the links of the first documented 2xx response of op that declares any (the response
 // code with them, or op's first 2xx when none does), and the links it cannot use.
 func Of(spec *openapi.Spec, op *openapi.Operation) (code string, links []*Link, skipped []string) {
-	model := openapi.OperationModel(op)
-	if model.Responses == nil || model.Responses.Codes == nil {
-		return "", nil, nil
-	}
-	for c, resp := range model.Responses.Codes.FromOldest() {
+	for _, c := range op.Responses {
 		if !strings.HasPrefix(c, "2") {
 			continue
 		}
 		if code == "" {
 			code = c
 		}
-		if resp == nil || resp.Links == nil || resp.Links.Len() == 0 {
+		declared := op.Links(c)
+		if len(declared) == 0 {
 			continue
 		}
 		code = c
-		for name, l := range resp.Links.FromOldest() {
-			pointer := openapi.OperationPointer(op.Method, op.Path) + "/responses/" + c + "/links/" + name
-			target, ok := spec.Operation(l.OperationId)
+		for _, l := range declared {
+			pointer := openapi.OperationPointer(op.Method, op.Path) + "/responses/" + c + "/links/" + l.Name
+			target, ok := spec.Operation(l.OperationID)
 			if !ok || target.Webhook {
-				skipped = append(skipped, fmt.Sprintf("%s (%s): names operationId %q, which the document does not have (operationRef is not followed)", name, pointer, l.OperationId))
+				skipped = append(skipped, fmt.Sprintf("%s (%s): names operationId %q, which the document does not have (operationRef is not followed)", l.Name, pointer, l.OperationID))
 				continue
 			}
-			link := &Link{Name: name, Pointer: pointer, Target: target, Body: l.RequestBody}
-			if l.Parameters != nil {
-				for k, v := range l.Parameters.FromOldest() {
-					link.Params = append(link.Params, [2]string{k, v})
-				}
-			}
-			links = append(links, link)
+			links = append(links, &Link{Name: l.Name, Pointer: pointer, Target: target, Params: l.Params, Body: l.Body})
 		}
 		return code, links, skipped
 	}
@@ -75,10 +66,8 @@ func ParamLocation(op *openapi.Operation, qualified string) (in, name string) {
 	if loc, rest, ok := strings.Cut(qualified, "."); ok && slices.Contains([]string{"path", "query", "header", "cookie"}, loc) {
 		return loc, rest
 	}
-	for _, p := range openapi.OperationModel(op).Parameters {
-		if p != nil && p.Name == qualified {
-			return p.In, qualified
-		}
+	if in, ok := op.ParameterIn(qualified); ok {
+		return in, qualified
 	}
 	if strings.Contains(op.Path, "{"+qualified+"}") {
 		return "path", qualified
