@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/malipo/terraform-provider-malipo/openapi"
+	"github.com/malipo/terraform-provider-malipo/internal/openapitest"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 	"github.com/malipo/terraform-provider-malipo/openapi/webhook"
 )
@@ -21,9 +21,12 @@ import (
 // webhook.ParseEndpointSecret (what the sandbox, the client and the provider check) say the same
 // thing: exactly whsec_ and the padded base64 of webhook.MinSecretBytes to MaxSecretBytes bytes.
 func TestEndpointSecretSchemaIsTheParser(t *testing.T) {
-	p, ok := openapi.Model(spec(t)).Components.Schemas.Get("EndpointSecret")
-	require.True(t, ok, "components.schemas.EndpointSecret")
-	s := p.Schema()
+	var s struct {
+		MinLength       *int64 `yaml:"minLength"`
+		MaxLength       *int64 `yaml:"maxLength"`
+		Format, Pattern string
+	}
+	openapitest.Decode(t, openapitest.Embedded(t).At(t, "/components/schemas/EndpointSecret"), &s)
 	require.NotNil(t, s.MinLength)
 	require.NotNil(t, s.MaxLength)
 	assert.Equal(t, "password", s.Format, "format: password makes the generated field an api.SecretString")

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/malipo/terraform-provider-malipo/internal/openapitest"
 	"github.com/malipo/terraform-provider-malipo/openapi"
 	"github.com/malipo/terraform-provider-malipo/openapi/api"
 )
@@ -83,8 +84,9 @@ func TestEveryDesignOperationIsDocumented(t *testing.T) {
 				keys[i] = slices.Sorted(slices.Values(req))
 			}
 			assert.Equal(t, w.keys, keys)
-			assert.NotEmpty(t, openapi.OperationModel(op).Summary)
-			assert.NotEmpty(t, openapi.OperationModel(op).Description)
+			declared := openapitest.Embedded(t).At(t, openapi.OperationPointer(op.Method, op.Path))
+			assert.NotEmpty(t, openapitest.Member(declared, "summary").Value)
+			assert.NotEmpty(t, openapitest.Member(declared, "description").Value)
 		})
 	}
 	var got []string
@@ -105,14 +107,9 @@ func TestErrorTableCoversEveryCode(t *testing.T) {
 	s := spec(t)
 	statuses, err := s.ErrorStatuses()
 	require.NoError(t, err)
-	proxy, ok := openapi.Model(s).Components.Schemas.Get("ErrorCode")
-	require.True(t, ok)
-	var enum []int
-	for _, n := range proxy.Schema().Enum {
-		var c int
-		require.NoError(t, n.Decode(&c))
-		enum = append(enum, c)
-	}
+	var errorCode struct{ Enum []int }
+	openapitest.Decode(t, openapitest.Embedded(t).At(t, "/components/schemas/ErrorCode"), &errorCode)
+	enum := errorCode.Enum
 	var table []int
 	for c, status := range statuses {
 		table = append(table, c)
@@ -146,10 +143,11 @@ func TestTestValuesReachEveryFailureReason(t *testing.T) {
 		assert.Equal(t, o.Status == "failed", o.FailureReason != "", "%+v", o)
 		reached[o.FailureReason] = true
 	}
-	proxy, ok := openapi.Model(s).Components.Schemas.Get("FailureReason")
-	require.True(t, ok)
-	for _, n := range proxy.Schema().Enum {
-		assert.True(t, reached[n.Value], "no test value produces failure_reason %s", n.Value)
+	var failureReason struct{ Enum []string }
+	openapitest.Decode(t, openapitest.Embedded(t).At(t, "/components/schemas/FailureReason"), &failureReason)
+	require.NotEmpty(t, failureReason.Enum)
+	for _, reason := range failureReason.Enum {
+		assert.True(t, reached[reason], "no test value produces failure_reason %s", reason)
 	}
 }
 
@@ -491,7 +489,8 @@ func TestEveryExampleValidates(t *testing.T) {
 	for _, ex := range examples {
 		locations[ex.Location] = true
 	}
-	for name := range openapi.Model(s).Components.Schemas.KeysFromOldest() {
+	doc := openapitest.Embedded(t)
+	for _, name := range openapitest.Keys(doc.At(t, "/components/schemas")) {
 		found := false
 		for loc := range locations {
 			if strings.HasPrefix(loc, "#/components/schemas/"+name+"/") {
@@ -517,12 +516,12 @@ func TestEveryExampleValidates(t *testing.T) {
 		ops = append(ops, located{op, "#/webhooks/" + typ + "/post"})
 	}
 	for _, o := range ops {
-		model := openapi.OperationModel(o.op)
-		if model.RequestBody != nil && model.RequestBody.Content != nil && model.RequestBody.Content.Len() > 0 {
+		declared := doc.At(t, o.loc)
+		if body := openapitest.Member(declared, "requestBody"); body != nil && len(openapitest.Keys(openapitest.Member(doc.Resolve(t, body), "content"))) > 0 {
 			assert.True(t, hasExampleUnder(locations, o.loc+"/requestBody/content/"), "%s: its request body has no example", o.loc)
 		}
-		for code, resp := range model.Responses.Codes.FromOldest() {
-			if resp.Content != nil && resp.Content.Len() > 0 {
+		for code, resp := range openapitest.Members(openapitest.Member(declared, "responses")) {
+			if len(openapitest.Keys(openapitest.Member(doc.Resolve(t, resp), "content"))) > 0 {
 				assert.True(t, hasExampleUnder(locations, o.loc+"/responses/"+code+"/content/"), "%s: its %s answer has no example", o.loc, code)
 			}
 		}
@@ -634,19 +633,25 @@ func TestRoute(t *testing.T) {
 // The scenario header and its values, which package api writes down because the document gives them in
 // prose only, are the ones the "Sandbox controls" tag describes.
 func TestScenarioHeaderIsDocumented(t *testing.T) {
-	s := spec(t)
-	var desc string
-	for _, tag := range openapi.Model(s).Tags {
-		if tag.Name == "Sandbox controls" {
-			desc = tag.Description
-		}
-	}
+	desc := sandboxControlsTag(t)
 	require.NotEmpty(t, desc, "the document has a Sandbox controls tag with a description")
 	assert.Contains(t, desc, "`"+api.HeaderSandboxScenario+"`")
 	for _, sc := range api.SandboxScenarios() {
 		assert.Contains(t, desc, "| `"+string(sc)+"`", "scenario %s is a row of the tag's table", sc)
 	}
 	assert.Equal(t, len(api.SandboxScenarios()), strings.Count(desc, "\n| `"), "every row of the table is a scenario package api knows")
+}
+
+// sandboxControlsTag is the description of the document's "Sandbox controls" tag.
+func sandboxControlsTag(t *testing.T) string {
+	var tags []struct{ Name, Description string }
+	openapitest.Decode(t, openapitest.Embedded(t).At(t, "/tags"), &tags)
+	for _, tag := range tags {
+		if tag.Name == "Sandbox controls" {
+			return tag.Description
+		}
+	}
+	return ""
 }
 
 // The loaded operation and the generated one agree on which statuses an operation documents.
@@ -669,19 +674,14 @@ func TestOperationDocumentsAsTheGeneratedTable(t *testing.T) {
 // document; where the API itself has no 400 the response is the sandbox-only one.
 func TestEveryOperationDocumentsTheScenarios400(t *testing.T) {
 	s := spec(t)
-	var desc string
-	for _, tag := range openapi.Model(s).Tags {
-		if tag.Name == "Sandbox controls" {
-			desc = tag.Description
-		}
-	}
+	desc := sandboxControlsTag(t)
 	assert.Contains(t, strings.Join(strings.Fields(desc), " "),
 		"A value the sandbox does not know (such as `rate-limited` for `rate_limited`) is refused on every operation with `400` (code 1000)",
 		"the tag states the rule the sandbox follows")
 	for _, op := range s.Operations() {
 		assert.True(t, op.Documents(400), "%s documents a 400 (SandboxScenarioBadRequest if the API has none)", op.ID)
 	}
-	_, ok := openapi.Model(s).Components.Responses.Get("SandboxScenarioBadRequest")
+	_, ok := openapitest.Embedded(t).Lookup(t, "/components/responses/SandboxScenarioBadRequest")
 	assert.True(t, ok, "the sandbox-only 400 is a response component")
 }
 
