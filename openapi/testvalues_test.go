@@ -105,7 +105,6 @@ func TestTestValuesAbsentOrBroken(t *testing.T) {
 	_, err = none.TestValues()
 	assert.EqualError(t, err, "the document has no x-malipo-test-values")
 
-
 	empty := openapitest.Variant(t, func(d *docedit.Doc) error { return d.Remove("/x-malipo-test-values/payouts/bank") })
 	tv, err = empty.TestValues()
 	require.NoError(t, err)
