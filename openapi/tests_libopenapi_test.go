@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -12,8 +13,9 @@ import (
 	"testing"
 )
 
-// A test file names libopenapi's model (imports a github.com/pb33f package, or calls openapi.Model or
-// openapi.OperationModel) only in a package whose own code already does. Anywhere else it makes the
+// A test file names libopenapi's model (imports a github.com/pb33f package, or calls one of openapi's
+// functions whose signature names a libopenapi type, such as openapi.Model) only in a package whose own
+// code already does. Anywhere else it makes the
 // package's test variant compile libopenapi's generic types again: 7 to 11 s of CPU per package on
 // make test's budget, for a fact the test can read from the document as written (openapitest.Doc).
 // TestUsingASpecCompilesNoLibopenapi holds this package's own API to the same.
@@ -22,20 +24,65 @@ func TestTestsNameLibopenapiOnlyWhereTheirPackageDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	namesModel := func(path string) bool {
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+	parse := func(file string) *ast.File {
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.SkipObjectResolution)
 		if err != nil {
-			t.Fatalf("parse %s: %v", path, err)
+			t.Fatalf("parse %s: %v", file, err)
 		}
+		return f
+	}
+	libImports := func(f *ast.File) map[string]bool { // the names under which f imports libopenapi
+		names := map[string]bool{}
 		for _, imp := range f.Imports {
 			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, "github.com/pb33f/") {
-				return true
+				name := path.Base(p)
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+				names[name] = true
 			}
+		}
+		return names
+	}
+	mentions := func(n ast.Node, pkgs map[string]bool) bool {
+		found := false
+		ast.Inspect(n, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if pkg, ok := sel.X.(*ast.Ident); ok && pkgs[pkg.Name] {
+					found = true
+				}
+			}
+			return !found
+		})
+		return found
+	}
+	// openapi's functions whose signature names a libopenapi type (Model, OperationModel, ...).
+	modelFuncs := map[string]bool{}
+	code, _ := filepath.Glob(filepath.Join(root, "openapi", "*.go"))
+	for _, file := range code {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f := parse(file)
+		lib := libImports(f)
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.IsExported() && mentions(fn.Type, lib) {
+				modelFuncs[fn.Name.Name] = true
+			}
+		}
+	}
+	if !modelFuncs["Model"] || !modelFuncs["OperationModel"] {
+		t.Fatalf("found %v among openapi's functions that name libopenapi's types, without Model and OperationModel", modelFuncs)
+	}
+	namesModel := func(file string) bool {
+		f := parse(file)
+		if len(libImports(f)) > 0 {
+			return true
 		}
 		found := false
 		ast.Inspect(f, func(n ast.Node) bool {
 			if sel, ok := n.(*ast.SelectorExpr); ok {
-				if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "openapi" && (sel.Sel.Name == "Model" || sel.Sel.Name == "OperationModel") {
+				if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "openapi" && modelFuncs[sel.Sel.Name] {
 					found = true
 				}
 			}
