@@ -29,7 +29,7 @@ type schemaExample struct {
 }
 
 // Examples returns every example of the document: schema `examples`, media-type `example(s)`,
-// parameter and header `example(s)`. Client tests decode them into models; CheckExamples validates them.
+// parameter and header `example(s)`, each with where the document gives it. CheckExamples validates them.
 func (s *Spec) Examples() ([]Example, error) {
 	withSchemas, err := schemaExamples(s)
 	out := make([]Example, len(withSchemas))
