@@ -6,6 +6,7 @@ import (
 
 	yaml "github.com/pb33f/go-yaml"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 )
 
 // RequestBodySchema returns an operation's JSON request schema, or the oneOf branch the discriminator
@@ -13,13 +14,9 @@ import (
 //
 // It is a function, not a method, because its result is a libopenapi schema (see libModel).
 func RequestBodySchema(op *Operation, branch string) (*base.Schema, error) {
-	model := OperationModel(op)
-	if model.RequestBody == nil || model.RequestBody.Content == nil {
-		return nil, fmt.Errorf("operation %s has no request body", op.ID)
-	}
-	mt, ok := model.RequestBody.Content.Get(jsonMediaType)
-	if !ok || mt.Schema == nil {
-		return nil, fmt.Errorf("operation %s has no JSON request body", op.ID)
+	mt, err := jsonRequestBody(op)
+	if err != nil {
+		return nil, err
 	}
 	sch := mt.Schema.Schema()
 	if branch == "" {
@@ -40,6 +37,19 @@ func RequestBodySchema(op *Operation, branch string) (*base.Schema, error) {
 	return nil, fmt.Errorf("operation %s: branch %s (%s) is not in oneOf", op.ID, branch, ref)
 }
 
+// jsonRequestBody is op's JSON request body media type, with its schema; an error when op has none.
+func jsonRequestBody(op *Operation) (*v3.MediaType, error) {
+	model := OperationModel(op)
+	if model.RequestBody == nil || model.RequestBody.Content == nil {
+		return nil, fmt.Errorf("operation %s has no request body", op.ID)
+	}
+	mt, ok := model.RequestBody.Content.Get(jsonMediaType)
+	if !ok || mt.Schema == nil {
+		return nil, fmt.Errorf("operation %s has no JSON request body", op.ID)
+	}
+	return mt, nil
+}
+
 // RequestExamples returns, as JSON, the examples the document gives for op's JSON request body, in the
 // order a client that wants the most specific one prefers them: the media type's `examples`, then its
 // `example`, then the body schema's `examples` and `example`, then (for a non-empty branch) the oneOf
@@ -47,11 +57,11 @@ func RequestBodySchema(op *Operation, branch string) (*base.Schema, error) {
 // it has none). An example that cannot be encoded as JSON ends the list: the ones before it are
 // returned with the error, so that a caller that finds what it wants among them need not fail.
 func (op *Operation) RequestExamples(branch string) (examples [][]byte, discriminator string, err error) {
-	sch, err := RequestBodySchema(op, "")
+	mt, err := jsonRequestBody(op)
 	if err != nil {
 		return nil, "", err
 	}
-	mt, _ := OperationModel(op).RequestBody.Content.Get(jsonMediaType)
+	sch := mt.Schema.Schema()
 	var nodes []*yaml.Node
 	for _, ex := range mt.Examples.FromOldest() {
 		if ex != nil {

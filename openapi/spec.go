@@ -213,10 +213,9 @@ func pathItemOf(op *Operation) *v3.PathItem { return op.pathItem.(*v3.PathItem) 
 // ParameterMaximum returns the `maximum` of the named parameter's schema (a path, query or header
 // parameter of the operation itself), and false when it has none.
 func (o *Operation) ParameterMaximum(name string) (float64, bool) {
-	for _, p := range OperationModel(o).Parameters {
-		if p != nil && p.Name == name && p.Schema != nil && p.Schema.Schema() != nil && p.Schema.Schema().Maximum != nil {
-			return *p.Schema.Schema().Maximum, true
-		}
+	p := declaredParameter(o, name)
+	if p != nil && p.Schema != nil && p.Schema.Schema() != nil && p.Schema.Schema().Maximum != nil {
+		return *p.Schema.Schema().Maximum, true
 	}
 	return 0, false
 }
@@ -224,12 +223,21 @@ func (o *Operation) ParameterMaximum(name string) (float64, bool) {
 // ParameterIn returns where the operation declares its parameter name (path, query, header or
 // cookie), and false when it declares none of that name.
 func (o *Operation) ParameterIn(name string) (string, bool) {
-	for _, p := range OperationModel(o).Parameters {
-		if p != nil && p.Name == name {
-			return p.In, true
-		}
+	if p := declaredParameter(o, name); p != nil {
+		return p.In, true
 	}
 	return "", false
+}
+
+// declaredParameter is the operation's own parameter name, nil when it declares none. It is a function,
+// not a method, because its result is a libopenapi parameter (see libModel).
+func declaredParameter(o *Operation, name string) *v3.Parameter {
+	for _, p := range OperationModel(o).Parameters {
+		if p != nil && p.Name == name {
+			return p
+		}
+	}
+	return nil
 }
 
 // DeclaredLink is an OpenAPI link as the document declares it on one response of an operation.
