@@ -294,6 +294,10 @@ func (s *Spec) ComponentExample(name string) (any, bool, error) {
 	return v, true, nil
 }
 
+// Pointer is where the document declares the operation: a JSON pointer written as a URI fragment
+// (`#/paths/~1v1~1payouts/post`, `#/webhooks/payment.success/post`).
+func (o *Operation) Pointer() string { return o.location }
+
 // OperationPointer is where the document declares the path operation method path: a JSON pointer
 // (`#/paths/~1v1~1payouts/post`).
 func OperationPointer(method, path string) string {

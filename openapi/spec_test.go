@@ -84,7 +84,7 @@ func TestEveryDesignOperationIsDocumented(t *testing.T) {
 				keys[i] = slices.Sorted(slices.Values(req))
 			}
 			assert.Equal(t, w.keys, keys)
-			declared := openapitest.Embedded(t).At(t, openapi.OperationPointer(op.Method, op.Path))
+			declared := openapitest.Embedded(t).Operation(t, op)
 			assert.NotEmpty(t, openapitest.Member(declared, "summary").Value)
 			assert.NotEmpty(t, openapitest.Member(declared, "description").Value)
 		})
@@ -633,25 +633,13 @@ func TestRoute(t *testing.T) {
 // The scenario header and its values, which package api writes down because the document gives them in
 // prose only, are the ones the "Sandbox controls" tag describes.
 func TestScenarioHeaderIsDocumented(t *testing.T) {
-	desc := sandboxControlsTag(t)
+	desc := openapitest.Embedded(t).TagDescription(t, "Sandbox controls")
 	require.NotEmpty(t, desc, "the document has a Sandbox controls tag with a description")
 	assert.Contains(t, desc, "`"+api.HeaderSandboxScenario+"`")
 	for _, sc := range api.SandboxScenarios() {
 		assert.Contains(t, desc, "| `"+string(sc)+"`", "scenario %s is a row of the tag's table", sc)
 	}
 	assert.Equal(t, len(api.SandboxScenarios()), strings.Count(desc, "\n| `"), "every row of the table is a scenario package api knows")
-}
-
-// sandboxControlsTag is the description of the document's "Sandbox controls" tag.
-func sandboxControlsTag(t *testing.T) string {
-	var tags []struct{ Name, Description string }
-	openapitest.Decode(t, openapitest.Embedded(t).At(t, "/tags"), &tags)
-	for _, tag := range tags {
-		if tag.Name == "Sandbox controls" {
-			return tag.Description
-		}
-	}
-	return ""
 }
 
 // The loaded operation and the generated one agree on which statuses an operation documents.
@@ -674,7 +662,7 @@ func TestOperationDocumentsAsTheGeneratedTable(t *testing.T) {
 // document; where the API itself has no 400 the response is the sandbox-only one.
 func TestEveryOperationDocumentsTheScenarios400(t *testing.T) {
 	s := spec(t)
-	desc := sandboxControlsTag(t)
+	desc := openapitest.Embedded(t).TagDescription(t, "Sandbox controls")
 	assert.Contains(t, strings.Join(strings.Fields(desc), " "),
 		"A value the sandbox does not know (such as `rate-limited` for `rate_limited`) is refused on every operation with `400` (code 1000)",
 		"the tag states the rule the sandbox follows")

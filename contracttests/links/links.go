@@ -46,7 +46,7 @@ func Of(spec *openapi.Spec, op *openapi.Operation) (code string, links []*Link, 
 		}
 		code = c
 		for _, l := range declared {
-			pointer := openapi.OperationPointer(op.Method, op.Path) + "/responses/" + c + "/links/" + l.Name
+			pointer := op.Pointer() + "/responses/" + c + "/links/" + l.Name
 			target, ok := spec.Operation(l.OperationID)
 			if !ok || target.Webhook {
 				skipped = append(skipped, fmt.Sprintf("%s (%s): names operationId %q, which the document does not have (operationRef is not followed)", l.Name, pointer, l.OperationID))

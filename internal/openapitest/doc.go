@@ -72,6 +72,40 @@ func (d *Doc) Lookup(t testing.TB, pointer string) (*yaml.Node, bool) {
 	return n, true
 }
 
+// Operation returns op's declaration in the document (a path item's method, or a webhook's).
+func (d *Doc) Operation(t testing.TB, op *openapi.Operation) *yaml.Node {
+	t.Helper()
+	return d.At(t, op.Pointer())
+}
+
+// NamedExamples returns the named `examples` of a media type, each value as JSON (an example that is a
+// reference followed); an example without a `value` fails the test.
+func (d *Doc) NamedExamples(t testing.TB, mediaType *yaml.Node) map[string]json.RawMessage {
+	t.Helper()
+	out := map[string]json.RawMessage{}
+	for name, ex := range Members(Member(mediaType, "examples")) {
+		value := Member(d.Resolve(t, ex), "value")
+		if value == nil {
+			t.Fatalf("the example %s at line %d has no value", name, ex.Line)
+		}
+		out[name] = JSON(t, value)
+	}
+	return out
+}
+
+// TagDescription returns the description of the document's tag name, "" when it has no such tag.
+func (d *Doc) TagDescription(t testing.TB, name string) string {
+	t.Helper()
+	var tags []struct{ Name, Description string }
+	Decode(t, d.At(t, "/tags"), &tags)
+	for _, tag := range tags {
+		if tag.Name == name {
+			return tag.Description
+		}
+	}
+	return ""
+}
+
 // Resolve returns n itself, or what it refers to when it is a local reference ({$ref: "#/..."}).
 func (d *Doc) Resolve(t testing.TB, n *yaml.Node) *yaml.Node {
 	t.Helper()

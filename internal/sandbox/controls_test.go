@@ -238,14 +238,7 @@ func TestDeliveryFailureDefaultsAreTheDocuments(t *testing.T) {
 
 // The scenario header's timings and Retry-After are the ones the "Sandbox controls" tag tells users.
 func TestScenarioTimingsAreTheDocuments(t *testing.T) {
-	var tags []struct{ Name, Description string }
-	openapitest.Decode(t, openapitest.Embedded(t).At(t, "/tags"), &tags)
-	var desc string
-	for _, tag := range tags {
-		if tag.Name == "Sandbox controls" {
-			desc = tag.Description
-		}
-	}
+	desc := openapitest.Embedded(t).TagDescription(t, "Sandbox controls")
 	require.NotEmpty(t, desc)
 	assert.Contains(t, desc, fmt.Sprintf("`Retry-After: %d`", rateLimitRetryAfter))
 	assert.Contains(t, desc, fmt.Sprintf("after %d seconds", int(slowDelay.Seconds())))

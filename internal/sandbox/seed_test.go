@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -249,7 +250,7 @@ func boolInt(b bool) int {
 // (Specmatic pairs a 204 with any request example), else, for name "", the only 2xx.
 func pairedStatus(t *testing.T, op *openapi.Operation, name string) int {
 	var bodiless2xx, any2xx []string
-	for code := range openapitest.Members(openapitest.Member(operationNode(t, op), "responses")) {
+	for code := range openapitest.Members(openapitest.Member(openapitest.Embedded(t).Operation(t, op), "responses")) {
 		resp := responseNode(t, op, code)
 		if strings.HasPrefix(code, "2") {
 			any2xx = append(any2xx, code)
@@ -279,21 +280,16 @@ func atoi(s string) int {
 }
 
 func namedBodyExamples(t *testing.T, op *openapi.Operation) map[string]json.RawMessage {
-	body := openapitest.Member(operationNode(t, op), "requestBody")
+	body := openapitest.Member(openapitest.Embedded(t).Operation(t, op), "requestBody")
 	if body == nil {
 		return map[string]json.RawMessage{}
 	}
 	return mediaExamples(t, openapitest.Embedded(t).Resolve(t, body))
 }
 
-// operationNode is op's declaration in the document.
-func operationNode(t *testing.T, op *openapi.Operation) *yaml.Node {
-	return openapitest.Embedded(t).At(t, openapi.OperationPointer(op.Method, op.Path))
-}
-
 // responseNode is op's response for status code (a reference followed), nil when it has none.
 func responseNode(t *testing.T, op *openapi.Operation, code string) *yaml.Node {
-	resp := openapitest.Member(openapitest.Member(operationNode(t, op), "responses"), code)
+	resp := openapitest.Member(openapitest.Member(openapitest.Embedded(t).Operation(t, op), "responses"), code)
 	if resp == nil {
 		return nil
 	}
@@ -303,14 +299,9 @@ func responseNode(t *testing.T, op *openapi.Operation, code string) *yaml.Node {
 // mediaExamples returns the named examples of every media type of a request body or response, each
 // value as JSON (an example that is a reference followed).
 func mediaExamples(t *testing.T, bodyOrResponse *yaml.Node) map[string]json.RawMessage {
-	doc := openapitest.Embedded(t)
 	out := map[string]json.RawMessage{}
 	for _, mt := range openapitest.Members(openapitest.Member(bodyOrResponse, "content")) {
-		for name, ex := range openapitest.Members(openapitest.Member(mt, "examples")) {
-			if value := openapitest.Member(doc.Resolve(t, ex), "value"); value != nil {
-				out[name] = openapitest.JSON(t, value)
-			}
-		}
+		maps.Copy(out, openapitest.Embedded(t).NamedExamples(t, mt))
 	}
 	return out
 }
@@ -391,7 +382,7 @@ func operationParameters(t *testing.T, op *openapi.Operation) []docParameter {
 		return out
 	}
 	own := []docParameter{}
-	if list := openapitest.Member(operationNode(t, op), "parameters"); list != nil {
+	if list := openapitest.Member(openapitest.Embedded(t).Operation(t, op), "parameters"); list != nil {
 		own = read(list)
 	}
 	var out []docParameter

@@ -80,7 +80,7 @@ func TestOperationTableMatchesSpec(t *testing.T) {
 				}
 			}
 			doc := openapitest.Embedded(t)
-			declared := doc.At(t, openapi.OperationPointer(sop.Method, sop.Path))
+			declared := doc.Operation(t, sop)
 			var params []string
 			for _, p := range openapitest.Items(openapitest.Member(declared, "parameters")) {
 				var param struct{ In, Name string }
@@ -482,7 +482,7 @@ func TestSpecExamplesDecodeIntoModels(t *testing.T) {
 		reqType, hasReq := requestOf[op.ID]
 		okType, known := successOf[op.ID]
 		require.True(t, known, "operation %s has no response model in this test", op.ID)
-		declared := doc.At(t, openapi.OperationPointer(op.Method, op.Path))
+		declared := doc.Operation(t, op)
 		if rb := openapitest.Member(declared, "requestBody"); rb != nil {
 			require.True(t, hasReq, "operation %s has a request body but no request model in this test", op.ID)
 			for where, ex := range mediaExamples(t, doc.Resolve(t, rb)) {
@@ -516,7 +516,6 @@ func TestSpecExamplesDecodeIntoModels(t *testing.T) {
 // (`example` and every `examples` entry, a referenced example followed).
 func mediaExamples(t *testing.T, bodyOrResponse *yaml.Node) map[string][]byte {
 	t.Helper()
-	doc := openapitest.Embedded(t)
 	out := map[string][]byte{}
 	mt := openapitest.Member(openapitest.Member(bodyOrResponse, "content"), "application/json")
 	if mt == nil {
@@ -525,10 +524,8 @@ func mediaExamples(t *testing.T, bodyOrResponse *yaml.Node) map[string][]byte {
 	if ex := openapitest.Member(mt, "example"); ex != nil {
 		out["example"] = openapitest.JSON(t, ex)
 	}
-	for name, ex := range openapitest.Members(openapitest.Member(mt, "examples")) {
-		value := openapitest.Member(doc.Resolve(t, ex), "value")
-		require.NotNil(t, value, "example %s has no value", name)
-		out["examples/"+name] = openapitest.JSON(t, value)
+	for name, value := range openapitest.Embedded(t).NamedExamples(t, mt) {
+		out["examples/"+name] = value
 	}
 	return out
 }
