@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -31,6 +33,36 @@ func TestRunRejectsAnUnreachableTarget(t *testing.T) {
 	_, err = contracttests.Run(context.Background(), contracttests.Config{BaseURL: "http://127.0.0.1:1"}, checks)
 	require.ErrorIs(t, err, runner.ErrUnreachable)
 	assert.Contains(t, err.Error(), "check --target")
+}
+
+// A run keeps its connections to the target open between requests: every check of the registry, at the
+// default concurrency, opens fewer connections than a quarter of the checks (about 50 for 380: the
+// checks in flight and their requests at once, and those the target closes after a 400). With net/http's
+// default pool of two idle connections a host, the same run opened about 700, more than one a check.
+func TestARunReusesItsConnections(t *testing.T) {
+	srv, err := sandbox.New(sandbox.WithTimings(embedded.Timings.Network), sandbox.WithRetrySchedule(embedded.Timings.RetrySchedule),
+		sandbox.WithWebhookTimeout(embedded.Timings.WebhookTimeout))
+	require.NoError(t, err)
+	var opened atomic.Int64
+	ts := httptest.NewUnstartedServer(srv)
+	ts.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			opened.Add(1)
+		}
+	}
+	ts.Start()
+	defer ts.Close()
+	checks, err := contracttests.All()
+	require.NoError(t, err)
+	cfg := contracttests.Config{BaseURL: ts.URL, Keys: contracttests.Keys{Public: sandbox.DefaultPublicKey, Secret: sandbox.DefaultSecretKey},
+		WebhookStall: embedded.Timings.Stall}
+	cfg.Defaults()
+	sum, err := contracttests.Run(context.Background(), cfg, checks)
+	require.NoError(t, err)
+	require.Zero(t, sum.Failed)
+	require.Equal(t, len(checks), sum.Passed+sum.Skipped, "every check runs (those needing a second merchant skip): the count below is of a whole run")
+	assert.Less(t, 4*opened.Load(), int64(len(checks)), "connections opened to the target by %d checks: fewer than one for every four checks", len(checks))
+	t.Logf("%d checks opened %d connections to the target", len(checks), opened.Load())
 }
 
 // A target without the webhook-endpoint extension gets those checks skipped, or failed when
