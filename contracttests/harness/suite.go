@@ -24,7 +24,8 @@ type Config struct {
 	Keys Keys
 	// OtherMerchant, when set, enables cross-merchant isolation checks.
 	OtherMerchant *Keys
-	// HTTPClient sends the suite's requests; nil means a client with a 30 s time-out.
+	// HTTPClient sends the suite's requests; nil means a client with a 30 s time-out that keeps its
+	// connections to the target open for the checks in flight (pooledTransport).
 	HTTPClient *http.Client
 	// WebhookListen is the receiver's listen address (default 127.0.0.1:0).
 	WebhookListen string
