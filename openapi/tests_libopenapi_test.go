@@ -15,9 +15,9 @@ import (
 
 // A test file names libopenapi's model (imports a github.com/pb33f package, or calls one of openapi's
 // functions whose signature names a libopenapi type, such as openapi.Model) only in a package whose own
-// code already does. Anywhere else it makes the
-// package's test variant compile libopenapi's generic types again: 7 to 11 s of CPU per package on
-// make test's budget, for a fact the test can read from the document as written (openapitest.Doc).
+// code already does. Anywhere else it makes the package's test variant compile libopenapi's generic
+// types again: 7 to 11 s of CPU per package on make test's budget, for a fact the test can read from
+// the document as written (openapitest.Doc).
 // TestUsingASpecCompilesNoLibopenapi holds this package's own API to the same.
 func TestTestsNameLibopenapiOnlyWhereTheirPackageDoes(t *testing.T) {
 	root, err := filepath.Abs("..")
@@ -44,11 +44,12 @@ func TestTestsNameLibopenapiOnlyWhereTheirPackageDoes(t *testing.T) {
 		}
 		return names
 	}
-	mentions := func(n ast.Node, pkgs map[string]bool) bool {
+	// selects reports whether n holds a qualified name pkg.Name that wanted accepts.
+	selects := func(n ast.Node, wanted func(pkg, name string) bool) bool {
 		found := false
 		ast.Inspect(n, func(n ast.Node) bool {
 			if sel, ok := n.(*ast.SelectorExpr); ok {
-				if pkg, ok := sel.X.(*ast.Ident); ok && pkgs[pkg.Name] {
+				if pkg, ok := sel.X.(*ast.Ident); ok && wanted(pkg.Name, sel.Sel.Name) {
 					found = true
 				}
 			}
@@ -66,7 +67,8 @@ func TestTestsNameLibopenapiOnlyWhereTheirPackageDoes(t *testing.T) {
 		f := parse(file)
 		lib := libImports(f)
 		for _, d := range f.Decls {
-			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.IsExported() && mentions(fn.Type, lib) {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.IsExported() &&
+				selects(fn.Type, func(pkg, _ string) bool { return lib[pkg] }) {
 				modelFuncs[fn.Name.Name] = true
 			}
 		}
@@ -79,16 +81,7 @@ func TestTestsNameLibopenapiOnlyWhereTheirPackageDoes(t *testing.T) {
 		if len(libImports(f)) > 0 {
 			return true
 		}
-		found := false
-		ast.Inspect(f, func(n ast.Node) bool {
-			if sel, ok := n.(*ast.SelectorExpr); ok {
-				if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "openapi" && modelFuncs[sel.Sel.Name] {
-					found = true
-				}
-			}
-			return !found
-		})
-		return found
+		return selects(f, func(pkg, name string) bool { return pkg == "openapi" && modelFuncs[name] })
 	}
 	checkedDirs, testFiles := 0, 0
 	err = filepath.WalkDir(root, func(dir string, d os.DirEntry, err error) error {

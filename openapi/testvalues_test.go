@@ -91,9 +91,8 @@ func TestTestValueFind(t *testing.T) {
 }
 
 // A document without x-malipo-test-values has none, which TestValuesOrNone (and TestValuesOf, which it
-// calls) reports by Present and
-// Spec.TestValues (for callers that need them) as an error; test values that do not decode are an
-// error for both, saying what the extension holds.
+// calls) reports by Present and Spec.TestValues (for callers that need them) as an error; test values
+// that do not decode are an error for both, saying what the extension holds.
 func TestTestValuesAbsentOrBroken(t *testing.T) {
 	none := openapitest.Variant(t, func(d *docedit.Doc) error { return d.Remove("/" + openapi.TestValuesExtension) })
 	tv, err := none.TestValuesOrNone()

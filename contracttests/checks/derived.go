@@ -396,15 +396,13 @@ func breaksPattern(pattern string) (string, bool) {
 	return "", false
 }
 
-// derivedAuthChecks returns the auth matrix: for every operation, no keys and a wrong public key; for
-// operations that need the secret key, also no secret key, a wrong one, and the two keys swapped.
 // operationLocation is the JSON pointer of an operation in the document.
-func operationLocation(op *openapi.Operation) string { return pathItemLocation(op.Method, op.Path) }
+func operationLocation(op *openapi.Operation) string { return op.Pointer() }
 
-// apiOperationLocation is operationLocation for an operation of package api.
-func apiOperationLocation(op api.Operation) string { return pathItemLocation(op.Method, op.Path) }
-
-func pathItemLocation(method, path string) string { return openapi.OperationPointer(method, path) }
+// apiOperationLocation is operationLocation for an operation of package api (a path operation).
+func apiOperationLocation(op api.Operation) string {
+	return openapi.OperationPointer(op.Method, op.Path)
+}
 
 // securityRule is the security requirement an auth check enforces: the operation's own, else the
 // document's default.
@@ -415,6 +413,8 @@ func securityRule(op *openapi.Operation) harness.Rule {
 	return harness.Rule{Pointer: "#/security"}
 }
 
+// derivedAuthChecks returns the auth matrix: for every operation, no keys and a wrong public key; for
+// operations that need the secret key, also no secret key, a wrong one, and the two keys swapped.
 func derivedAuthChecks(spec *openapi.Spec) []*harness.Check {
 	var checks []*harness.Check
 	for _, op := range harness.APIOperations(spec) {
