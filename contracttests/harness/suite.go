@@ -109,7 +109,7 @@ func (c *Config) Defaults() {
 // pooledTransport is net/http's default transport keeping up to four idle connections to the target
 // per check in flight (a check sends up to a few requests at once). With the default of two a host, a run
 // at the default concurrency against the embedded sandbox opened about 780 connections, one for most of
-// its requests and each a TLS handshake against an HTTPS target; with this pool, about 40.
+// its requests and each a TLS handshake against an HTTPS target; with this pool, about 50.
 func pooledTransport(concurrency int) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 4 * concurrency
